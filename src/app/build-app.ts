@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Logger } from './logger.js';
+import type { Services } from './services.js';
+import { installAuthentication } from './authenticate.js';
+import { installErrorHandling } from './error-handler.js';
+import { registerHealthRoutes } from './health-routes.js';
+
+export interface AppOptions {
+  services: Services;
+  logger: Logger;
+  /** Feature route plugins, registered after the core (auth, errors, docs). */
+  features?: ReadonlyArray<(app: FastifyInstance, services: Services) => void | Promise<void>>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the HTTP app without listening, so tests drive it with inject() or a real port. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { services, logger } = options;
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: services.config.bodyLimit,
+    trustProxy: services.config.trustProxy,
+    // A caller-supplied id is kept when it is safe to echo, so traces join up across services.
+    genReqId: (request) => {
+      const supplied = request.headers['x-request-id'];
+      return typeof supplied === 'string' && REQUEST_ID.test(supplied) ? supplied : randomUUID();
+    },
+    requestIdLogLabel: 'requestId',
+    disableRequestLogging: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  installErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Docwright API',
+        version: '1.0.0',
+        description:
+          'Agent jobs that edit documentation and open pull requests (/v2), and unique-visitor analytics that tell humans from AI (/v1). Errors are RFC 9457 problem bodies (application/problem+json).',
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: dw_admin_… (or dw_ingest_… on ingestion routes).' } } },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true }, staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  installAuthentication(app, services.keys);
+  registerHealthRoutes(app, services.database);
+  for (const feature of options.features ?? []) await feature(app, services);
+  return app;
+}

@@ -1,0 +1,42 @@
+import pino, { type Logger, type LevelWithSilent } from 'pino';
+
+/**
+ * Paths scrubbed from every log line. Keys and tokens must never be written in plaintext,
+ * wherever they sit in a logged object.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'headers.authorization',
+  'authorization',
+  'key',
+  'token',
+  'apiKey',
+  'secret',
+  'password',
+  '*.key',
+  '*.token',
+  '*.apiKey',
+  '*.secret',
+  '*.password',
+  '*.privateKey',
+  '*.credentials',
+];
+
+export function createLogger(options: { level: LevelWithSilent; destination?: pino.DestinationStream }): Logger {
+  return pino(
+    {
+      level: options.level,
+      redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+      base: { service: 'docwright' },
+      // Request lines carry method, url and id only: no headers, no client IP.
+      serializers: {
+        req: (request: { method: string; url: string; id: string }) => ({ method: request.method, url: request.url, id: request.id }),
+      },
+    },
+    options.destination,
+  );
+}
+
+export type { Logger };

@@ -1,0 +1,70 @@
+import { Command } from 'commander';
+import { loadConfig } from '../../config/load-config.js';
+import { createLogger } from '../../app/logger.js';
+import { openDatabase } from '../../db/open-database.js';
+import { migrate } from '../../db/migrator.js';
+import { systemClock } from '../../core/clock.js';
+import { startServer } from '../../server/start-server.js';
+
+/** Stops `stop` on the first SIGTERM/SIGINT; a second signal exits at once. */
+function onShutdownSignal(stop: (signal: string) => Promise<void>): void {
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) process.exit(130);
+      stopping = true;
+      void stop(signal).then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('Run the API, the dashboard and an in-process worker (migrates the store first).')
+    .option('--no-worker', 'API only: leave jobs to separate `docwright worker` processes')
+    .action(async (options: { worker: boolean }) => {
+      const config = loadConfig();
+      const logger = createLogger({ level: config.logLevel });
+      const server = await startServer({ config, logger });
+      logger.info(
+        { url: server.url, publicUrl: config.publicUrl, database: server.services.database.dialect, dataDir: config.dataDir, worker: options.worker },
+        `Docwright listening on ${server.url} (API reference at ${config.publicUrl}/docs)`,
+      );
+      onShutdownSignal(async (signal) => {
+        logger.info({ signal }, 'shutting down: draining in-flight requests');
+        const timer = setTimeout(() => {
+          logger.error('shutdown timed out; exiting');
+          process.exit(1);
+        }, config.worker.shutdownTimeoutMs);
+        timer.unref();
+        await server.stop();
+        logger.info('stopped');
+      });
+    });
+}
+
+export function migrateCommand(): Command {
+  return new Command('migrate')
+    .description('Apply pending database migrations. Safe to run from several processes at once.')
+    .option('--json', 'print {"applied": [...], "current": N} as JSON')
+    .action(async (options: { json?: boolean }) => {
+      const config = loadConfig();
+      const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      try {
+        const result = await migrate(database, systemClock);
+        const applied = result.applied.map((migration) => `${String(migration.version).padStart(3, '0')}-${migration.name}`);
+        if (options.json) {
+          process.stdout.write(JSON.stringify({ applied, current: result.current, database: database.dialect }) + '\n');
+        } else if (applied.length === 0) {
+          process.stdout.write(`The ${database.dialect} database is up to date (version ${result.current}).\n`);
+        } else {
+          process.stdout.write(`Applied ${applied.length} migration(s) to ${database.dialect}: ${applied.join(', ')}. Now at version ${result.current}.\n`);
+        }
+      } finally {
+        await database.close();
+      }
+    });
+}

@@ -1,0 +1,37 @@
+import { Command, CommanderError } from 'commander';
+import { isDocwrightError } from '../core/errors.js';
+import { ConfigError } from '../config/load-config.js';
+import { keysCommand } from './commands/keys-command.js';
+import { projectsCommand } from './commands/projects-command.js';
+import { migrateCommand, serveCommand } from './commands/server-commands.js';
+
+const program = new Command('docwright')
+  .description('Docwright: AI agent jobs for documentation, and visitor analytics that tell humans from AI.')
+  .version('0.1.0')
+  .showHelpAfterError('(run with --help for usage)')
+  .exitOverride();
+
+program.addCommand(serveCommand());
+program.addCommand(migrateCommand());
+program.addCommand(projectsCommand());
+program.addCommand(keysCommand());
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`docwright: ${message}\n`);
+  process.exit(code);
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    // Help and version exit 0; usage errors were already printed by commander.
+    process.exit(error.exitCode);
+  }
+  if (error instanceof ConfigError) fail(error.message, 2);
+  if (isDocwrightError(error)) {
+    const details = (error.errors ?? []).map((item) => `\n  ${item.path}: ${item.message}`).join('');
+    fail(`${error.message}${details}`);
+  }
+  fail(error instanceof Error ? error.message : String(error));
+}

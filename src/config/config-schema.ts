@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const positiveInteger = z.coerce.number().int().positive();
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+const optionalUrl = optionalText.pipe(z.url().optional());
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .optional()
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+/**
+ * Every environment variable Docwright reads, with its default. The README's
+ * configuration table is written from this schema; keep them in step.
+ */
+export const environmentSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DOCWRIGHT_DATA_DIR: z.string().min(1).default('./data'),
+  DOCWRIGHT_DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL (leave unset for SQLite)')
+      .optional(),
+  ),
+  DOCWRIGHT_PUBLIC_URL: optionalUrl,
+  DOCWRIGHT_MODEL: z
+    .string()
+    .regex(/^(anthropic|openai|openai-compatible):\S+$/, 'must look like provider:model, provider one of anthropic, openai, openai-compatible')
+    .default('anthropic:claude-sonnet-4-5'),
+  ANTHROPIC_API_KEY: optionalText,
+  OPENAI_API_KEY: optionalText,
+  DOCWRIGHT_ANTHROPIC_BASE_URL: optionalUrl,
+  DOCWRIGHT_OPENAI_BASE_URL: optionalUrl,
+  DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: optionalUrl,
+  DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY: optionalText,
+  DOCWRIGHT_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  DOCWRIGHT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DOCWRIGHT_BODY_LIMIT: positiveInteger.default(1_048_576),
+  DOCWRIGHT_TRUST_PROXY: booleanFlag,
+  DOCWRIGHT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  DOCWRIGHT_JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  DOCWRIGHT_JOB_MAX_STEPS: z.coerce.number().int().min(1).max(1_000).default(50),
+  DOCWRIGHT_JOB_MAX_TOKENS: positiveInteger.default(2_000_000),
+  DOCWRIGHT_JOB_TIMEOUT_MINUTES: z.coerce.number().positive().max(24 * 60).default(15),
+  DOCWRIGHT_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  DOCWRIGHT_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().positive().max(3_600).default(30),
+  DOCWRIGHT_GITHUB_API_URL: z.url().default('https://api.github.com'),
+  DOCWRIGHT_GITHUB_GIT_URL: z.string().min(1).default('https://github.com'),
+  DOCWRIGHT_GITLAB_API_URL: z.url().default('https://gitlab.com/api/v4'),
+  DOCWRIGHT_GITLAB_GIT_URL: z.string().min(1).default('https://gitlab.com'),
+  DOCWRIGHT_ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
+});
+
+export type Environment = z.infer<typeof environmentSchema>;

@@ -1,0 +1,131 @@
+import { resolve } from 'node:path';
+import { environmentSchema, type Environment } from './config-schema.js';
+import { resolveInstanceSecret } from './secret-file.js';
+
+export interface ModelSettings {
+  defaultModel: string;
+  anthropicApiKey?: string;
+  openaiApiKey?: string;
+  anthropicBaseUrl?: string;
+  openaiBaseUrl?: string;
+  openaiCompatibleBaseUrl?: string;
+  openaiCompatibleApiKey?: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicUrl: string;
+  secret: string;
+  logLevel: Environment['DOCWRIGHT_LOG_LEVEL'];
+  bodyLimit: number;
+  trustProxy: boolean;
+  models: ModelSettings;
+  worker: {
+    concurrency: number;
+    maxAttempts: number;
+    shutdownTimeoutMs: number;
+  };
+  budgets: { maxSteps: number; maxTokens: number; maxDurationMs: number };
+  rateLimitPerHour: number;
+  forges: {
+    githubApiUrl: string;
+    githubGitUrl: string;
+    gitlabApiUrl: string;
+    gitlabGitUrl: string;
+  };
+  analytics: { retentionDays: number };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type EnvironmentSource = Record<string, string | undefined>;
+
+/** Validates the environment without touching the disk; used by `loadConfig` and by tests. */
+export function parseEnvironment(source: EnvironmentSource): Environment {
+  const result = environmentSchema.safeParse(source);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => {
+        const name = issue.path.join('.');
+        const value = source[name];
+        // Never echo a secret's value back into a log.
+        const shown = value === undefined || /KEY|SECRET|TOKEN/.test(name) ? '' : ` (got "${value}")`;
+        return `${name}: ${issue.message}${shown}`;
+      }),
+    );
+  }
+  return result.data;
+}
+
+/**
+ * The only place that reads process.env. Fails loudly, naming every invalid variable,
+ * so a typo never silently falls back to a default.
+ */
+export function loadConfig(source: EnvironmentSource = process.env): Config {
+  const environment = parseEnvironment(source);
+  const dataDir = resolve(environment.DOCWRIGHT_DATA_DIR);
+  const displayHost = environment.HOST === '0.0.0.0' || environment.HOST === '::' ? 'localhost' : environment.HOST;
+  const publicUrl = (environment.DOCWRIGHT_PUBLIC_URL ?? `http://${displayHost}:${environment.PORT}`).replace(/\/+$/, '');
+  return {
+    port: environment.PORT,
+    host: environment.HOST,
+    dataDir,
+    databaseUrl: environment.DOCWRIGHT_DATABASE_URL,
+    publicUrl,
+    secret: resolveInstanceSecret(dataDir, environment.DOCWRIGHT_SECRET),
+    logLevel: environment.DOCWRIGHT_LOG_LEVEL,
+    bodyLimit: environment.DOCWRIGHT_BODY_LIMIT,
+    trustProxy: environment.DOCWRIGHT_TRUST_PROXY,
+    models: {
+      defaultModel: environment.DOCWRIGHT_MODEL,
+      anthropicApiKey: environment.ANTHROPIC_API_KEY,
+      openaiApiKey: environment.OPENAI_API_KEY,
+      anthropicBaseUrl: environment.DOCWRIGHT_ANTHROPIC_BASE_URL,
+      openaiBaseUrl: environment.DOCWRIGHT_OPENAI_BASE_URL,
+      openaiCompatibleBaseUrl: environment.DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL,
+      openaiCompatibleApiKey: environment.DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY,
+    },
+    worker: {
+      concurrency: environment.DOCWRIGHT_WORKER_CONCURRENCY,
+      maxAttempts: environment.DOCWRIGHT_JOB_MAX_ATTEMPTS,
+      shutdownTimeoutMs: environment.DOCWRIGHT_SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    },
+    budgets: {
+      maxSteps: environment.DOCWRIGHT_JOB_MAX_STEPS,
+      maxTokens: environment.DOCWRIGHT_JOB_MAX_TOKENS,
+      maxDurationMs: Math.round(environment.DOCWRIGHT_JOB_TIMEOUT_MINUTES * 60_000),
+    },
+    rateLimitPerHour: environment.DOCWRIGHT_RATE_LIMIT,
+    forges: {
+      githubApiUrl: environment.DOCWRIGHT_GITHUB_API_URL,
+      githubGitUrl: environment.DOCWRIGHT_GITHUB_GIT_URL,
+      gitlabApiUrl: environment.DOCWRIGHT_GITLAB_API_URL,
+      gitlabGitUrl: environment.DOCWRIGHT_GITLAB_GIT_URL,
+    },
+    analytics: { retentionDays: environment.DOCWRIGHT_ANALYTICS_RETENTION_DAYS },
+  };
+}
+
+/** Settings of the client commands (`docwright jobs …`), which talk to a server over HTTP. */
+export interface ClientConfig {
+  url: string;
+  apiKey: string | undefined;
+}
+
+export function loadClientConfig(source: EnvironmentSource = process.env): ClientConfig {
+  const url = (source.DOCWRIGHT_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+  try {
+    new URL(url);
+  } catch {
+    throw new ConfigError([`DOCWRIGHT_URL: must be a URL such as http://127.0.0.1:3000 (got "${url}")`]);
+  }
+  return { url, apiKey: source.DOCWRIGHT_API_KEY?.trim() || undefined };
+}

@@ -1,0 +1,33 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './database.js';
+import type { DatabaseSchema } from './schema.js';
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/** bigint columns hold millisecond times and counts, all far below 2^53. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export function openPostgresDatabase(url: string, options: { maxConnections?: number } = {}): Database {
+  const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types });
+  // An idle client losing its server must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    dialect: 'postgres',
+    db,
+    raw: { dialect: 'postgres', pool, url },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

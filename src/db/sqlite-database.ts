@@ -1,0 +1,31 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Database } from './database.js';
+import type { DatabaseSchema } from './schema.js';
+
+/**
+ * SQLite in WAL mode: readers never block the writer, and several processes on one
+ * machine may share the file. busy_timeout makes a second writer wait instead of failing.
+ */
+export function openSqliteDatabase(file: string): Database {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const connection = new BetterSqlite3(file);
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('busy_timeout = 15000');
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('foreign_keys = ON');
+  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: connection }) });
+  return {
+    dialect: 'sqlite',
+    db,
+    raw: { dialect: 'sqlite', connection, file },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../core/clock.js';
+import { notFound, validationFailed } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import type { DatabaseSchema } from '../db/schema.js';
+import { generateApiKey, hashApiKey, keyHint, parseApiKey, type KeyScope, KEY_SCOPES } from './api-key-format.js';
+import { apiKeyInfoFromRow, type ApiKeyInfo, type CreatedApiKey, type Principal } from './api-key.js';
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export class ApiKeyService {
+  /** Per-process memory of the last lastUsedAt write, so a busy key costs no write per request. */
+  private readonly lastUsedWrites = new Map<string, number>();
+
+  constructor(
+    private readonly db: Kysely<DatabaseSchema>,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(input: { projectId: string; scope?: KeyScope; name?: string; expiresAt?: number | null }): Promise<CreatedApiKey> {
+    const scope = input.scope ?? 'admin';
+    if (!KEY_SCOPES.includes(scope)) throw validationFailed('The key is not valid.', [{ path: 'scope', message: 'must be admin or ingest' }]);
+    const now = this.clock.now();
+    if (input.expiresAt != null && input.expiresAt <= now) {
+      throw validationFailed('The key is not valid.', [{ path: 'expiresAt', message: 'must be in the future' }]);
+    }
+    const project = await this.db.selectFrom('projects').select('id').where('id', '=', input.projectId).executeTakeFirst();
+    if (!project) throw notFound(`No project with id "${input.projectId}".`);
+    const key = generateApiKey(scope);
+    const id = newId();
+    await this.db
+      .insertInto('api_keys')
+      .values({
+        id,
+        project_id: input.projectId,
+        scope,
+        name: input.name ?? null,
+        key_hash: hashApiKey(key),
+        key_hint: keyHint(key),
+        created_at: now,
+        expires_at: input.expiresAt ?? null,
+        last_used_at: null,
+        revoked_at: null,
+      })
+      .execute();
+    return { id, key, scope, projectId: input.projectId };
+  }
+
+  async list(projectId: string): Promise<ApiKeyInfo[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .execute();
+    return rows.map(apiKeyInfoFromRow);
+  }
+
+  /** Revoking twice is harmless and keeps the first revocation time. */
+  async revoke(id: string): Promise<ApiKeyInfo> {
+    await this.db
+      .updateTable('api_keys')
+      .set({ revoked_at: this.clock.now() })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .execute();
+    const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw notFound(`No API key with id "${id}".`);
+    return apiKeyInfoFromRow(row);
+  }
+
+  /**
+   * The principal behind a presented key, or null. A malformed key or a bad checksum is
+   * rejected before the database is asked; the stored hash is compared in constant time.
+   */
+  async authenticate(presented: string): Promise<Principal | null> {
+    const parsed = parseApiKey(presented);
+    if (!parsed) return null;
+    const hash = hashApiKey(presented);
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'project_id', 'scope', 'key_hash', 'expires_at', 'revoked_at', 'last_used_at'])
+      .where('key_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row) return null;
+    if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
+    const now = this.clock.now();
+    if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) return null;
+    if (row.scope !== parsed.scope) return null;
+    this.touch(row.id, row.last_used_at, now);
+    return { keyId: row.id, projectId: row.project_id, scope: row.scope as KeyScope };
+  }
+
+  private touch(id: string, stored: number | null, now: number): void {
+    const last = Math.max(stored ?? 0, this.lastUsedWrites.get(id) ?? 0);
+    if (now - last < LAST_USED_RESOLUTION_MS) return;
+    this.lastUsedWrites.set(id, now);
+    if (this.lastUsedWrites.size > 10_000) this.lastUsedWrites.clear();
+    // Not awaited: bookkeeping must not slow or fail the request. The condition keeps
+    // several processes from writing more than once a minute between them.
+    void this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: now })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - LAST_USED_RESOLUTION_MS)]))
+      .execute()
+      .catch(() => this.lastUsedWrites.delete(id));
+  }
+}

@@ -1,0 +1,41 @@
+import type { ProjectsTable } from '../db/schema.js';
+
+export type ForgeKind = 'local' | 'github' | 'gitlab';
+export const FORGE_KINDS: readonly ForgeKind[] = ['local', 'github', 'gitlab'];
+
+export interface ProjectSettings {
+  /** Default model for this project's jobs, `provider:model`. */
+  model?: string;
+  /** Create + message budget per sliding hour. */
+  rateLimitPerHour?: number;
+  /** Origins allowed to send page beacons. */
+  allowedOrigins?: string[];
+  /** Rotate visitor hashes daily instead of keeping them stable. */
+  rotateVisitorIdsDaily?: boolean;
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  repository: string;
+  ref: string;
+  forge: ForgeKind;
+  settings: ProjectSettings;
+  hasForgeCredentials: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function projectFromRow(row: ProjectsTable): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    repository: row.repository,
+    ref: row.ref,
+    forge: row.forge as ForgeKind,
+    settings: JSON.parse(row.settings) as ProjectSettings,
+    hasForgeCredentials: row.forge_credentials !== null,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}

@@ -1,0 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../app/services.js';
+
+/** The route plugins of every feature, in registration order. */
+export const features: ReadonlyArray<(app: FastifyInstance, services: Services) => void | Promise<void>> = [];
