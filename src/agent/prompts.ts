@@ -1,0 +1,61 @@
+import type { ModelMessage } from 'ai';
+
+export interface SystemPromptContext {
+  /** Shown to the model so it can refer to the project by name in its summary. */
+  projectName?: string;
+  /** Extra standing instructions for a project (house style, docs layout); appended last. */
+  projectInstructions?: string;
+}
+
+const BASE_SYSTEM_PROMPT = `You are Docwright, an agent that edits a documentation repository on behalf of a documentation team.
+
+How you work:
+- The repository is checked out in a git workspace. You can read and change it only through the tools you are given; paths are relative to the workspace root.
+- Read the relevant files before you change them, and keep every change minimal and focused on the request.
+- Match the documentation's existing style: its structure, headings, tone, terminology, front matter, link format and file naming.
+- Do not touch files the request does not concern, and do not reformat unrelated content.
+- Never invent credentials, API keys, tokens, passwords or URLs that contain them. Where an example needs one, use an obvious placeholder such as YOUR_API_KEY.
+- You do not commit, push or open pull requests; Docwright does that after you finish.
+- Before you finish, run check_docs and fix every problem it reports in the files you changed. Run it again until it passes or only reports problems that existed before your change.
+
+When you are done, reply with a short summary of what you changed and why, naming the files. If you changed nothing, say why.`;
+
+/** The system prompt of every agent run. */
+export function buildSystemPrompt(context: SystemPromptContext = {}): string {
+  const parts = [BASE_SYSTEM_PROMPT];
+  if (context.projectName !== undefined && context.projectName.trim() !== '') {
+    parts.push(`The documentation project is "${context.projectName.trim()}".`);
+  }
+  if (context.projectInstructions !== undefined && context.projectInstructions.trim() !== '') {
+    parts.push(`Project instructions:\n${context.projectInstructions.trim()}`);
+  }
+  return parts.join('\n\n');
+}
+
+/** One earlier turn of a job's conversation. */
+export interface ConversationTurn {
+  prompt: string;
+  /** The agent's final message; null when that turn failed or was cut short. */
+  finalMessage: string | null;
+}
+
+// An earlier failed turn still left its edits on the branch, so the model must not assume
+// a clean slate; and providers reject two user messages without an answer between them.
+const UNFINISHED_TURN_NOTE =
+  '(This earlier request did not finish. Any changes it made are still in the workspace; check them before continuing.)';
+
+/**
+ * The messages for one turn: each earlier turn as the user's prompt and the agent's final
+ * message (tool traffic is left out: the workspace already holds its result), then the
+ * current prompt last.
+ */
+export function buildTurnMessages(history: readonly ConversationTurn[], currentPrompt: string): ModelMessage[] {
+  const messages: ModelMessage[] = [];
+  for (const turn of history) {
+    messages.push({ role: 'user', content: turn.prompt });
+    const answer = turn.finalMessage !== null && turn.finalMessage.trim() !== '' ? turn.finalMessage : UNFINISHED_TURN_NOTE;
+    messages.push({ role: 'assistant', content: answer });
+  }
+  messages.push({ role: 'user', content: currentPrompt });
+  return messages;
+}
