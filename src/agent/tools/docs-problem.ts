@@ -1,0 +1,17 @@
+export type DocsProblemKind = 'mdx-syntax' | 'frontmatter' | 'broken-link' | 'navigation' | 'limit';
+
+/** One thing `check_docs` found wrong; `line` is 1-based when known. */
+export interface DocsProblem {
+  path: string;
+  line?: number;
+  message: string;
+  kind: DocsProblemKind;
+}
+
+export interface DocsCheckReport {
+  problems: DocsProblem[];
+  /** Markdown and MDX pages that were checked. */
+  filesChecked: number;
+  /** True when files or problems beyond the caps were left out (a `limit` problem says which). */
+  truncated: boolean;
+}

@@ -1,0 +1,122 @@
+import { tool, type ToolSet } from 'ai';
+import { z } from 'zod';
+import { createToolContext, type ToolContext } from './tool-context.js';
+import type { ToolLimits } from './tool-limits.js';
+import type { FileChange } from './change-tracker.js';
+import type { DocsProblem } from './docs-problem.js';
+import { isToolFailure } from './tool-failure.js';
+import { createRedactor } from './redact-secrets.js';
+import { listFiles } from './list-files.js';
+import { readFile } from './read-file.js';
+import { searchFiles } from './search-files.js';
+import { writeFile } from './write-file.js';
+import { editFile } from './edit-file.js';
+import { deleteFile } from './delete-file.js';
+import { moveFile } from './move-file.js';
+import { checkDocs } from './check-docs.js';
+
+export interface DocsToolsetOptions {
+  /** The job's checked-out documentation repository; every path is relative to it. */
+  workspace: string;
+  /** Credential values known to the process; replaced by `[REDACTED]` in every tool result. */
+  secrets?: string[];
+  limits?: Partial<ToolLimits>;
+  /** Told about errors that are bugs or environment trouble rather than model mistakes. */
+  onUnexpectedError?: (toolName: string, error: unknown) => void;
+}
+
+/** What the model receives when a call fails; the run goes on. */
+export interface ToolErrorResult {
+  error: string;
+}
+
+export interface DocsToolset {
+  tools: ToolSet;
+  /** Workspace-relative paths the tools wrote, edited, deleted or moved (both ends), sorted. */
+  changedFiles(): string[];
+  /** The last change to each changed path, in the order changes happened. */
+  changes(): FileChange[];
+  checkDocs(): Promise<DocsProblem[]>;
+}
+
+const pathField = z.string().min(1).describe('Path relative to the workspace root, with "/" separators, e.g. "guides/intro.mdx".');
+
+export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
+  const context = createToolContext({ workspace: options.workspace, limits: options.limits });
+  const redact = createRedactor(options.secrets ?? []);
+  const run =
+    <Input, Output>(name: string, operation: (context: ToolContext, input: Input) => Promise<Output>) =>
+    async (input: Input): Promise<Output | ToolErrorResult> => {
+      try {
+        return redact(await operation(context, input));
+      } catch (error) {
+        if (isToolFailure(error)) return redact({ error: error.message });
+        options.onUnexpectedError?.(name, error);
+        // The raw message may carry host paths; the model only needs to know it was not its fault.
+        return { error: `${name} failed because of an internal error; the operation may not have completed. Try again or use another approach.` };
+      }
+    };
+  const { limits } = context;
+
+  const tools = {
+    list_files: tool({
+      description: `List files in the documentation repository matching a glob (default "**/*"), sorted. At most ${limits.maxListResults} paths; "truncated" says when there were more. .git is never listed.`,
+      inputSchema: z.object({
+        pattern: z.string().optional().describe('Glob relative to the workspace root, e.g. "guides/**/*.mdx".'),
+        limit: z.number().int().min(1).optional().describe(`Maximum paths to return (at most ${limits.maxListResults}).`),
+      }),
+      execute: run('list_files', listFiles),
+    }),
+    read_file: tool({
+      description: `Read a text file. Returns its exact content and totalLines. Files above ${limits.maxReadBytes} bytes must be read in parts with startLine/endLine (1-based, inclusive).`,
+      inputSchema: z.object({
+        path: pathField,
+        startLine: z.number().int().min(1).optional(),
+        endLine: z.number().int().min(1).optional(),
+      }),
+      execute: run('read_file', readFile),
+    }),
+    search: tool({
+      description: `Search file contents line by line. Literal text by default; set regex for a JavaScript regular expression. Case-insensitive unless caseSensitive is true. Returns up to ${limits.maxSearchResults} matches {path, line, text}.`,
+      inputSchema: z.object({
+        query: z.string().min(1),
+        regex: z.boolean().optional(),
+        caseSensitive: z.boolean().optional(),
+        glob: z.string().optional().describe('Only search files matching this glob, e.g. "**/*.mdx".'),
+      }),
+      execute: run('search', searchFiles),
+    }),
+    write_file: tool({
+      description: `Create or replace a file with the given content (at most ${limits.maxWriteBytes} bytes); parent directories are created. Prefer edit_file for changes to existing files.`,
+      inputSchema: z.object({ path: pathField, content: z.string() }),
+      execute: run('write_file', writeFile),
+    }),
+    edit_file: tool({
+      description: 'Replace one exact occurrence of oldString with newString in a file. oldString must match the file exactly (whitespace included) and occur exactly once; include surrounding lines to make it unique.',
+      inputSchema: z.object({ path: pathField, oldString: z.string().min(1), newString: z.string() }),
+      execute: run('edit_file', editFile),
+    }),
+    delete_file: tool({
+      description: 'Delete one file (not a directory).',
+      inputSchema: z.object({ path: pathField }),
+      execute: run('delete_file', deleteFile),
+    }),
+    move_file: tool({
+      description: 'Move or rename one file. Fails if the target already exists; parent directories of the target are created.',
+      inputSchema: z.object({ from: pathField, to: pathField }),
+      execute: run('move_file', moveFile),
+    }),
+    check_docs: tool({
+      description: 'Check the documentation: MDX syntax errors, invalid YAML frontmatter, broken internal links, and docs.json/mint.json navigation entries without a page. Run it after editing and fix what it reports.',
+      inputSchema: z.object({}),
+      execute: run('check_docs', (toolContext: ToolContext) => checkDocs(toolContext)),
+    }),
+  } satisfies ToolSet;
+
+  return {
+    tools,
+    changedFiles: () => context.changes.paths(),
+    changes: () => context.changes.changes(),
+    checkDocs: async () => redact((await checkDocs(context)).problems),
+  };
+}

@@ -1,0 +1,55 @@
+import { parseDocument } from 'yaml';
+import type { DocsProblem } from './docs-problem.js';
+
+export interface Frontmatter {
+  yaml: string;
+  /** Line number of the first YAML line (the line after the opening `---`). */
+  firstLine: number;
+  closed: boolean;
+}
+
+export interface SplitDocument {
+  frontmatter: Frontmatter | undefined;
+  /** The text with the frontmatter replaced by empty lines, so line numbers still match. */
+  body: string;
+}
+
+const OPENING = /^\uFEFF?---[ \t]*\r?\n/;
+
+export function splitFrontmatter(text: string): SplitDocument {
+  const opening = OPENING.exec(text);
+  if (opening === null) return { frontmatter: undefined, body: text };
+  const lines = text.split('\n');
+  const closingIndex = lines.findIndex((line, index) => index > 0 && /^(---|\.\.\.)[ \t]*\r?$/.test(line));
+  if (closingIndex === -1) {
+    return { frontmatter: { yaml: lines.slice(1).join('\n'), firstLine: 2, closed: false }, body: text };
+  }
+  const yaml = lines.slice(1, closingIndex).join('\n');
+  const body = '\n'.repeat(closingIndex + 1) + lines.slice(closingIndex + 1).join('\n');
+  return { frontmatter: { yaml, firstLine: 2, closed: true }, body };
+}
+
+/** Problems of a page's YAML frontmatter: unclosed, unparsable, or not a mapping. */
+export function checkFrontmatter(path: string, frontmatter: Frontmatter): DocsProblem[] {
+  if (!frontmatter.closed) {
+    return [{ path, line: 1, kind: 'frontmatter', message: 'The frontmatter opened with "---" is never closed by a "---" line.' }];
+  }
+  const document = parseDocument(frontmatter.yaml, { prettyErrors: true });
+  if (document.errors.length > 0) {
+    return document.errors.map((error) => ({
+      path,
+      line: frontmatter.firstLine + (error.linePos?.[0].line ?? 1) - 1,
+      kind: 'frontmatter' as const,
+      message: `Invalid YAML frontmatter: ${firstLine(error.message)}`,
+    }));
+  }
+  const value: unknown = document.toJS();
+  if (value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
+    return [{ path, line: frontmatter.firstLine, kind: 'frontmatter', message: 'The frontmatter must be a mapping of keys to values, such as "title: Introduction".' }];
+  }
+  return [];
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0] ?? message;
+}

@@ -1,0 +1,17 @@
+export { createDocsToolset, type DocsToolset, type DocsToolsetOptions, type ToolErrorResult } from './docs-toolset.js';
+export { createToolContext, type ToolContext, type ToolContextOptions } from './tool-context.js';
+export { resolveInWorkspace, type ResolvedPath, type ResolvedKind, type ResolveOptions } from './resolve-in-workspace.js';
+export { parseWorkspacePath, isGitName } from './workspace-path.js';
+export { DEFAULT_TOOL_LIMITS, resolveToolLimits, type ToolLimits } from './tool-limits.js';
+export { ToolFailure, isToolFailure } from './tool-failure.js';
+export { ChangeTracker, type ChangeKind, type FileChange } from './change-tracker.js';
+export { createRedactor, REDACTED } from './redact-secrets.js';
+export { listFiles, type ListFilesInput, type ListFilesResult } from './list-files.js';
+export { readFile, type ReadFileInput, type ReadFileResult } from './read-file.js';
+export { searchFiles, type SearchInput, type SearchMatch, type SearchResult } from './search-files.js';
+export { writeFile, type WriteFileInput, type WriteFileResult } from './write-file.js';
+export { editFile, type EditFileInput, type EditFileResult } from './edit-file.js';
+export { deleteFile, type DeleteFileInput, type DeleteFileResult } from './delete-file.js';
+export { moveFile, type MoveFileInput, type MoveFileResult } from './move-file.js';
+export { checkDocs } from './check-docs.js';
+export type { DocsProblem, DocsProblemKind, DocsCheckReport } from './docs-problem.js';

@@ -1,0 +1,58 @@
+/**
+ * Caps on what one tool call may read, write or return. They keep a single call from
+ * flooding the model's context, exhausting memory, or running for long.
+ */
+export interface ToolLimits {
+  /** Longest accepted relative path, in characters. */
+  maxPathLength: number;
+  /** Most paths `list_files` returns. */
+  maxListResults: number;
+  /** Largest file `read_file` returns whole; larger files need a line range. */
+  maxReadBytes: number;
+  /** Largest file that is read at all (with a line range) or edited. */
+  maxFileBytes: number;
+  /** Largest content `write_file` accepts and largest result of `edit_file`. */
+  maxWriteBytes: number;
+  /** Most matches `search` returns. */
+  maxSearchResults: number;
+  /** Matched lines are cut to this many characters in results. */
+  maxSearchLineLength: number;
+  /** Most files `search` and `check_docs` look at. */
+  maxScannedFiles: number;
+  /** Total bytes `search` reads across all files. */
+  maxSearchBytes: number;
+  /** Longest accepted search query or glob pattern. */
+  maxQueryLength: number;
+  /** Wall-clock budget of one search; a runaway regular expression is stopped at this point. */
+  searchTimeoutMs: number;
+  /** Most problems `check_docs` reports. */
+  maxProblems: number;
+}
+
+export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
+  maxPathLength: 1024,
+  maxListResults: 1000,
+  maxReadBytes: 256 * 1024,
+  maxFileBytes: 8 * 1024 * 1024,
+  maxWriteBytes: 1024 * 1024,
+  maxSearchResults: 200,
+  maxSearchLineLength: 300,
+  maxScannedFiles: 5000,
+  maxSearchBytes: 32 * 1024 * 1024,
+  maxQueryLength: 1000,
+  searchTimeoutMs: 5000,
+  maxProblems: 500,
+});
+
+export function resolveToolLimits(overrides: Partial<ToolLimits> = {}): ToolLimits {
+  const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS };
+  for (const key of Object.keys(DEFAULT_TOOL_LIMITS) as (keyof ToolLimits)[]) {
+    const value = overrides[key];
+    if (value === undefined) continue;
+    if (!Number.isFinite(value) || value <= 0) {
+      throw new RangeError(`Tool limit ${key} must be a positive number, got ${String(value)}.`);
+    }
+    limits[key] = value;
+  }
+  return limits;
+}

@@ -1,0 +1,56 @@
+import { realpath } from 'node:fs/promises';
+import { glob } from 'tinyglobby';
+import { ToolFailure } from './tool-failure.js';
+import { isGitName, touchesGit } from './workspace-path.js';
+
+export interface WorkspaceGlobOptions {
+  maxPatternLength: number;
+  /** Extra ignore globs, e.g. `node_modules` for the docs check. */
+  ignore?: readonly string[];
+}
+
+/**
+ * Checks a glob pattern before it reaches the crawler. Glob syntax allows `../` and
+ * absolute roots, which would crawl outside the workspace; brace tricks that slip past
+ * this lexical check are caught again by the filter on the results.
+ */
+export function validateGlobPattern(pattern: unknown, maxLength: number): string {
+  if (typeof pattern !== 'string' || pattern.trim() === '') throw new ToolFailure('The glob pattern must be a non-empty string.');
+  if (pattern.length > maxLength) throw new ToolFailure(`The glob pattern is longer than ${maxLength} characters.`);
+  if (pattern.includes('\0')) throw new ToolFailure('The glob pattern contains a NUL byte.');
+  if (pattern.startsWith('/') || /^[A-Za-z]:/.test(pattern)) {
+    throw new ToolFailure('The glob pattern is absolute; patterns are relative to the workspace root, such as "docs/**/*.mdx".');
+  }
+  const segments = pattern.split('/');
+  if (segments.includes('..')) throw new ToolFailure('The glob pattern contains "..", which is not allowed.');
+  if (segments.some(isGitName)) throw new ToolFailure('The .git directory cannot be listed or searched.');
+  return pattern;
+}
+
+/**
+ * All regular files matching `pattern`, relative to the workspace with `/` separators,
+ * sorted. Symbolic links are neither followed nor listed, and `.git` (any spelling) never
+ * appears.
+ */
+export async function globWorkspace(workspace: string, pattern: string, options: WorkspaceGlobOptions): Promise<string[]> {
+  const checked = validateGlobPattern(pattern, options.maxPatternLength);
+  const root = await realpath(workspace);
+  const found = await glob(checked, {
+    cwd: root,
+    dot: true,
+    onlyFiles: true,
+    followSymbolicLinks: false,
+    absolute: false,
+    ignore: ['**/.git/**', '**/.git', ...(options.ignore ?? [])],
+  });
+  const inside = found.filter((entry) => {
+    const segments = entry.split('/');
+    return !entry.startsWith('/') && !segments.includes('..') && !touchesGit(entry);
+  });
+  return [...new Set(inside)].sort(compareCodePoints);
+}
+
+/** Locale-independent ordering, so results are the same on every host. */
+export function compareCodePoints(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
