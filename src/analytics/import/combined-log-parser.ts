@@ -1,0 +1,65 @@
+import { parseCommonLogTimestamp } from './log-timestamp.js';
+import { tokenizeLogLine, type LogToken } from './log-line-tokenizer.js';
+import { parseRequestLine } from './request-line.js';
+import { malformed, type LineParseResult } from './log-record.js';
+
+const STATUS = /^[1-5]\d\d$/;
+
+/**
+ * Parses one line in the nginx/Apache "combined" format
+ * `host ident user [time] "request" status bytes "referrer" "user-agent"`, and equally
+ * the "common" format that stops after bytes. Fields after the user agent (nginx setups
+ * often append `"$http_x_forwarded_for"`) are ignored, and a virtual-host field before
+ * the client address (Apache `vhost_combined`) is tolerated, because the time field
+ * anchors the layout rather than fixed positions.
+ */
+export function parseCombinedLine(line: string): LineParseResult {
+  const tokenized = tokenizeLogLine(line);
+  if (!tokenized.ok) return malformed(tokenized.reason);
+  const tokens = tokenized.tokens;
+
+  let timeIndex = -1;
+  let timestamp: number | undefined;
+  for (let index = 0; index < tokens.length; index++) {
+    const token = tokens[index];
+    if (token?.kind !== 'bracketed') continue;
+    timestamp = parseCommonLogTimestamp(token.value);
+    if (timestamp !== undefined) {
+      timeIndex = index;
+      break;
+    }
+  }
+  if (timestamp === undefined) return malformed('no valid [dd/Mon/yyyy:hh:mm:ss +zone] time field');
+  if (timeIndex < 3) return malformed('expected client address, ident and user before the time field');
+
+  const request = tokens[timeIndex + 1];
+  if (request?.kind !== 'quoted') return malformed('expected a quoted request line after the time field');
+  const statusText = tokens[timeIndex + 2]?.value;
+  if (statusText === undefined || !STATUS.test(statusText)) return malformed('expected a three-digit status after the request');
+
+  const requestLine = parseRequestLine(request.value);
+  return {
+    ok: true,
+    record: {
+      timestamp,
+      method: requestLine?.method,
+      target: requestLine?.target ?? '',
+      status: Number(statusText),
+      ip: clientAddress(tokens[timeIndex - 3]),
+      referrer: optionalQuoted(tokens[timeIndex + 4]),
+      userAgent: optionalQuoted(tokens[timeIndex + 5]),
+      accept: undefined,
+      visitorId: undefined,
+    },
+  };
+}
+
+function clientAddress(token: LogToken | undefined): string | undefined {
+  if (token === undefined || token.value === '-' || token.value === '') return undefined;
+  return token.value;
+}
+
+function optionalQuoted(token: LogToken | undefined): string | undefined {
+  if (token?.kind !== 'quoted' || token.value === '-' || token.value === '') return undefined;
+  return token.value;
+}

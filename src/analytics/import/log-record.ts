@@ -1,0 +1,25 @@
+/**
+ * One request as read from a log line, before the page rule decides whether it is a page
+ * view. Parsers of every format produce this shape so the rest of the import is
+ * format-agnostic.
+ */
+export interface LogRecord {
+  /** Milliseconds since the epoch, UTC. */
+  timestamp: number;
+  /** As logged; undefined when the log has no method (then GET is assumed by the page rule's caller). */
+  method: string | undefined;
+  /** The raw request target: path with query, or an absolute URL; empty when the request line was unusable. */
+  target: string;
+  status: number | undefined;
+  ip: string | undefined;
+  userAgent: string | undefined;
+  referrer: string | undefined;
+  accept: string | undefined;
+  visitorId: string | undefined;
+}
+
+export type LineParseResult = { ok: true; record: LogRecord } | { ok: false; reason: string };
+
+export type LineParser = (line: string) => LineParseResult;
+
+export const malformed = (reason: string): LineParseResult => ({ ok: false, reason });
