@@ -175,9 +175,13 @@ export class GitCommandError extends DocwrightError {
   }
 }
 
+/** Git's own wording for a refused or missing credential, which is puzzling without context. */
+const AUTH_FAILURE = /could not read (?:Username|Password)|Authentication failed|HTTP 40[13]|returned error: 40[13]/i;
+
 function gitFailed(summary: string, stderr: string, secrets: readonly string[], exitCode = -1): GitCommandError {
   const clean = redactSecrets(stderr.trim(), secrets);
-  const message = clean.length > 0 ? `${summary}: ${clean.slice(-4000)}` : summary;
+  const hint = AUTH_FAILURE.test(clean) ? ' (the git remote refused or required credentials; check the project\'s forge credentials)' : '';
+  const message = clean.length > 0 ? `${summary}${hint}: ${clean.slice(-4000)}` : `${summary}${hint}`;
   return new GitCommandError(message, clean, exitCode);
 }
 
