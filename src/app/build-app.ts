@@ -6,7 +6,8 @@ import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, val
 import type { Logger } from './logger.js';
 import type { Services } from './services.js';
 import { installAuthentication } from './authenticate.js';
-import { installErrorHandling } from './error-handler.js';
+import { installErrorHandling, sendProblem } from './error-handler.js';
+import { buildProblem } from './problem.js';
 import { registerHealthRoutes } from './health-routes.js';
 
 export interface AppOptions {
@@ -31,10 +32,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return typeof supplied === 'string' && REQUEST_ID.test(supplied) ? supplied : randomUUID();
     },
     requestIdLogLabel: 'requestId',
-    disableRequestLogging: false,
+    // Probes hit these every few seconds; logging them would drown real traffic.
+    disableRequestLogging: (request) => request.url === '/healthz' || request.url === '/readyz',
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors raised by the router itself, before any hook runs, still answer as problems.
+    frameworkErrors: (error, request, reply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      reply.header('X-Request-Id', request.id);
+      return sendProblem(
+        reply,
+        buildProblem({
+          status: tooLong ? 414 : 400,
+          code: tooLong ? 'uri_too_long' : 'bad_url',
+          detail: tooLong ? 'A path parameter is longer than 100 characters.' : 'The request URL is malformed.',
+          requestId: request.id,
+        }),
+      );
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

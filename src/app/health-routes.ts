@@ -10,7 +10,6 @@ export function registerHealthRoutes(app: FastifyInstance, database: Database): 
     '/healthz',
     {
       schema: { tags: ['operations'], summary: 'Liveness: the process is up', response: { 200: z.object({ status: z.literal('ok') }) } },
-      logLevel: 'warn',
     },
     async () => ({ status: 'ok' as const }),
   );
@@ -18,7 +17,6 @@ export function registerHealthRoutes(app: FastifyInstance, database: Database): 
     '/readyz',
     {
       schema: { tags: ['operations'], summary: 'Readiness: the database answers', response: { 200: z.object({ status: z.literal('ready'), database: z.enum(['sqlite', 'postgres']) }) } },
-      logLevel: 'warn',
     },
     async () => {
       try {

@@ -28,6 +28,8 @@ export function openPostgresDatabase(url: string, options: { maxConnections?: nu
     },
     async close() {
       await db.destroy();
+      // Kysely only ends a pool it has used; the migrator may have used the pool alone.
+      if (!pool.ended && !pool.ending) await pool.end();
     },
   };
 }

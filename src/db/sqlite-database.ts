@@ -25,7 +25,9 @@ export function openSqliteDatabase(file: string): Database {
       await sql`select 1`.execute(db);
     },
     async close() {
+      // Kysely only closes a driver it has used; the migrator may have used the connection alone.
       await db.destroy();
+      if (connection.open) connection.close();
     },
   };
 }

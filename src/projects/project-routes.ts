@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../app/services.js';
+import { problemSchema } from '../app/problem.js';
+import { projectSettingsSchema } from './project-input.js';
+
+export const projectSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    repository: z.string(),
+    ref: z.string(),
+    forge: z.enum(['local', 'github', 'gitlab']),
+    settings: projectSettingsSchema,
+    hasForgeCredentials: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'Project' });
+
+export const projectParamsSchema = z.object({ projectId: z.string().min(1).max(100) });
+
+export const authProblems = {
+  401: problemSchema.describe('Missing, malformed, unknown, revoked or expired key.'),
+  403: problemSchema.describe('The key lacks the scope for this operation.'),
+  404: problemSchema.describe('Unknown project, or one the key does not grant.'),
+};
+
+/** `GET /v1/projects/{projectId}`: lets a key holder check which project a key opens (used by the CLI). */
+export function registerProjectRoutes(app: FastifyInstance, services: Services): void {
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/v1/projects/:projectId',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Get the project an admin key belongs to',
+        security: [{ bearerAuth: [] }],
+        params: projectParamsSchema,
+        response: { 200: projectSchema, ...authProblems },
+      },
+    },
+    async (request) => services.projects.get(request.params.projectId),
+  );
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify';
+import { ManualClock } from '../../src/core/clock.js';
+import { loadConfig, type Config } from '../../src/config/load-config.js';
+import type { Dialect } from '../../src/db/database.js';
+import { buildApp } from '../../src/app/build-app.js';
+import { createLogger } from '../../src/app/logger.js';
+import { createServices, type Services } from '../../src/app/services.js';
+import { features } from '../../src/server/features.js';
+import { openTestDatabase, type TestDatabase } from './test-database.js';
+import type { Project } from '../../src/projects/project.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  services: Services;
+  clock: ManualClock;
+  config: Config;
+  testDatabase: TestDatabase;
+  close(): Promise<void>;
+}
+
+export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
+
+export function testConfig(dataDir: string, environment: Record<string, string> = {}): Config {
+  return loadConfig({ DOCWRIGHT_DATA_DIR: dataDir, DOCWRIGHT_SECRET: TEST_SECRET, DOCWRIGHT_LOG_LEVEL: 'silent', ...environment });
+}
+
+/** The real app on a fresh database of the given backend, with a manual clock. */
+export async function createTestApp(dialect: Dialect, environment: Record<string, string> = {}): Promise<TestApp> {
+  const testDatabase = await openTestDatabase(dialect);
+  const config = testConfig(testDatabase.dataDir, environment);
+  const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
+  const services = createServices({ config, database: testDatabase.database, clock });
+  const app = await buildApp({ services, logger: createLogger({ level: 'silent' }), features });
+  return {
+    app,
+    services,
+    clock,
+    config,
+    testDatabase,
+    async close() {
+      await app.close();
+      await testDatabase.close();
+    },
+  };
+}
+
+/** A project whose repository is a directory that only has to exist for the row. */
+export async function createTestProject(services: Services, overrides: Partial<{ name: string; repository: string; forge: 'local' | 'github' | 'gitlab' }> = {}): Promise<Project> {
+  return services.projects.create({
+    name: overrides.name ?? 'Docs',
+    repository: overrides.repository ?? services.config.dataDir,
+    ref: 'main',
+    forge: overrides.forge ?? 'local',
+    settings: {},
+  });
+}

@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { randomBase62 } from '../../src/core/ids.js';
+import type { Database, Dialect } from '../../src/db/database.js';
+import { openPostgresDatabase } from '../../src/db/postgres-database.js';
+import { openSqliteDatabase } from '../../src/db/sqlite-database.js';
+import { migrate } from '../../src/db/migrator.js';
+import { systemClock } from '../../src/core/clock.js';
+
+/** Every storage test runs once per backend. */
+export const BACKENDS: readonly Dialect[] = ['sqlite', 'postgres'];
+
+export interface TestDatabase {
+  database: Database;
+  dialect: Dialect;
+  /** postgres:// URL of this test's own database, or the SQLite file path. */
+  location: string;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** Creates an empty database of its own in the run's PostgreSQL and returns its URL. */
+export async function createEmptyPostgresDatabase(): Promise<string> {
+  const adminUrl = inject('postgresUrl');
+  const name = `test_${randomBase62(12).toLowerCase()}`;
+  const client = new pg.Client(adminUrl);
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A fresh, migrated database (and data dir) for one test. */
+export async function openTestDatabase(dialect: Dialect, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'docwright-test-'));
+  let database: Database;
+  let location: string;
+  if (dialect === 'postgres') {
+    location = await createEmptyPostgresDatabase();
+    database = openPostgresDatabase(location, { maxConnections: 5 });
+  } else {
+    location = join(dataDir, 'docwright.sqlite');
+    database = openSqliteDatabase(location);
+  }
+  if (options.migrate !== false) await migrate(database, systemClock);
+  return {
+    database,
+    dialect,
+    location,
+    dataDir,
+    async close() {
+      await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
