@@ -1,0 +1,40 @@
+import crawlers from 'crawler-user-agents';
+import { isbot, isbotMatches } from 'isbot';
+import { createCrawlerPatternIndex } from './crawler-pattern-index.js';
+import { productTokenAt } from './product-token-name.js';
+
+/**
+ * Generic (non-AI) automated clients. Whether a user agent is automated is isbot's call: its
+ * list is curated against false positives on real browsers and in-app webviews, and its own
+ * test fixtures include the crawler-user-agents list. crawler-user-agents is not used to decide,
+ * because some of its patterns match people (the Facebook in-app browser "MetaIAB Facebook",
+ * the Fluid browser, an Android build number); it is used to name the bot, because its
+ * patterns point at the product token ("Googlebot\/", "bingbot", "^curl").
+ */
+export interface BotDetection {
+  /** A short product name such as "Googlebot", "bingbot" or "curl"; null when none is readable. */
+  name: string | null;
+}
+
+const crawlerIndex = createCrawlerPatternIndex(crawlers.map((crawler) => crawler.pattern));
+
+export function detectBot(userAgent: string): BotDetection | null {
+  if (!isbot(userAgent)) return null;
+  return { name: botName(userAgent) };
+}
+
+/** The product name of an automated client; exported for the AI path, which names Markdown fetchers too. */
+export function botName(userAgent: string): string | null {
+  const crawler = crawlerIndex.find(userAgent);
+  if (crawler !== null) {
+    const name = productTokenAt(userAgent, crawler.start, crawler.start + crawler.text.length);
+    if (name !== null) return name;
+  }
+  for (const fragment of isbotMatches(userAgent)) {
+    const start = userAgent.indexOf(fragment);
+    if (start === -1) continue;
+    const name = productTokenAt(userAgent, start, start + fragment.length);
+    if (name !== null) return name;
+  }
+  return null;
+}
