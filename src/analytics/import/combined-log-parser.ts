@@ -23,7 +23,7 @@ export function parseCombinedLine(line: string): LineParseResult {
   for (let index = 0; index < tokens.length; index++) {
     const token = tokens[index];
     if (token?.kind !== 'bracketed') continue;
-    timestamp = parseCommonLogTimestamp(token.value);
+    timestamp = cachedTimestamp(token.value);
     if (timestamp !== undefined) {
       timeIndex = index;
       break;
@@ -52,6 +52,18 @@ export function parseCombinedLine(line: string): LineParseResult {
       visitorId: undefined,
     },
   };
+}
+
+// Consecutive lines of a busy log share their second, so one remembered time saves most parsing.
+let lastTimeText = '';
+let lastTime: number | undefined;
+
+function cachedTimestamp(text: string): number | undefined {
+  if (text !== lastTimeText) {
+    lastTimeText = text;
+    lastTime = parseCommonLogTimestamp(text);
+  }
+  return lastTime;
 }
 
 function clientAddress(token: LogToken | undefined): string | undefined {
