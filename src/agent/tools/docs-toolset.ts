@@ -25,8 +25,12 @@ export interface DocsToolsetOptions {
   onUnexpectedError?: (toolName: string, error: unknown) => void;
 }
 
-/** What the model receives when a call fails; the run goes on. */
+/**
+ * What the model receives when a call fails; the run goes on. `ok: false` is how the
+ * agent's step summaries recognise a failure reported as a result.
+ */
 export interface ToolErrorResult {
+  ok: false;
   error: string;
 }
 
@@ -50,10 +54,10 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
       try {
         return redact(await operation(context, input));
       } catch (error) {
-        if (isToolFailure(error)) return redact({ error: error.message });
+        if (isToolFailure(error)) return redact<ToolErrorResult>({ ok: false, error: error.message });
         options.onUnexpectedError?.(name, error);
         // The raw message may carry host paths; the model only needs to know it was not its fault.
-        return { error: `${name} failed because of an internal error; the operation may not have completed. Try again or use another approach.` };
+        return { ok: false, error: `${name} failed because of an internal error; the operation may not have completed. Try again or use another approach.` };
       }
     };
   const { limits } = context;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { ToolFailure } from './tool-failure.js';
 import { isGitName, parseWorkspacePath } from './workspace-path.js';
 import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
+import { toToolFailure } from './file-system-failure.js';
 
 export type ResolvedKind = 'file' | 'directory' | 'symlink' | 'missing' | 'other';
 
@@ -60,7 +61,7 @@ export async function resolveInWorkspace(
         return { absolute, relative: relativeTo(root, absolute), kind: 'missing' };
       }
       if (code === 'ENOTDIR') throw new ToolFailure(`${shown}: a parent of this path is a file, not a directory.`);
-      throw error;
+      throw toToolFailure(error, shown);
     }
     if (stats.isSymbolicLink()) {
       if (isLast && options.forWrite) {

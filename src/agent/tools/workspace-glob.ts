@@ -1,4 +1,5 @@
-import { realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
+import path from 'node:path';
 import { glob } from 'tinyglobby';
 import { ToolFailure } from './tool-failure.js';
 import { isGitName, touchesGit } from './workspace-path.js';
@@ -43,11 +44,40 @@ export async function globWorkspace(workspace: string, pattern: string, options:
     absolute: false,
     ignore: ['**/.git/**', '**/.git', ...(options.ignore ?? [])],
   });
-  const inside = found.filter((entry) => {
+  const lexicallyInside = found.filter((entry) => {
     const segments = entry.split('/');
     return !entry.startsWith('/') && !segments.includes('..') && !touchesGit(entry);
   });
-  return [...new Set(inside)].sort(compareCodePoints);
+  const inside = await keepSymlinkFree(root, [...new Set(lexicallyInside)]);
+  return inside.sort(compareCodePoints);
+}
+
+/**
+ * The crawler does not descend into linked directories, but a pattern with a literal
+ * prefix (`out/secret.txt`) makes it start inside one. Keeping only entries whose
+ * directory is its own real path, and which are regular files themselves, drops every
+ * path that passes through or ends in a symbolic link.
+ */
+async function keepSymlinkFree(root: string, entries: string[]): Promise<string[]> {
+  const directoryVerdicts = new Map<string, Promise<boolean>>();
+  const directoryIsReal = (directory: string): Promise<boolean> => {
+    let verdict = directoryVerdicts.get(directory);
+    if (verdict === undefined) {
+      const expected = path.join(root, ...directory.split('/'));
+      verdict = realpath(expected).then((real) => real === expected, () => false);
+      directoryVerdicts.set(directory, verdict);
+    }
+    return verdict;
+  };
+  const kept = await Promise.all(
+    entries.map(async (entry) => {
+      const directory = path.posix.dirname(entry);
+      if (directory !== '.' && !(await directoryIsReal(directory))) return undefined;
+      const stats = await lstat(path.join(root, ...entry.split('/'))).catch(() => undefined);
+      return stats?.isFile() ? entry : undefined;
+    }),
+  );
+  return kept.filter((entry): entry is string => entry !== undefined);
 }
 
 /** Locale-independent ordering, so results are the same on every host. */
