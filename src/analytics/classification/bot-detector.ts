@@ -36,5 +36,17 @@ export function botName(userAgent: string): string | null {
     const name = productTokenAt(userAgent, start, start + fragment.length);
     if (name !== null) return name;
   }
-  return null;
+  // Bots matched only through a URL: the product after "compatible;", else the leading product.
+  const compatible = COMPATIBLE_PRODUCT.exec(userAgent);
+  if (compatible !== null) {
+    const name = productTokenAt(userAgent, compatible.index + compatible[0].length);
+    if (name !== null) return name;
+  }
+  const leading = productTokenAt(userAgent, 0);
+  return leading !== null && !BROWSER_COMPATIBILITY_PREFIX.test(leading) ? leading : null;
 }
+
+const COMPATIBLE_PRODUCT = /\(compatible;\s*/i;
+
+// The historical prefixes every browser-like user agent starts with; they name no product.
+const BROWSER_COMPATIBILITY_PREFIX = /^(?:Mozilla|Opera)$/i;

@@ -4,7 +4,7 @@
  * "curl/8.4.0" gives "curl", "Screaming Frog SEO Spider" stays whole. Returns null when the
  * stretch sits inside a URL or an e-mail address, where words are host names, not products.
  */
-const NAME_CHARACTER = /[A-Za-z0-9_.\-]/;
+const NAME_CHARACTER = /[A-Za-z0-9_.'\-]/;
 const MAX_NAME_LENGTH = 64;
 
 export function productTokenAt(userAgent: string, start: number, end: number = start + 1): string | null {
@@ -24,7 +24,7 @@ export function productTokenAt(userAgent: string, start: number, end: number = s
   while (from > 0 && isNameCharacter(userAgent, from - 1)) from--;
   while (to < userAgent.length && isNameCharacter(userAgent, to)) to++;
 
-  const name = userAgent.slice(from, to).trim().replace(/^[.\-_]+|[.\-_]+$/g, '');
+  const name = userAgent.slice(from, to).trim().replace(/^[.'\-_]+|[.'\-_]+$/g, '');
   if (name.length === 0 || !/[A-Za-z]/.test(name)) return null;
   if (isInsideUrlOrAddress(userAgent, from, to, name)) return null;
   return name.length > MAX_NAME_LENGTH ? name.slice(0, MAX_NAME_LENGTH) : name;
@@ -38,9 +38,15 @@ function isInsideUrlOrAddress(userAgent: string, from: number, to: number, name:
   if (userAgent[to] === '@' || userAgent[from - 1] === '@') return true;
   if (userAgent.startsWith('://', to)) return true; // the scheme itself: "http", "https"
   if (/^www\./i.test(name)) return true;
+  if (userAgent[to] === '/' && /\.[a-z]{2,}$/i.test(name)) return true; // "github.com/…" without a scheme
   // Walk back to the start of the whitespace-, bracket- or semicolon-delimited chunk.
   let chunkStart = from;
   while (chunkStart > 0 && !/[\s;(),]/.test(userAgent[chunkStart - 1] as string)) chunkStart--;
   const prefix = userAgent.slice(chunkStart, from);
-  return prefix.includes('://') || prefix.includes('@') || /^\+?www\./i.test(prefix);
+  return (
+    prefix.includes('://') ||
+    prefix.includes('@') ||
+    /^\+?www\./i.test(prefix) ||
+    /[A-Za-z0-9-]+\.[A-Za-z]{2,}\//.test(prefix) // a path after a scheme-less host
+  );
 }

@@ -5,7 +5,8 @@
  * A token counts only when the characters around it cannot continue a product name, so
  * "GPTBot" matches "GPTBot/1.2", "(compatible; GPTBot)" and "; GPTBot;", but not
  * "NotGPTBotX" or "GPTBot-Preview". Letters, digits, "_" and "-" continue a name; "/", ";",
- * space, brackets, "+" and "@" end it.
+ * space, brackets, "+" and "@" end it. One exception on the right: "-" followed by a digit
+ * starts a build number ("TSM-turingos-1253296984"), not a longer name.
  */
 export interface TokenMatcher<Entry> {
   /** The entry with the lowest table position among all tokens present, or null. */
@@ -13,6 +14,7 @@ export interface TokenMatcher<Entry> {
 }
 
 const NAME_CHARACTER = 'A-Za-z0-9_\\-';
+const CONTINUES_NAME = '[A-Za-z0-9_]|-[A-Za-z_\\-]';
 
 export function createTokenMatcher<Entry extends { token: string }>(entries: readonly Entry[]): TokenMatcher<Entry> {
   const byToken = new Map<string, { entry: Entry; position: number }>();
@@ -25,7 +27,7 @@ export function createTokenMatcher<Entry extends { token: string }>(entries: rea
   // Longest first, so that at one position a longer token is preferred over its prefix.
   const alternatives = [...byToken.keys()].sort((a, b) => b.length - a.length).map(escapeForRegExp);
   const pattern = new RegExp(
-    `(?<![${NAME_CHARACTER}])(?:${alternatives.join('|')})(?![${NAME_CHARACTER}])`,
+    `(?<![${NAME_CHARACTER}])(?:${alternatives.join('|')})(?!${CONTINUES_NAME})`,
     'gi',
   );
 
