@@ -12,8 +12,9 @@ import type { DatabaseSchema } from './schema.js';
 export function openSqliteDatabase(file: string): Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const connection = new BetterSqlite3(file);
-  connection.pragma('journal_mode = WAL');
+  // busy_timeout first: switching to WAL takes a lock another starting process may hold.
   connection.pragma('busy_timeout = 15000');
+  connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: connection }) });

@@ -4,6 +4,7 @@ import { ToolFailure } from './tool-failure.js';
 import { requireRegularFile } from './require-file.js';
 import { readText, splitLines } from './text-file.js';
 import { stat } from 'node:fs/promises';
+import { withFileSystemErrors } from './file-system-failure.js';
 
 export interface ReadFileInput {
   path: string;
@@ -30,7 +31,7 @@ export async function readFile(context: ToolContext, input: ReadFileInput): Prom
   const shown = resolved.relative;
   await requireRegularFile(context, resolved, shown);
   const hasRange = input.startLine !== undefined || input.endLine !== undefined;
-  const { size } = await stat(resolved.absolute);
+  const { size } = await withFileSystemErrors(shown, () => stat(resolved.absolute));
   if (!hasRange && size > maxReadBytes) {
     throw new ToolFailure(
       `${shown} is ${size} bytes, more than the ${maxReadBytes} bytes read at once; read it in parts with startLine and endLine.`,
@@ -43,12 +44,12 @@ export async function readFile(context: ToolContext, input: ReadFileInput): Prom
     return { path: shown, content: text, startLine: totalLines === 0 ? 0 : 1, endLine: totalLines, totalLines, truncated: false };
   }
   const startLine = input.startLine ?? 1;
-  const requestedEnd = input.endLine ?? totalLines;
   if (!Number.isInteger(startLine) || startLine < 1) throw new ToolFailure('startLine must be a whole number of at least 1.');
+  if (startLine > totalLines) throw new ToolFailure(`${shown} has only ${totalLines} lines; startLine ${startLine} is past the end.`);
+  const requestedEnd = input.endLine ?? totalLines;
   if (!Number.isInteger(requestedEnd) || requestedEnd < startLine) {
     throw new ToolFailure('endLine must be a whole number no smaller than startLine.');
   }
-  if (startLine > totalLines) throw new ToolFailure(`${shown} has only ${totalLines} lines; startLine ${startLine} is past the end.`);
   const endLine = Math.min(requestedEnd, totalLines);
   const picked: string[] = [];
   let bytes = 0;

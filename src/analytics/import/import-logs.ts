@@ -112,7 +112,7 @@ class LogImport {
           if (format === undefined) {
             undetected.push({ lineNumber, text });
             if (undetected.length < DETECTION_LINES) continue;
-            this.rejectUnrecognizedFile(file, undetected);
+            this.rejectUnrecognizedFile(file, undetected.splice(0));
             break;
           }
           parser = createLineParser(format, this.options.fieldMap);
@@ -124,7 +124,7 @@ class LogImport {
         if (this.handleLine(parser, identity, file, lineNumber, text)) await this.flush();
         if (this.counters.lines % PROGRESS_EVERY_LINES === 0) this.reportProgress();
       }
-      if (parser === undefined && undetected.length > 0) this.rejectUnrecognizedFile(file, undetected);
+      if (parser === undefined && undetected.length > 0) this.rejectUnrecognizedFile(file, undetected.splice(0));
     } finally {
       this.reader.close();
       this.reportProgress(this.sizes[this.fileIndex]);

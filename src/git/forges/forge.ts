@@ -1,0 +1,61 @@
+import type { GitAuth } from '../git-auth.js';
+
+/**
+ * What a job needs from wherever a project's docs repository lives: where to clone and push
+ * (with which credential), and a pull request to open or update. Every forge implements it;
+ * the orchestrator, never the model, calls it.
+ */
+export type ForgeKind = 'local' | 'github' | 'gitlab';
+
+/** Already decrypted by the caller; forges never see ciphertext or the store. */
+export type ForgeCredentials = ForgeTokenCredentials | ForgeAppCredentials;
+
+export interface ForgeTokenCredentials {
+  token: string;
+}
+
+/** A GitHub App installation: the forge mints short-lived installation tokens from it. */
+export interface ForgeAppCredentials {
+  appId: string;
+  privateKey: string;
+  installationId: string;
+}
+
+export interface ForgeProject {
+  id: string;
+  /** A local path for the local forge, else the forge's web URL of the repository. */
+  repository: string;
+  /** The base branch pull requests target. */
+  ref: string;
+  credentials: ForgeCredentials | null;
+}
+
+export interface ForgeRemote {
+  url: string;
+  auth: GitAuth | null;
+}
+
+export interface PullRequestRequest {
+  base: string;
+  head: string;
+  title: string;
+  body: string;
+}
+
+export interface PullRequestResult {
+  number: number;
+  url: string;
+  /** False when an open pull request for `head` already existed and was updated instead. */
+  created: boolean;
+}
+
+export interface Forge {
+  readonly kind: ForgeKind;
+  remote(project: ForgeProject): Promise<ForgeRemote>;
+  /** Idempotent per `head`: one open pull request per branch, however often it is called. */
+  openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest): Promise<PullRequestResult>;
+}
+
+export function isAppCredentials(credentials: ForgeCredentials): credentials is ForgeAppCredentials {
+  return 'appId' in credentials;
+}
