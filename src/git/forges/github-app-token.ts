@@ -1,6 +1,7 @@
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { Octokit } from '@octokit/rest';
 import type { Clock } from '../../core/clock.js';
+import { DocwrightError, isDocwrightError } from '../../core/errors.js';
 import type { ForgeAppCredentials } from './forge.js';
 import { forgeNotConfigured } from './forge-errors.js';
 import { callGitHub } from './github-request.js';
@@ -59,8 +60,9 @@ export class GitHubAppTokens {
     }
     const jwt = signAppJwt(credentials.appId, credentials.privateKey, this.options.clock.now());
     const octokit = new Octokit({ auth: jwt, baseUrl: this.options.apiBaseUrl, userAgent: this.options.userAgent });
+    const action = `exchanging a GitHub App JWT for an installation token (app ${credentials.appId}, installation ${credentials.installationId})`;
     const response = await callGitHub(
-      `exchanging a GitHub App JWT for an installation token (app ${credentials.appId}, installation ${credentials.installationId})`,
+      action,
       [jwt],
       (signal) =>
         octokit.rest.apps.createInstallationAccessToken({
@@ -68,7 +70,17 @@ export class GitHubAppTokens {
           request: { signal },
         }),
       this.options.requestTimeoutMs,
-    );
+    ).catch((error: unknown) => {
+      // Here a 404 means the installation, not a repository, is missing.
+      if (isDocwrightError(error) && error.code === 'forge_repository_not_found') {
+        throw new DocwrightError(
+          'forge_auth_failed',
+          `GitHub App ${credentials.appId} has no installation ${credentials.installationId}: install the App on the repository's owner and use that installation id.`,
+          { status: 502, cause: error },
+        );
+      }
+      throw error;
+    });
     const expiresAt = Date.parse(response.data.expires_at);
     return {
       token: response.data.token,
