@@ -18,7 +18,8 @@ export interface ProgressBarOptions {
   label?: string;
 }
 
-export type ProgressUpdate = Pick<ImportProgress, 'bytesRead' | 'hits'>;
+/** An ImportProgress fits; its `totalBytes`, when present, replaces the total given at creation. */
+export type ProgressUpdate = Pick<ImportProgress, 'bytesRead' | 'hits'> & Partial<Pick<ImportProgress, 'totalBytes'>>;
 
 export interface ProgressBar {
   /** Takes a progress report; usable directly as `onProgress`. Cheap to call often. */
@@ -43,19 +44,20 @@ export function createProgressBar(stream: ProgressOutput, totalBytes: number, op
   const startedAt = clock.now();
   // A plain output stays silent for the first interval, so a short import prints only its summary.
   let lastDrawAt = interactive ? Number.NEGATIVE_INFINITY : startedAt;
-  let latest: ProgressUpdate = { bytesRead: 0, hits: 0 };
+  let latest = { bytesRead: 0, hits: 0 };
+  let total = totalBytes;
   let finished = false;
 
   const describe = (now: number): { percent: string; fraction: number; details: string } => {
-    const fraction = totalBytes > 0 ? Math.min(1, latest.bytesRead / totalBytes) : 1;
+    const fraction = total > 0 ? Math.min(1, latest.bytesRead / total) : 1;
     const elapsed = (now - startedAt) / 1000;
     const rate = elapsed > 0 ? `${formatCount(latest.hits / elapsed)} hits/s` : '- hits/s';
     const remaining =
-      latest.bytesRead > 0 && elapsed > 0 ? formatDuration((elapsed * (totalBytes - latest.bytesRead)) / latest.bytesRead) : '-';
+      latest.bytesRead > 0 && elapsed > 0 ? formatDuration((elapsed * Math.max(0, total - latest.bytesRead)) / latest.bytesRead) : '-';
     return {
       fraction,
       percent: `${(fraction * 100).toFixed(1)}%`,
-      details: `${formatBytes(latest.bytesRead)}/${formatBytes(totalBytes)}  ${formatCount(latest.hits)} hits  ${rate}  ETA ${remaining}`,
+      details: `${formatBytes(latest.bytesRead)}/${formatBytes(total)}  ${formatCount(latest.hits)} hits  ${rate}  ETA ${remaining}`,
     };
   };
 
@@ -79,6 +81,7 @@ export function createProgressBar(stream: ProgressOutput, totalBytes: number, op
     update(progress) {
       if (finished) return;
       latest = { bytesRead: progress.bytesRead, hits: progress.hits };
+      if (progress.totalBytes !== undefined) total = progress.totalBytes;
       const now = clock.now();
       if (now - lastDrawAt < interval) return;
       lastDrawAt = now;

@@ -60,6 +60,15 @@ describe('progress bar on a terminal', () => {
     expect(output.writes).toHaveLength(3);
   });
 
+  test('a total carried by the progress report replaces the one given at creation', () => {
+    const clock = new ManualClock(0);
+    const output = capture(true);
+    const bar = createProgressBar(output, 0, { clock });
+    bar.update({ bytesRead: 50, hits: 1, totalBytes: 200 });
+    expect(output.writes[0]).toContain('25.0%');
+    expect(output.writes[0]).toContain('50 B/200 B');
+  });
+
   test('never writes a line wider than the terminal', () => {
     const clock = new ManualClock(0);
     const output = capture(true, 50);
