@@ -36,10 +36,102 @@ export interface MigrationsTable {
   applied_at: number;
 }
 
+export interface JobsTable {
+  id: string;
+  project_id: string;
+  status: string;
+  model: string;
+  repository: string;
+  ref: string;
+  branch: string;
+  pr_number: number | null;
+  pr_link: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: number;
+  updated_at: number;
+  archived_at: number | null;
+}
+
+export interface JobTurnsTable {
+  id: string;
+  job_id: string;
+  sequence: number;
+  prompt: string;
+  status: string;
+  final_message: string | null;
+  steps: string;
+  files_changed: string;
+  commit_sha: string | null;
+  problems: string;
+  error_code: string | null;
+  error_message: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  attempts: number;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export interface JobQueueTable {
+  job_id: string;
+  run_at: number;
+  locked_by: string | null;
+  locked_until: number | null;
+  created_at: number;
+}
+
+export interface JobEventsTable {
+  id: Generated<number>;
+  job_id: string;
+  type: string;
+  data: string;
+  created_at: number;
+}
+
+export interface RateLimitHitsTable {
+  id: Generated<number>;
+  project_id: string;
+  bucket: string;
+  at: number;
+}
+
+export interface IdempotencyKeysTable {
+  project_id: string;
+  key: string;
+  operation: string;
+  request_hash: string;
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface LocalPullRequestsTable {
+  project_id: string;
+  number: number;
+  title: string;
+  body: string;
+  base: string;
+  head: string;
+  state: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
   docwright_migrations: MigrationsTable;
+  jobs: JobsTable;
+  job_turns: JobTurnsTable;
+  job_queue: JobQueueTable;
+  job_events: JobEventsTable;
+  rate_limit_hits: RateLimitHitsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  local_pull_requests: LocalPullRequestsTable;
 }
 
 export type { Generated };
