@@ -50,6 +50,7 @@ export function checkFrontmatter(path: string, frontmatter: Frontmatter): DocsPr
   return [];
 }
 
+/** The first line of a yaml error, without its position, which counts from the frontmatter, not the file. */
 function firstLine(message: string): string {
-  return message.split('\n')[0] ?? message;
+  return (message.split('\n')[0] ?? message).replace(/ at line \d+, column \d+:?$/, '');
 }

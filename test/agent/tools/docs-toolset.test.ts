@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { readFile as readRaw } from 'node:fs/promises';
+import path from 'node:path';
+import type { ToolSet } from 'ai';
+import { createDocsToolset, REDACTED, createRedactor } from '../../../src/agent/tools/index.js';
+import { createTemporaryWorkspace, type TemporaryWorkspace } from './temporary-workspace.js';
+
+const TOKEN = 'ghp_5ecretT0kenValue/with+chars';
+let fixture: TemporaryWorkspace;
+
+beforeEach(async () => {
+  fixture = await createTemporaryWorkspace();
+});
+
+afterEach(async () => {
+  await fixture.remove();
+});
+
+function call(tools: ToolSet, name: string, input: object): Promise<unknown> {
+  const selected = tools[name];
+  if (selected?.execute === undefined) throw new Error(`no executable tool ${name}`);
+  return Promise.resolve(selected.execute(input as never, { toolCallId: `call-${name}`, messages: [] })) as Promise<unknown>;
+}
+
+describe('createDocsToolset', () => {
+  test('offers the eight documentation tools and nothing that runs commands', () => {
+    const { tools } = createDocsToolset({ workspace: fixture.workspace });
+    expect(Object.keys(tools).sort()).toEqual(
+      ['check_docs', 'delete_file', 'edit_file', 'list_files', 'move_file', 'read_file', 'search', 'write_file'].sort(),
+    );
+    for (const definition of Object.values(tools)) {
+      expect(definition.description).toBeTruthy();
+      expect(typeof definition.execute).toBe('function');
+    }
+  });
+
+  test('returns tool failures to the model as { ok: false, error } instead of throwing', async () => {
+    const { tools } = createDocsToolset({ workspace: fixture.workspace });
+    expect(await call(tools, 'read_file', { path: '../outside/secret.txt' })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/contains "\.\."/),
+    });
+    await fixture.put('a.md', 'one one');
+    expect(await call(tools, 'edit_file', { path: 'a.md', oldString: 'one', newString: 'two' })).toEqual({
+      ok: false,
+      error: 'oldString occurs 2 times in a.md; include more surrounding context so that it matches exactly once.',
+    });
+  });
+
+  test('hides internal errors behind a generic message and reports them to the host', async () => {
+    const reported: string[] = [];
+    const { tools } = createDocsToolset({
+      workspace: path.join(fixture.base, 'no-such-workspace'),
+      onUnexpectedError: (name) => reported.push(name),
+    });
+    const result = (await call(tools, 'read_file', { path: 'a.md' })) as { ok: boolean; error: string };
+    expect(result.ok).toBe(false);
+    expect(result.error).toMatch(/^read_file failed because of an internal error/);
+    expect(result.error).not.toContain(fixture.base);
+    expect(reported).toEqual(['read_file']);
+  });
+
+  test('redacts known secrets from contents, paths, search results, errors and docs problems', async () => {
+    await fixture.put('docs/leak.md', `token: ${TOKEN}\nurl: https://x-access-token:${encodeURIComponent(TOKEN)}@github.com/acme/docs\n`);
+    await fixture.put(`docs/${TOKEN.replace('/', '-')}.md`, '[x](/missing)');
+    const fileSecret = TOKEN.replace('/', '-');
+    const { tools, checkDocs } = createDocsToolset({ workspace: fixture.workspace, secrets: [TOKEN, fileSecret, '', 'ab'] });
+
+    const read = (await call(tools, 'read_file', { path: 'docs/leak.md' })) as { content: string };
+    expect(read.content).toBe(`token: ${REDACTED}\nurl: https://x-access-token:${REDACTED}@github.com/acme/docs\n`);
+    const listed = JSON.stringify(await call(tools, 'list_files', {}));
+    const searched = JSON.stringify(await call(tools, 'search', { query: 'token' }));
+    const failed = JSON.stringify(await call(tools, 'read_file', { path: `docs/${fileSecret}/x.md` }));
+    const problems = JSON.stringify(await checkDocs());
+    for (const output of [listed, searched, failed, problems]) {
+      expect(output).not.toContain(fileSecret);
+      expect(output).not.toContain(TOKEN);
+      expect(output).toContain(REDACTED);
+    }
+    // Secrets too short to be credentials are not applied, so ordinary text survives.
+    expect(listed).toContain('docs/leak.md');
+  });
+
+  test('tracks the files changed through the tools', async () => {
+    await fixture.put('old.md', 'old');
+    await fixture.put('gone.md', 'gone');
+    await fixture.put('page.md', 'Hello world');
+    const toolset = createDocsToolset({ workspace: fixture.workspace });
+    await call(toolset.tools, 'write_file', { path: 'new/page.mdx', content: '# New' });
+    await call(toolset.tools, 'edit_file', { path: 'page.md', oldString: 'world', newString: 'docs' });
+    await call(toolset.tools, 'move_file', { from: 'old.md', to: 'renamed.md' });
+    await call(toolset.tools, 'delete_file', { path: 'gone.md' });
+    await call(toolset.tools, 'write_file', { path: '.git/config', content: 'x' });
+    await call(toolset.tools, 'read_file', { path: 'page.md' });
+    expect(toolset.changedFiles()).toEqual(['gone.md', 'new/page.mdx', 'old.md', 'page.md', 'renamed.md']);
+    expect(toolset.changes()).toEqual([
+      { path: 'new/page.mdx', kind: 'written' },
+      { path: 'page.md', kind: 'edited' },
+      { path: 'old.md', kind: 'moved-from' },
+      { path: 'renamed.md', kind: 'moved-to' },
+      { path: 'gone.md', kind: 'deleted' },
+    ]);
+    expect(await readRaw(path.join(fixture.workspace, 'page.md'), 'utf8')).toBe('Hello docs');
+    expect(await readRaw(path.join(fixture.workspace, '.git', 'config'), 'utf8')).toMatch(/repositoryformatversion/);
+  });
+
+  test('check_docs is available to the model and to the orchestrator', async () => {
+    await fixture.put('page.mdx', 'Broken {');
+    const toolset = createDocsToolset({ workspace: fixture.workspace });
+    const viaTool = (await call(toolset.tools, 'check_docs', {})) as { problems: unknown[]; filesChecked: number };
+    expect(viaTool.filesChecked).toBe(1);
+    expect(viaTool.problems).toEqual([expect.objectContaining({ path: 'page.mdx', kind: 'mdx-syntax', line: 1 })]);
+    expect(await toolset.checkDocs()).toEqual(viaTool.problems);
+  });
+
+  test('rejects invalid limits', () => {
+    expect(() => createDocsToolset({ workspace: fixture.workspace, limits: { maxReadBytes: 0 } })).toThrow(/maxReadBytes/);
+  });
+});
+
+describe('createRedactor', () => {
+  test('replaces overlapping secrets whole, longest first, in nested values and keys', () => {
+    const redact = createRedactor(['secret-1234', 'secret-1234-extended']);
+    expect(redact({ 'k-secret-1234': ['a secret-1234-extended b', 7, null, { x: 'secret-1234' }] })).toEqual({
+      [`k-${REDACTED}`]: [`a ${REDACTED} b`, 7, null, { x: REDACTED }],
+    });
+  });
+});
