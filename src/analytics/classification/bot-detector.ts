@@ -1,5 +1,5 @@
 import crawlers from 'crawler-user-agents';
-import { isbot, isbotMatches } from 'isbot';
+import { isbot, isbotMatch } from 'isbot';
 import { createCrawlerPatternIndex } from './crawler-pattern-index.js';
 import { productTokenAt } from './product-token-name.js';
 
@@ -30,9 +30,10 @@ export function botName(userAgent: string): string | null {
     const name = productTokenAt(userAgent, crawler.start, crawler.start + crawler.text.length);
     if (name !== null) return name;
   }
-  for (const fragment of isbotMatches(userAgent)) {
-    const start = userAgent.indexOf(fragment);
-    if (start === -1) continue;
+  // isbotMatch, not isbotMatches: the latter compiles one expression per list item on every call.
+  const fragment = isbotMatch(userAgent);
+  const start = fragment === null ? -1 : userAgent.indexOf(fragment);
+  if (fragment !== null && start !== -1) {
     const name = productTokenAt(userAgent, start, start + fragment.length);
     if (name !== null) return name;
   }
