@@ -275,6 +275,12 @@ describe('importLogs', () => {
     expect(summary.hits).toBeLessThan(20_003);
   });
 
+  test('empty files and files of blank lines import nothing and fail nothing', async () => {
+    const { batches, summary } = await run({ files: [writeLog('empty.log', ''), writeLog('blank.log', '\n\r\n  \n')] });
+    expect(batches).toEqual([]);
+    expect(summary).toMatchObject({ files: 2, lines: 0, hits: 0, malformed: 0, failedFiles: [] });
+  });
+
   test('a missing file fails the import before anything is sent', async () => {
     const recorder = recordingSend();
     const missing = join(directory, 'does-not-exist.log');
