@@ -1,6 +1,5 @@
-import { lstat } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { realpath } from 'node:fs/promises';
 import type { ToolContext } from './tool-context.js';
 import { ToolFailure } from './tool-failure.js';
 import { globWorkspace } from './workspace-glob.js';
@@ -75,10 +74,13 @@ export async function searchFiles(context: ToolContext, input: SearchInput): Pro
     texts.push(text);
   }
 
-  const found = await scanWithRegex(
-    { pattern, flags, texts, maxMatches: limits.maxSearchResults + 1, maxLineLength: limits.maxSearchLineLength },
-    limits.searchTimeoutMs,
-  );
+  const found =
+    texts.length === 0
+      ? []
+      : await scanWithRegex(
+          { pattern, flags, texts, maxMatches: limits.maxSearchResults + 1, maxLineLength: limits.maxSearchLineLength },
+          limits.searchTimeoutMs,
+        );
   const matches = found.slice(0, limits.maxSearchResults).map((match) => ({
     path: paths[match.fileIndex]!,
     line: match.line,

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createToolContext, listFiles, readFile, ToolFailure, type ToolContext } from '../../../src/agent/tools/index.js';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { createToolContext, listFiles, readFile, searchFiles, ToolFailure, type ToolContext } from '../../../src/agent/tools/index.js';
 import { createTemporaryWorkspace, type TemporaryWorkspace } from './temporary-workspace.js';
 
 let fixture: TemporaryWorkspace;
@@ -114,6 +116,14 @@ describe('read_file', () => {
     expect(await failure(readFile(context, { path: 'latin1.txt' }))).toMatch(/binary/);
     expect(await failure(readFile(context, { path: 'docs' }))).toMatch(/directory/);
     expect(await failure(readFile(context, { path: 'docs/missing.md' }))).toMatch(/does not exist/);
+  });
+
+  test('refuses special files such as a FIFO without blocking on them', async () => {
+    await fixture.put('docs/real.md', 'pipe dreams');
+    execFileSync('mkfifo', [path.join(fixture.workspace, 'docs', 'pipe.md')]);
+    expect(await failure(readFile(context, { path: 'docs/pipe.md' }))).toMatch(/not a regular file/);
+    expect((await listFiles(context, {})).files).toEqual(['docs/real.md']);
+    expect((await searchFiles(context, { query: 'pipe' })).matches).toEqual([{ path: 'docs/real.md', line: 1, text: 'pipe dreams' }]);
   });
 
   test('reads through links inside the workspace but not out of it or into .git', async () => {
