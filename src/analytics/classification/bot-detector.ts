@@ -17,13 +17,16 @@ export interface BotDetection {
 }
 
 const crawlerIndex = createCrawlerPatternIndex(crawlers.map((crawler) => crawler.pattern));
+const COMPATIBLE_PRODUCT = /\(compatible;\s*/i;
+// The historical prefixes every browser-like user agent starts with; they name no product.
+const BROWSER_COMPATIBILITY_PREFIX = /^(?:Mozilla|Opera)$/i;
 
 export function detectBot(userAgent: string): BotDetection | null {
   if (!isbot(userAgent)) return null;
   return { name: botName(userAgent) };
 }
 
-/** The product name of an automated client; exported for the AI path, which names Markdown fetchers too. */
+/** The product name of a client already known to be automated. */
 export function botName(userAgent: string): string | null {
   const crawler = crawlerIndex.find(userAgent);
   if (crawler !== null) {
@@ -46,8 +49,3 @@ export function botName(userAgent: string): string | null {
   const leading = productTokenAt(userAgent, 0);
   return leading !== null && !BROWSER_COMPATIBILITY_PREFIX.test(leading) ? leading : null;
 }
-
-const COMPATIBLE_PRODUCT = /\(compatible;\s*/i;
-
-// The historical prefixes every browser-like user agent starts with; they name no product.
-const BROWSER_COMPATIBILITY_PREFIX = /^(?:Mozilla|Opera)$/i;
