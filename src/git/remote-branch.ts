@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import type { GitAuth } from './git-auth.js';
-import { validateRefName, validateRemoteUrl } from './ref-name.js';
+import { validateRefName } from './ref-name.js';
+import { validateRemoteUrl } from './remote-url.js';
 import { runGit } from './run-git.js';
 
 export interface RemoteQueryOptions {
@@ -24,10 +25,10 @@ export async function remoteBranchCommit(
   auth?: GitAuth | null,
   options: RemoteQueryOptions = {},
 ): Promise<string | null> {
-  validateRemoteUrl(remoteUrl);
+  const url = validateRemoteUrl(remoteUrl);
   const name = validateRefName(branch, 'branch');
   const fullName = `refs/heads/${name}`;
-  const result = await runGit(['ls-remote', '--heads', '--exit-code', '--', remoteUrl, fullName], {
+  const result = await runGit(['ls-remote', '--heads', '--exit-code', '--', url, fullName], {
     // Outside any repository, so the caller's working directory cannot influence the query.
     cwd: tmpdir(),
     auth: auth ?? null,

@@ -4,13 +4,15 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { DocwrightError } from '../core/errors.js';
 import { readDiff, tryResolveCommit, type UnifiedDiff } from './diff-between.js';
 import type { GitAuth } from './git-auth.js';
-import { validateRefName, validateRemoteUrl } from './ref-name.js';
+import { validateRefName } from './ref-name.js';
+import { isLocalPath, validateRemoteUrl } from './remote-url.js';
 import { remoteBranchExists } from './remote-branch.js';
 import { GitCommandError, runGit, type GitResult } from './run-git.js';
 
 export { deriveCommitMessage, type CommitMessageInput } from './commit-message.js';
 export { diffBetween, type UnifiedDiff, type DiffOptions } from './diff-between.js';
 export { remoteBranchExists, remoteBranchCommit } from './remote-branch.js';
+export { isLocalPath } from './remote-url.js';
 
 export const AGENT_NAME = 'Docwright Agent';
 export const AGENT_EMAIL = 'agent@docwright.invalid';
@@ -198,14 +200,6 @@ class GitWorkspace implements Workspace {
     }
     return tryResolveCommit(this.directory, 'FETCH_HEAD', 'fromRef');
   }
-}
-
-/** Git treats anything that is neither `scheme://…` nor scp-like `host:path` as a local path. */
-export function isLocalPath(remoteUrl: string): boolean {
-  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(remoteUrl)) return false;
-  const colon = remoteUrl.indexOf(':');
-  const slash = remoteUrl.indexOf('/');
-  return colon === -1 || (slash !== -1 && slash < colon);
 }
 
 function describeRemote(remoteUrl: string): string {

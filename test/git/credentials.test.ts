@@ -97,7 +97,9 @@ describe('credentials over smart HTTP', () => {
     expect(environment).not.toContain('GIT_DIR=');
     expect(environment).not.toContain('GIT_SSH_COMMAND=');
     expect(environment).not.toContain('evil.example');
-    expect(environment).toContain('GIT_TERMINAL_PROMPT=0');
+    for (const pinned of ['GIT_TERMINAL_PROMPT=0', 'GIT_CONFIG_NOSYSTEM=1', 'GIT_CONFIG_GLOBAL=/dev/null', 'LANG=C']) {
+      expect(environment).toContain(pinned);
+    }
   });
 
   test('a wrong token fails with git_failed and the message does not reveal it', async () => {

@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { DocwrightError } from '../../src/core/errors.js';
-import { refNameProblem, validateRefName, validateRemoteUrl } from '../../src/git/ref-name.js';
+import { refNameProblem, validateRefName } from '../../src/git/ref-name.js';
+import { validateRemoteUrl } from '../../src/git/remote-url.js';
 
 /** The reference implementation: git's own check, one-level names allowed. */
 function gitAccepts(name: string): boolean {
@@ -55,7 +56,11 @@ describe('validateRefName and validateRemoteUrl', () => {
     expect((caught as DocwrightError).errors).toEqual([{ path: 'branch', message: 'must not start with "-"' }]);
   });
 
-  test.each(['/srv/docs', './docs', 'https://github.com/acme/docs.git', 'file:///srv/docs.git', 'git@github.com:acme/docs.git', 'ssh://git@host:22/docs.git', 'https://token@host/docs.git'])(
+  test('pins a relative path to the current directory', () => {
+    expect(validateRemoteUrl('./docs')).toBe(`${process.cwd()}/docs`);
+  });
+
+  test.each(['/srv/docs', 'https://github.com/acme/docs.git', 'file:///srv/docs.git', 'git@github.com:acme/docs.git', 'ssh://git@host:22/docs.git', 'https://token@host/docs.git'])(
     'accepts remote %j',
     (url) => {
       expect(validateRemoteUrl(url)).toBe(url);

@@ -137,6 +137,23 @@ describe('prepareWorkspace against a non-bare local repository (local forge)', (
     expect(error.message).toContain('"release"');
   });
 
+  test('hooks and commands planted in the clone never run', async () => {
+    const source = createRepository(join(temp.path, 'docs'));
+    const workspace = await prepareWorkspace({ remoteUrl: source, baseRef: 'main', branch: 'docwright/hooks', directory: join(temp.path, 'w') });
+    const marker = join(temp.path, 'ran');
+    for (const hook of ['pre-commit', 'commit-msg', 'post-commit', 'pre-push']) {
+      writeFileSync(join(workspace.directory, '.git', 'hooks', hook), `#!/bin/sh\ntouch '${marker}-${hook}'\nexit 1\n`, { mode: 0o755 });
+    }
+    fixtureGit(workspace.directory, 'config', 'core.fsmonitor', `touch '${marker}-fsmonitor'; false`);
+    writeFiles(workspace.directory, { 'a.md': 'a\n' });
+    expect(await workspace.changedFiles()).toEqual(['a.md']);
+    expect(await workspace.commitAll({ message: 'Add a' })).not.toBeNull();
+    await workspace.push();
+    for (const name of ['pre-commit', 'commit-msg', 'post-commit', 'pre-push', 'fsmonitor']) {
+      expect(existsSync(`${marker}-${name}`), name).toBe(false);
+    }
+  });
+
   test('refuses a workspace directory that already has content', async () => {
     const source = createRepository(join(temp.path, 'docs'));
     writeFiles(join(temp.path, 'busy'), { 'x.txt': 'x' });
