@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { isDocwrightError } from '../core/errors.js';
 import { ConfigError } from '../config/load-config.js';
+import { analyticsCommand } from './commands/analytics-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { projectsCommand } from './commands/projects-command.js';
 import { migrateCommand, serveCommand } from './commands/server-commands.js';
@@ -15,6 +16,7 @@ program.addCommand(serveCommand());
 program.addCommand(migrateCommand());
 program.addCommand(projectsCommand());
 program.addCommand(keysCommand());
+program.addCommand(analyticsCommand());
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`docwright: ${message}\n`);

@@ -1,0 +1,47 @@
+import { DocwrightError } from '../core/errors.js';
+import type { ApiClient } from './api-client.js';
+import { parseVisitorsPage, type VisitorsPage } from './analytics-api-types.js';
+import { withRetries, type RetryOptions } from './analytics-retry.js';
+
+export interface VisitorsQuery {
+  projectId: string;
+  dateFrom?: string;
+  dateTo?: string;
+  /** The API's `limit`, 1 to 250. */
+  pageSize: number;
+}
+
+export interface WalkedPage extends VisitorsPage {
+  offset: number;
+}
+
+/** Reading is idempotent, so a long walk should survive a server restart or a dropped connection. */
+const READ_RETRIES: Omit<RetryOptions, 'signal' | 'onRetry'> = { retries: 4, baseDelayMs: 500, maxDelayMs: 8000 };
+
+/**
+ * Every page of the visitors endpoint, in order: offset grows by the page size while the
+ * server says `hasMore`, exactly as interface.md prescribes for offset pagination.
+ */
+export async function* walkVisitorPages(
+  client: ApiClient,
+  query: VisitorsQuery,
+  retry: Partial<RetryOptions> = {},
+): AsyncGenerator<WalkedPage> {
+  const path = `/v1/analytics/${encodeURIComponent(query.projectId)}/visitors`;
+  for (let offset = 0; ; offset += query.pageSize) {
+    const response = await withRetries(
+      () =>
+        client.request<unknown>(path, {
+          query: { dateFrom: query.dateFrom, dateTo: query.dateTo, limit: query.pageSize, offset },
+        }),
+      { ...READ_RETRIES, ...retry },
+    );
+    const page = parseVisitorsPage(response.body);
+    yield { ...page, offset };
+    if (!page.hasMore) return;
+    // A server that claims more but sends nothing would keep this loop going forever.
+    if (page.visitors.length === 0) {
+      throw new DocwrightError('unexpected_response', `The server answered hasMore with an empty page at offset ${offset}.`);
+    }
+  }
+}

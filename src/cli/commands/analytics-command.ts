@@ -1,0 +1,175 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  createProgressBar, formatImportSummary, importLogs, ImportAbortedError, MAX_BATCH_SIZE, type FieldMap, type ImportSummary,
+  type LogFormatChoice,
+} from '../../analytics/import/index.js';
+import { ApiClient } from '../api-client.js';
+import { createEventSender, type RejectedHitExample } from '../analytics-event-sender.js';
+import { collectFieldMapping, parseDateOption, parseImportFormat } from '../analytics-options.js';
+import { createVisitorsWriter, VISITORS_FORMATS, type VisitorsFormat } from '../analytics-visitors-output.js';
+import { walkVisitorPages } from '../analytics-visitors-walk.js';
+import { createWalkProgress } from '../analytics-walk-progress.js';
+import { printJson } from '../output.js';
+import { parseLimit } from '../parse-options.js';
+
+const MAX_PAGE_SIZE = 250;
+
+const VISITORS_HELP = `
+Walks every page of GET /v1/analytics/{project}/visitors (offset += page size while
+hasMore) and prints the site-wide totals and every page's counts, most visited first.
+"human" and "ai" count unique visitors of each class; "total" counts each visitor once,
+so it can be lower than human + ai. Dates are UTC; --to is exclusive.
+
+Formats:
+  table  aligned columns TOTAL HUMAN AI PATH, after the totals (default)
+  csv    RFC 4180, columns scope,path,human,ai,total: one "site" row with the totals
+         (empty path), then one "page" row per path
+  json   {"totals": {...}, "visitors": [{path, human, ai, total}, ...]}
+
+Progress goes to stderr when the walk takes more than a second.
+
+Environment: DOCWRIGHT_URL (default http://127.0.0.1:3000), DOCWRIGHT_API_KEY.
+
+Examples:
+  docwright analytics visitors --project prj_123 --from 2025-06-01 --to 2025-07-01
+  docwright analytics visitors --project prj_123 --format csv > visitors.csv`;
+
+const IMPORT_HELP = `
+Reads web-server access logs (plain or .gz), keeps page views (successful GETs of
+pages, not assets or redirects), and sends them in batches to
+POST /v1/analytics/{project}/events. Each hit carries an id derived from its file and
+line, so importing the same file twice does not count it twice. Batches that fail with
+429, 5xx or a network error are retried with backoff, up to 5 times.
+
+Formats: combined and common (Apache/nginx), jsonl (one JSON object per line; the
+usual member names are recognized, --field maps others), or auto (the default: detected
+per file). A progress bar goes to stderr; the summary goes to stdout.
+
+Examples:
+  docwright analytics import --project prj_123 /var/log/nginx/access.log*
+  docwright analytics import --project prj_123 --format jsonl --field path=req.uri \\
+    --field timestamp=ts caddy.json`;
+
+export function analyticsCommand(): Command {
+  const command = new Command('analytics').description('Visitor analytics of a project on a running server (DOCWRIGHT_URL, DOCWRIGHT_API_KEY).');
+  command.addCommand(visitorsCommand());
+  command.addCommand(importCommand());
+  return command;
+}
+
+interface VisitorsOptions {
+  project: string;
+  from?: string;
+  to?: string;
+  format: VisitorsFormat;
+  pageSize: number;
+  json?: boolean;
+}
+
+function visitorsCommand(): Command {
+  return new Command('visitors')
+    .description('Unique human and AI visitors, site-wide and per page, over a date range (every page of results).')
+    .requiredOption('--project <id>', 'project id')
+    .option('--from <date>', 'first day included: YYYY-MM-DD or an ISO 8601 date-time (default: no lower bound)')
+    .option('--to <date>', 'end, exclusive: YYYY-MM-DD or an ISO 8601 date-time (default: no upper bound)')
+    .addOption(new Option('--format <format>', 'output format').choices([...VISITORS_FORMATS]).default('table'))
+    .option('--json', 'same as --format json')
+    .option('--page-size <n>', `rows per request, 1-${MAX_PAGE_SIZE}`, (value) => parseLimit(value, MAX_PAGE_SIZE, '--page-size'), MAX_PAGE_SIZE)
+    .addHelpText('after', VISITORS_HELP)
+    .action(async (options: VisitorsOptions) => {
+      const from = options.from === undefined ? undefined : parseDateOption(options.from, '--from');
+      const to = options.to === undefined ? undefined : parseDateOption(options.to, '--to');
+      if (from && to && from.instant > to.instant) throw new InvalidArgumentError('--from must not be after --to.');
+      const client = new ApiClient();
+      client.headers();
+      const context = { projectId: options.project, dateFrom: from?.text, dateTo: to?.text };
+      const writer = createVisitorsWriter(options.json ? 'json' : options.format, (text) => process.stdout.write(text), context);
+      const progress = createWalkProgress(process.stderr);
+      let pages = 0;
+      let rows = 0;
+      try {
+        for await (const page of walkVisitorPages(client, { ...context, pageSize: options.pageSize })) {
+          if (pages === 0) writer.start(page.totals);
+          writer.rows(page.visitors);
+          pages++;
+          rows += page.visitors.length;
+          progress.update(pages, rows);
+        }
+      } finally {
+        progress.finish();
+      }
+      writer.end();
+    });
+}
+
+interface ImportCommandOptions {
+  project: string;
+  format: LogFormatChoice;
+  field?: FieldMap;
+  batchSize: number;
+  json?: boolean;
+}
+
+function importCommand(): Command {
+  return new Command('import')
+    .description('Import access logs (combined, common, JSON lines; plain or gzip) as page hits.')
+    .argument('<file...>', 'log files, read in the order given')
+    .requiredOption('--project <id>', 'project id')
+    .option('--format <format>', 'auto, combined, common or jsonl', parseImportFormat, 'auto' as LogFormatChoice)
+    .option('--field <name=column>', 'JSON-lines member holding a value (repeatable), e.g. path=req.uri; names: timestamp, path, userAgent, ip, referrer, status, method, accept, visitorId', collectFieldMapping)
+    .option('--batch-size <n>', `hits per request, 1-${MAX_BATCH_SIZE}`, (value) => parseLimit(value, MAX_BATCH_SIZE, '--batch-size'), MAX_BATCH_SIZE)
+    .option('--json', 'print the summary as JSON')
+    .addHelpText('after', IMPORT_HELP)
+    .action(async (files: string[], options: ImportCommandOptions) => {
+      const client = new ApiClient();
+      client.headers();
+      const controller = new AbortController();
+      const interrupt = (): void => {
+        if (controller.signal.aborted) process.exit(130);
+        process.stderr.write('\nstopping: waiting for the batches in flight (Ctrl-C again to quit at once)\n');
+        controller.abort(new Error('interrupted'));
+      };
+      process.on('SIGINT', interrupt);
+      const sender = createEventSender(client, options.project, {
+        signal: controller.signal,
+        retry: {
+          onRetry: (error, attempt, delayMs) =>
+            process.stderr.write(`\nretrying a batch in ${(delayMs / 1000).toFixed(1)} s (attempt ${attempt + 1}): ${(error as Error).message}\n`),
+        },
+      });
+      const bar = createProgressBar(process.stderr, 0, { label: 'import' });
+      let summary: ImportSummary;
+      try {
+        summary = await importLogs({
+          files,
+          format: options.format,
+          fieldMap: options.field,
+          batchSize: options.batchSize,
+          send: sender.send,
+          onProgress: bar.update,
+          signal: controller.signal,
+        });
+      } catch (error) {
+        bar.finish();
+        if (!(error instanceof ImportAbortedError)) throw error;
+        printImportResult(error.summary, sender.rejectedExamples, options.json, true);
+        process.exitCode = 130;
+        return;
+      } finally {
+        process.off('SIGINT', interrupt);
+      }
+      bar.finish();
+      printImportResult(summary, sender.rejectedExamples, options.json, false);
+      // Hits the server refused or files that broke off are worth a non-zero exit for scripts.
+      if (summary.rejected > 0 || summary.failedFiles.length > 0) process.exitCode = 1;
+    });
+}
+
+function printImportResult(summary: ImportSummary, rejected: readonly RejectedHitExample[], json: boolean | undefined, interrupted: boolean): void {
+  if (json) return printJson({ ...summary, interrupted, rejectedExamples: rejected });
+  if (interrupted) process.stdout.write('Interrupted; what was sent before stopping:\n');
+  process.stdout.write(`${formatImportSummary(summary)}\n`);
+  if (rejected.length === 0) return;
+  process.stdout.write('  rejected hits (first ones):\n');
+  for (const example of rejected) process.stdout.write(`    ${example.path || example.id}  ${example.code}: ${example.message}\n`);
+}
