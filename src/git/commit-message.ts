@@ -30,13 +30,17 @@ export function deriveCommitMessage(input: CommitMessageInput): string {
 }
 
 function deriveSubject(input: CommitMessageInput): string {
-  const source = firstSentence(input.summary ?? '') || firstSentence(input.prompt);
+  const source = cleanSubject(input.summary ?? '') || cleanSubject(input.prompt);
   if (source.length === 0) {
     const count = new Set(input.changedFiles).size;
-    return count === 1 ? `Update ${input.changedFiles[0] ?? 'documentation'}`.slice(0, MAX_SUBJECT_LENGTH) : 'Update documentation';
+    return count === 1 ? shorten(`Update ${input.changedFiles[0] ?? 'documentation'}`, MAX_SUBJECT_LENGTH) : 'Update documentation';
   }
-  const capitalised = source.charAt(0).toUpperCase() + source.slice(1);
-  return shorten(capitalised.replace(/[.:;,\s]+$/, ''), MAX_SUBJECT_LENGTH);
+  return shorten(source.charAt(0).toUpperCase() + source.slice(1), MAX_SUBJECT_LENGTH);
+}
+
+/** The first sentence without trailing punctuation; empty when nothing is left to say. */
+function cleanSubject(text: string): string {
+  return firstSentence(text).replace(/[.:;,\s]+$/, '');
 }
 
 /** The first line, and of it the first sentence: subjects describe, bodies explain. */
