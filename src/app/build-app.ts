@@ -85,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true }, staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
+  app.decorateRequest('idempotency', null);
   installAuthentication(app, services.keys);
   registerHealthRoutes(app, services.database);
   for (const feature of options.features ?? []) await feature(app, services);

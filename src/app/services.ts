@@ -1,9 +1,18 @@
+import type { LanguageModel } from 'ai';
 import type { Clock } from '../core/clock.js';
 import { SecretBox } from '../core/secret-box.js';
 import type { Config } from '../config/load-config.js';
 import type { Database } from '../db/database.js';
 import { ApiKeyService } from '../keys/api-key-service.js';
 import { ProjectRepository } from '../projects/project-repository.js';
+import { Notifier } from '../queue/notifier.js';
+import { JobQueue } from '../queue/job-queue.js';
+import { SlidingWindowLimiter } from '../rate-limit/sliding-window-limiter.js';
+import { JobService } from '../jobs/job-service.js';
+import { JobRepository } from '../jobs/job-repository.js';
+import { createForgeRegistry, type ForgeRegistry } from '../git/forges/forge-registry.js';
+import { resolveLanguageModel } from '../agent/model-provider.js';
+import { IdempotencyStore } from './idempotency.js';
 
 /** Everything the HTTP routes, the worker and the CLI share; built once per process. */
 export interface Services {
@@ -13,16 +22,53 @@ export interface Services {
   secretBox: SecretBox;
   projects: ProjectRepository;
   keys: ApiKeyService;
+  notifier: Notifier;
+  queue: JobQueue;
+  limiter: SlidingWindowLimiter;
+  jobs: JobService;
+  jobRepository: JobRepository;
+  idempotency: IdempotencyStore;
+  forges: ForgeRegistry;
+  /** Maps a job's model id to a model; tests and benchmarks may pass their own. */
+  resolveModel: (modelId: string) => LanguageModel;
+  /** Every credential value this process knows; masked wherever the model could see it. */
+  secrets: string[];
+  close(): Promise<void>;
 }
 
-export function createServices(input: { config: Config; database: Database; clock: Clock }): Services {
+export interface ServiceOverrides {
+  resolveModel?: (modelId: string) => LanguageModel;
+}
+
+export async function createServices(input: { config: Config; database: Database; clock: Clock } & ServiceOverrides): Promise<Services> {
   const { config, database, clock } = input;
+  const notifier = await Notifier.create(database);
+  const projects = new ProjectRepository(database.db, clock);
+  const limiter = new SlidingWindowLimiter(database, clock, 'agent');
+  const jobRepository = new JobRepository(database.db);
+  const models = config.models;
+  const secrets = [config.secret, models.anthropicApiKey, models.openaiApiKey, models.openaiCompatibleApiKey].filter(
+    (value): value is string => typeof value === 'string' && value.length >= 8,
+  );
   return {
     config,
     database,
     clock,
     secretBox: new SecretBox(config.secret),
-    projects: new ProjectRepository(database.db, clock),
+    projects,
     keys: new ApiKeyService(database.db, clock),
+    notifier,
+    queue: new JobQueue(database, clock),
+    limiter,
+    jobRepository,
+    jobs: new JobService({ database, clock, notifier, limiter, repository: jobRepository, defaultModel: models.defaultModel, defaultRateLimit: config.rateLimitPerHour }),
+    idempotency: new IdempotencyStore(database, clock),
+    forges: createForgeRegistry(config, database, clock),
+    resolveModel: input.resolveModel ?? ((modelId) => resolveLanguageModel(modelId, models)),
+    secrets,
+    async close() {
+      await notifier.close();
+      await database.close();
+    },
   };
 }

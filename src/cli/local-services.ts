@@ -8,6 +8,6 @@ export async function withLocalServices<T>(run: (services: Services) => Promise<
   try {
     return await run(services);
   } finally {
-    await services.database.close();
+    await services.close();
   }
 }

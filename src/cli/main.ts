@@ -4,7 +4,7 @@ import { ConfigError } from '../config/load-config.js';
 import { analyticsCommand } from './commands/analytics-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { projectsCommand } from './commands/projects-command.js';
-import { migrateCommand, serveCommand } from './commands/server-commands.js';
+import { migrateCommand, serveCommand, workerCommand } from './commands/server-commands.js';
 
 const program = new Command('docwright')
   .description('Docwright: AI agent jobs for documentation, and visitor analytics that tell humans from AI.')
@@ -13,6 +13,7 @@ const program = new Command('docwright')
   .exitOverride();
 
 program.addCommand(serveCommand());
+program.addCommand(workerCommand());
 program.addCommand(migrateCommand());
 program.addCommand(projectsCommand());
 program.addCommand(keysCommand());

@@ -43,6 +43,7 @@ export const environmentSchema = z.object({
   DOCWRIGHT_BODY_LIMIT: positiveInteger.default(1_048_576),
   DOCWRIGHT_TRUST_PROXY: booleanFlag,
   DOCWRIGHT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  DOCWRIGHT_JOB_LEASE_SECONDS: z.coerce.number().positive().max(3_600).default(60),
   DOCWRIGHT_JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
   DOCWRIGHT_JOB_MAX_STEPS: z.coerce.number().int().min(1).max(1_000).default(50),
   DOCWRIGHT_JOB_MAX_TOKENS: positiveInteger.default(2_000_000),

@@ -26,6 +26,7 @@ export interface Config {
   worker: {
     concurrency: number;
     maxAttempts: number;
+    leaseMs: number;
     shutdownTimeoutMs: number;
   };
   budgets: { maxSteps: number; maxTokens: number; maxDurationMs: number };
@@ -96,6 +97,7 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
     worker: {
       concurrency: environment.DOCWRIGHT_WORKER_CONCURRENCY,
       maxAttempts: environment.DOCWRIGHT_JOB_MAX_ATTEMPTS,
+      leaseMs: Math.round(environment.DOCWRIGHT_JOB_LEASE_SECONDS * 1000),
       shutdownTimeoutMs: environment.DOCWRIGHT_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     },
     budgets: {

@@ -1,6 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../app/services.js';
 import { registerProjectRoutes } from '../projects/project-routes.js';
+import { registerJobRoutes } from '../jobs/job-routes.js';
+import { registerJobConversationRoutes } from '../jobs/job-conversation-routes.js';
+import { registerLocalPullRequestRoutes } from '../git/forges/local-pull-request-page.js';
 
 /** The route plugins of every feature, in registration order. */
-export const features: ReadonlyArray<(app: FastifyInstance, services: Services) => void | Promise<void>> = [registerProjectRoutes];
+export const features: ReadonlyArray<(app: FastifyInstance, services: Services) => void | Promise<void>> = [
+  registerProjectRoutes,
+  registerJobRoutes,
+  registerJobConversationRoutes,
+  registerLocalPullRequestRoutes,
+];

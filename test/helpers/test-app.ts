@@ -29,7 +29,7 @@ export async function createTestApp(dialect: Dialect, environment: Record<string
   const testDatabase = await openTestDatabase(dialect);
   const config = testConfig(testDatabase.dataDir, environment);
   const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
-  const services = createServices({ config, database: testDatabase.database, clock });
+  const services = await createServices({ config, database: testDatabase.database, clock });
   const app = await buildApp({ services, logger: createLogger({ level: 'silent' }), features });
   return {
     app,
@@ -39,6 +39,7 @@ export async function createTestApp(dialect: Dialect, environment: Record<string
     testDatabase,
     async close() {
       await app.close();
+      await services.notifier.close();
       await testDatabase.close();
     },
   };

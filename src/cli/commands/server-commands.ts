@@ -4,7 +4,8 @@ import { createLogger } from '../../app/logger.js';
 import { openDatabase } from '../../db/open-database.js';
 import { migrate } from '../../db/migrator.js';
 import { systemClock } from '../../core/clock.js';
-import { startServer } from '../../server/start-server.js';
+import { startServer, startWorker } from '../../server/start-server.js';
+import { missingModelCredentials } from '../../agent/model-provider.js';
 
 /** Stops `stop` on the first SIGTERM/SIGINT; a second signal exits at once. */
 function onShutdownSignal(stop: (signal: string) => Promise<void>): void {
@@ -28,7 +29,9 @@ export function serveCommand(): Command {
     .action(async (options: { worker: boolean }) => {
       const config = loadConfig();
       const logger = createLogger({ level: config.logLevel });
-      const server = await startServer({ config, logger });
+      const warning = missingModelCredentials(config.models.defaultModel, config.models);
+      if (warning) logger.warn(warning);
+      const server = await startServer({ config, logger, worker: options.worker });
       logger.info(
         { url: server.url, publicUrl: config.publicUrl, database: server.services.database.dialect, dataDir: config.dataDir, worker: options.worker },
         `Docwright listening on ${server.url} (API reference at ${config.publicUrl}/docs)`,
@@ -41,6 +44,24 @@ export function serveCommand(): Command {
         }, config.worker.shutdownTimeoutMs);
         timer.unref();
         await server.stop();
+        logger.info('stopped');
+      });
+    });
+}
+
+export function workerCommand(): Command {
+  return new Command('worker')
+    .description('Run a job worker only (no HTTP). Start several against one PostgreSQL database to share the work.')
+    .action(async () => {
+      const config = loadConfig();
+      const logger = createLogger({ level: config.logLevel });
+      const warning = missingModelCredentials(config.models.defaultModel, config.models);
+      if (warning) logger.warn(warning);
+      const running = await startWorker({ config, logger });
+      logger.info({ workerId: running.worker.workerId, database: running.services.database.dialect, concurrency: config.worker.concurrency }, 'Docwright worker started');
+      onShutdownSignal(async (signal) => {
+        logger.info({ signal }, 'shutting down: finishing running turns');
+        await running.stop();
         logger.info('stopped');
       });
     });

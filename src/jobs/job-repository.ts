@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import { notFound } from '../core/errors.js';
+import type { DatabaseSchema, JobsTable } from '../db/schema.js';
+import type { Executor } from '../db/transaction.js';
+import { jobFromRow, turnFromRow, type Job, type JobStatus, type JobTurn } from './job.js';
+
+/** Reads of jobs and their conversations; every read is scoped to the caller's project. */
+export class JobRepository {
+  constructor(private readonly db: Kysely<DatabaseSchema>) {}
+
+  async findRow(executor: Executor, projectId: string, jobId: string): Promise<JobsTable | undefined> {
+    return executor.selectFrom('jobs').selectAll().where('id', '=', jobId).where('project_id', '=', projectId).executeTakeFirst();
+  }
+
+  async getRow(executor: Executor, projectId: string, jobId: string): Promise<JobsTable> {
+    const row = await this.findRow(executor, projectId, jobId);
+    if (!row) throw notFound(`No job with id "${jobId}" in this project.`);
+    return row;
+  }
+
+  async get(projectId: string, jobId: string): Promise<Job> {
+    return jobFromRow(await this.getRow(this.db, projectId, jobId));
+  }
+
+  /** Newest first; one extra row tells whether there are more. */
+  async list(projectId: string, options: { status?: JobStatus; limit: number; offset: number }): Promise<{ jobs: Job[]; hasMore: boolean }> {
+    let query = this.db.selectFrom('jobs').selectAll().where('project_id', '=', projectId);
+    if (options.status) query = query.where('status', '=', options.status);
+    const rows = await query
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(options.limit + 1)
+      .offset(options.offset)
+      .execute();
+    return { jobs: rows.slice(0, options.limit).map(jobFromRow), hasMore: rows.length > options.limit };
+  }
+
+  async turns(projectId: string, jobId: string): Promise<JobTurn[]> {
+    await this.getRow(this.db, projectId, jobId);
+    const rows = await this.db.selectFrom('job_turns').selectAll().where('job_id', '=', jobId).orderBy('sequence', 'asc').execute();
+    return rows.map(turnFromRow);
+  }
+}

@@ -1,0 +1,136 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Services } from '../app/services.js';
+import { problemSchema } from '../app/problem.js';
+import { authProblems } from '../projects/project-routes.js';
+import { rateLimitHeaders } from '../rate-limit/sliding-window-limiter.js';
+import { jobParamsSchema, jobSchema, listQuerySchema, promptBodySchema } from './job-schemas.js';
+import type { JobStatus } from './job.js';
+
+const projectParams = z.object({ projectId: z.string().min(1).max(100) });
+const security = [{ bearerAuth: [] }];
+const rateLimitedProblems = {
+  ...authProblems,
+  400: problemSchema.describe('The body is not valid: errors[] lists the fields.'),
+  422: problemSchema.describe('The Idempotency-Key was used before with another body.'),
+  429: problemSchema.describe('The project used its 100 creates and messages of the last hour; see Retry-After.'),
+};
+
+/**
+ * The create and message operations share one rate budget; every answer of theirs after
+ * authentication carries the RateLimit headers, also errors that did not spend anything.
+ */
+function rateLimitHooks(services: Services) {
+  return {
+    preHandler: async (request: FastifyRequest, reply: FastifyReply) => services.idempotency.begin(request, reply, request.routeOptions.url ?? ''),
+    onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      await services.idempotency.finish(request, reply, payload);
+      if (request.principal && !reply.hasHeader('RateLimit')) {
+        const project = await services.projects.find(request.principal.projectId);
+        if (project) reply.headers(rateLimitHeaders(await services.limiter.peek(project.id, services.jobs.rateLimitFor(project))));
+      }
+      return payload;
+    },
+  };
+}
+
+export function registerJobRoutes(app: FastifyInstance, services: Services): void {
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+  const hooks = rateLimitHooks(services);
+
+  routes.post(
+    '/v2/agent/:projectId/job',
+    {
+      config: { access: 'admin' },
+      ...hooks,
+      schema: {
+        tags: ['agent jobs'],
+        summary: 'Create an agent job',
+        description:
+          'Queues the instruction; the agent runs in the background, edits the docs repository and opens a pull request. Poll GET …/job/{id} until status is not active. Shares the project rate limit (100 per sliding hour) with the message operation. Supports the Idempotency-Key header.',
+        security,
+        params: projectParams,
+        body: promptBodySchema,
+        response: { 201: jobSchema, ...rateLimitedProblems, 409: problemSchema.describe('A request with the same Idempotency-Key is still running.') },
+      },
+    },
+    async (request, reply) => {
+      const project = await services.projects.get(request.params.projectId);
+      const { job, rateLimit } = await services.jobs.create(project, request.body.prompt);
+      return reply.status(201).headers(rateLimitHeaders(rateLimit)).send(job);
+    },
+  );
+
+  routes.get(
+    '/v2/agent/:projectId/job/:id',
+    {
+      config: { access: 'admin' },
+      schema: { tags: ['agent jobs'], summary: 'Get an agent job (the poll operation)', security, params: jobParamsSchema, response: { 200: jobSchema, ...authProblems } },
+    },
+    async (request) => services.jobRepository.get(request.params.projectId, request.params.id),
+  );
+
+  routes.post(
+    '/v2/agent/:projectId/job/:id/message',
+    {
+      config: { access: 'admin' },
+      ...hooks,
+      schema: {
+        tags: ['agent jobs'],
+        summary: 'Send a follow-up message to an agent job',
+        description:
+          'To an active job: queued after the current turn. To a completed or failed job: re-activates it. The follow-up works on the same branch and updates the same pull request. An archived job answers 409. Shares the rate limit with create; supports Idempotency-Key.',
+        security,
+        params: jobParamsSchema,
+        body: promptBodySchema,
+        response: { 200: jobSchema, ...rateLimitedProblems, 409: problemSchema.describe('The job is archived, or a request with the same Idempotency-Key is still running.') },
+      },
+    },
+    async (request, reply) => {
+      const project = await services.projects.get(request.params.projectId);
+      const { job, rateLimit } = await services.jobs.message(project, request.params.id, request.body.prompt);
+      return reply.status(200).headers(rateLimitHeaders(rateLimit)).send(job);
+    },
+  );
+
+  routes.get(
+    '/v2/agent/:projectId/jobs',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['agent jobs'],
+        summary: "List a project's agent jobs, newest first",
+        security,
+        params: projectParams,
+        querystring: listQuerySchema,
+        response: { 200: z.object({ jobs: z.array(jobSchema), hasMore: z.boolean() }), 400: problemSchema, ...authProblems },
+      },
+    },
+    async (request) =>
+      services.jobRepository.list(request.params.projectId, {
+        status: request.query.status as JobStatus | undefined,
+        limit: request.query.limit,
+        offset: request.query.offset,
+      }),
+  );
+
+  routes.post(
+    '/v2/agent/:projectId/job/:id/archive',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['agent jobs'],
+        summary: 'Archive an agent job',
+        description: 'Stops a running turn first and drops queued follow-ups. Archiving is final and idempotent; archivedAt is set.',
+        security,
+        params: jobParamsSchema,
+        response: { 200: jobSchema, ...authProblems },
+      },
+    },
+    async (request) => {
+      const project = await services.projects.get(request.params.projectId);
+      return services.jobs.archive(project, request.params.id);
+    },
+  );
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { JOB_STATUSES } from './job.js';
+
+export const MAX_PROMPT_LENGTH = 32_000;
+
+export const jobSchema = z
+  .object({
+    id: z.string().describe('Unique identifier of the agent job.'),
+    status: z.enum(JOB_STATUSES as [string, ...string[]]).describe('active, completed, archived or failed. Poll until it is not active.'),
+    source: z.object({ repository: z.string(), ref: z.string() }).describe('The docs repository and the base branch the pull request targets.'),
+    model: z.string().describe('The model id used, provider:model.'),
+    prLink: z.string().nullable().describe('URL of the pull request; null until one exists, or when no files were changed.'),
+    createdAt: z.string().describe('ISO 8601.'),
+    archivedAt: z.string().nullable(),
+    updatedAt: z.string().describe('Addition: when the job last changed state.'),
+    error: z.object({ code: z.string(), message: z.string() }).nullable().describe('Addition: why the job failed (e.g. model_not_configured, budget_exceeded, model_error).'),
+  })
+  .meta({ id: 'AgentJob' });
+
+export const promptBodySchema = z.object({
+  prompt: z
+    .string({ error: 'must be a string' })
+    .min(1, 'must be at least 1 character')
+    .max(MAX_PROMPT_LENGTH, `must be at most ${MAX_PROMPT_LENGTH} characters`)
+    .describe(`The instruction for the agent, 1 to ${MAX_PROMPT_LENGTH} characters.`),
+});
+
+export const jobParamsSchema = z.object({
+  projectId: z.string().min(1).max(100),
+  id: z.string().min(1).max(100),
+});
+
+export const listQuerySchema = z.object({
+  status: z.enum(JOB_STATUSES as [string, ...string[]]).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+
+export const turnSchema = z
+  .object({
+    sequence: z.number().int(),
+    prompt: z.string(),
+    status: z.enum(['queued', 'running', 'completed', 'failed', 'cancelled']),
+    finalMessage: z.string().nullable(),
+    steps: z.array(z.object({ toolName: z.string(), argumentSummary: z.string(), ok: z.boolean(), error: z.string().optional() })),
+    filesChanged: z.array(z.string()),
+    commit: z.string().nullable(),
+    problems: z.array(z.object({ path: z.string(), line: z.number().optional(), message: z.string(), kind: z.string() })),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: 'AgentJobTurn' });

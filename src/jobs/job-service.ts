@@ -1,0 +1,163 @@
+import type { Clock } from '../core/clock.js';
+import { conflict } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import type { Database } from '../db/database.js';
+import { lockKey, writeTransaction, type Executor } from '../db/transaction.js';
+import type { Project } from '../projects/project.js';
+import type { Notifier } from '../queue/notifier.js';
+import type { RateLimitState, SlidingWindowLimiter } from '../rate-limit/sliding-window-limiter.js';
+import { appendJobEvent } from './job-events.js';
+import { jobFromRow, type Job } from './job.js';
+import type { JobRepository } from './job-repository.js';
+import { acceptsMessages } from './job-state.js';
+
+export interface JobServiceOptions {
+  database: Database;
+  clock: Clock;
+  notifier: Notifier;
+  limiter: SlidingWindowLimiter;
+  repository: JobRepository;
+  defaultModel: string;
+  defaultRateLimit: number;
+}
+
+export interface JobCommandResult {
+  job: Job;
+  rateLimit: RateLimitState;
+}
+
+export const branchForJob = (jobId: string): string => `docwright/${jobId}`;
+
+/**
+ * The writes of the job API. A job, its first turn and its queue row are committed in one
+ * transaction together with the rate-limit charge: an accepted job always has its work
+ * queued, and a request that fails charges nothing.
+ */
+export class JobService {
+  constructor(private readonly options: JobServiceOptions) {}
+
+  rateLimitFor(project: Project): number {
+    return project.settings.rateLimitPerHour ?? this.options.defaultRateLimit;
+  }
+
+  async create(project: Project, prompt: string): Promise<JobCommandResult> {
+    const { database, clock, limiter } = this.options;
+    const result = await writeTransaction(database, async (executor) => {
+      const rateLimit = await limiter.consume(executor, project.id, this.rateLimitFor(project));
+      const now = clock.now();
+      const id = newId();
+      const row = {
+        id,
+        project_id: project.id,
+        status: 'active',
+        model: project.settings.model ?? this.options.defaultModel,
+        repository: project.repository,
+        ref: project.ref,
+        branch: branchForJob(id),
+        pr_number: null,
+        pr_link: null,
+        error_code: null,
+        error_message: null,
+        created_at: now,
+        updated_at: now,
+        archived_at: null,
+      };
+      await executor.insertInto('jobs').values(row).execute();
+      await this.insertTurn(executor, id, 1, prompt, now);
+      await executor.insertInto('job_queue').values({ job_id: id, run_at: now, locked_by: null, locked_until: null, created_at: now }).execute();
+      await appendJobEvent(executor, id, 'job.created', { model: row.model, source: { repository: row.repository, ref: row.ref } }, now);
+      await appendJobEvent(executor, id, 'turn.queued', { sequence: 1, prompt }, now);
+      return { job: jobFromRow(row), rateLimit };
+    });
+    await this.options.notifier.publish('docwright_jobs', result.job.id);
+    await this.options.notifier.publish('docwright_job_events', result.job.id);
+    return result;
+  }
+
+  /**
+   * A follow-up: queued behind the running turn of an active job, or re-activating a
+   * completed or failed one. Archived jobs refuse with 409, before anything is charged.
+   */
+  async message(project: Project, jobId: string, prompt: string): Promise<JobCommandResult> {
+    const { database, clock, limiter, repository } = this.options;
+    const result = await writeTransaction(database, async (executor) => {
+      await lockKey(database, executor, `job:${jobId}`);
+      const row = await repository.getRow(executor, project.id, jobId);
+      if (!acceptsMessages(row.status as Job['status'])) {
+        throw conflict('This job is archived and accepts no more messages; create a new job instead.', 'job_archived');
+      }
+      const rateLimit = await limiter.consume(executor, project.id, this.rateLimitFor(project));
+      const now = clock.now();
+      const last = await executor.selectFrom('job_turns').select(({ fn }) => fn.max('sequence').as('sequence')).where('job_id', '=', jobId).executeTakeFirst();
+      const sequence = Number(last?.sequence ?? 0) + 1;
+      await this.insertTurn(executor, jobId, sequence, prompt, now);
+      await executor
+        .insertInto('job_queue')
+        .values({ job_id: jobId, run_at: now, locked_by: null, locked_until: null, created_at: now })
+        .onConflict((conflictClause) => conflictClause.column('job_id').doNothing())
+        .execute();
+      await executor
+        .updateTable('jobs')
+        .set({ status: 'active', error_code: null, error_message: null, updated_at: now })
+        .where('id', '=', jobId)
+        .execute();
+      await appendJobEvent(executor, jobId, 'turn.queued', { sequence, prompt }, now);
+      const updated = await repository.getRow(executor, project.id, jobId);
+      return { job: jobFromRow(updated), rateLimit };
+    });
+    await this.options.notifier.publish('docwright_jobs', jobId);
+    await this.options.notifier.publish('docwright_job_events', jobId);
+    return result;
+  }
+
+  /** Archiving is idempotent; a running turn is told to stop and its queued turns are dropped. */
+  async archive(project: Project, jobId: string): Promise<Job> {
+    const { database, clock, repository } = this.options;
+    const job = await writeTransaction(database, async (executor) => {
+      await lockKey(database, executor, `job:${jobId}`);
+      const row = await repository.getRow(executor, project.id, jobId);
+      if (row.status === 'archived') return jobFromRow(row);
+      const now = clock.now();
+      await executor.updateTable('jobs').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', jobId).execute();
+      await executor
+        .updateTable('job_turns')
+        .set({ status: 'cancelled', finished_at: now, error_code: 'cancelled', error_message: 'The job was archived.' })
+        .where('job_id', '=', jobId)
+        .where('status', 'in', ['queued', 'running'])
+        .execute();
+      // An unlocked queue row goes now; a locked one is removed by its worker once it has stopped.
+      await executor.deleteFrom('job_queue').where('job_id', '=', jobId).where('locked_by', 'is', null).execute();
+      await appendJobEvent(executor, jobId, 'job.archived', {}, now);
+      return jobFromRow(await repository.getRow(executor, project.id, jobId));
+    });
+    await this.options.notifier.publish('docwright_job_control', jobId);
+    await this.options.notifier.publish('docwright_job_events', jobId);
+    return job;
+  }
+
+  private async insertTurn(executor: Executor, jobId: string, sequence: number, prompt: string, now: number): Promise<void> {
+    await executor
+      .insertInto('job_turns')
+      .values({
+        id: newId(),
+        job_id: jobId,
+        sequence,
+        prompt,
+        status: 'queued',
+        final_message: null,
+        steps: '[]',
+        files_changed: '[]',
+        commit_sha: null,
+        problems: '[]',
+        error_code: null,
+        error_message: null,
+        input_tokens: 0,
+        output_tokens: 0,
+        attempts: 0,
+        created_at: now,
+        started_at: null,
+        finished_at: null,
+      })
+      .execute();
+  }
+}

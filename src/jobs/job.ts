@@ -1,0 +1,84 @@
+import type { JobsTable, JobTurnsTable } from '../db/schema.js';
+
+export type JobStatus = 'active' | 'completed' | 'archived' | 'failed';
+export const JOB_STATUSES: readonly JobStatus[] = ['active', 'completed', 'archived', 'failed'];
+
+export type TurnStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** The job object of the API: interface.md's fields, plus `updatedAt` and `error`. */
+export interface Job {
+  id: string;
+  status: JobStatus;
+  source: { repository: string; ref: string };
+  model: string;
+  prLink: string | null;
+  createdAt: string;
+  archivedAt: string | null;
+  updatedAt: string;
+  error: { code: string; message: string } | null;
+}
+
+export interface JobProblem {
+  path: string;
+  line?: number;
+  message: string;
+  kind: string;
+}
+
+export interface ToolStepSummary {
+  toolName: string;
+  argumentSummary: string;
+  ok: boolean;
+  error?: string;
+}
+
+/** One prompt and what the agent did with it. */
+export interface JobTurn {
+  sequence: number;
+  prompt: string;
+  status: TurnStatus;
+  finalMessage: string | null;
+  steps: ToolStepSummary[];
+  filesChanged: string[];
+  commit: string | null;
+  problems: JobProblem[];
+  error: { code: string; message: string } | null;
+  usage: { inputTokens: number; outputTokens: number };
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+export function jobFromRow(row: JobsTable): Job {
+  return {
+    id: row.id,
+    status: row.status as JobStatus,
+    source: { repository: row.repository, ref: row.ref },
+    model: row.model,
+    prLink: row.pr_link,
+    createdAt: new Date(row.created_at).toISOString(),
+    archivedAt: iso(row.archived_at),
+    updatedAt: new Date(row.updated_at).toISOString(),
+    error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
+  };
+}
+
+export function turnFromRow(row: JobTurnsTable): JobTurn {
+  return {
+    sequence: row.sequence,
+    prompt: row.prompt,
+    status: row.status as TurnStatus,
+    finalMessage: row.final_message,
+    steps: JSON.parse(row.steps) as ToolStepSummary[],
+    filesChanged: JSON.parse(row.files_changed) as string[],
+    commit: row.commit_sha,
+    problems: JSON.parse(row.problems) as JobProblem[],
+    error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
+    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
+    createdAt: new Date(row.created_at).toISOString(),
+    startedAt: iso(row.started_at),
+    finishedAt: iso(row.finished_at),
+  };
+}

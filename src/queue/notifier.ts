@@ -1,0 +1,74 @@
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import type { Database } from '../db/database.js';
+
+export type Channel = 'docwright_jobs' | 'docwright_job_events' | 'docwright_job_control';
+const CHANNELS: readonly Channel[] = ['docwright_jobs', 'docwright_job_events', 'docwright_job_control'];
+
+/**
+ * Wakes listeners when something happened: a job was queued, a job has new events, a job
+ * was archived. In one process it is an event emitter; on PostgreSQL it also crosses
+ * processes with LISTEN/NOTIFY. Notifications are hints only: the database stays the
+ * truth, and listeners re-read it (with a slow fallback poll for SQLite across processes).
+ */
+export class Notifier {
+  private readonly emitter = new EventEmitter();
+  private listener: pg.Client | null = null;
+  private closed = false;
+
+  private constructor(private readonly database: Database) {
+    this.emitter.setMaxListeners(0);
+  }
+
+  static async create(database: Database): Promise<Notifier> {
+    const notifier = new Notifier(database);
+    if (database.raw.dialect === 'postgres') await notifier.listen(database.raw.url);
+    return notifier;
+  }
+
+  get crossProcess(): boolean {
+    return this.database.dialect === 'postgres';
+  }
+
+  private async listen(url: string): Promise<void> {
+    const client = new pg.Client({ connectionString: url });
+    client.on('notification', (message) => {
+      if (CHANNELS.includes(message.channel as Channel)) this.emitter.emit(message.channel, message.payload ?? '');
+    });
+    // A dropped listener connection is replaced; until then the fallback polls cover the gap.
+    client.on('error', () => {
+      if (this.closed) return;
+      this.listener = null;
+      setTimeout(() => void this.listen(url).catch(() => {}), 1_000).unref();
+    });
+    await client.connect();
+    for (const channel of CHANNELS) await client.query(`listen ${channel}`);
+    this.listener = client;
+  }
+
+  /** Tells this process at once, and other processes through PostgreSQL. */
+  async publish(channel: Channel, payload = ''): Promise<void> {
+    if (this.database.raw.dialect === 'postgres') {
+      await this.database.raw.pool.query('select pg_notify($1, $2)', [channel, payload]).catch(() => {
+        // Another process may miss this hint; its fallback poll still finds the work.
+      });
+      // The local emit happens when our own LISTEN connection echoes the notification back;
+      // without a listener connection, emit directly.
+      if (this.listener) return;
+    }
+    this.emitter.emit(channel, payload);
+  }
+
+  subscribe(channel: Channel, handler: (payload: string) => void): () => void {
+    this.emitter.on(channel, handler);
+    return () => this.emitter.off(channel, handler);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => {});
+    this.emitter.removeAllListeners();
+  }
+}

@@ -1,0 +1,155 @@
+import { hostname } from 'node:os';
+import { randomBase62 } from '../core/ids.js';
+import type { Logger } from '../app/logger.js';
+import type { JobQueue } from './job-queue.js';
+import type { Notifier } from './notifier.js';
+
+/** Why a run's signal was aborted; the handler decides what to do with the turn. */
+export type StopReason = 'lease_lost' | 'shutdown' | 'archived';
+
+export interface Lease {
+  jobId: string;
+  workerId: string;
+  signal: AbortSignal;
+  /** Set once `signal` is aborted. */
+  stopReason(): StopReason | null;
+}
+
+export type JobHandler = (lease: Lease) => Promise<void>;
+
+export interface WorkerPoolOptions {
+  queue: JobQueue;
+  notifier: Notifier;
+  handler: JobHandler;
+  logger: Logger;
+  concurrency: number;
+  leaseMs: number;
+  /** Fallback poll while idle: covers other SQLite processes and lost notifications. */
+  idlePollMs?: number;
+}
+
+/**
+ * Runs up to `concurrency` jobs at once. It is woken by a notification when a job is
+ * queued (in-process at once, across processes via PostgreSQL NOTIFY) and only falls
+ * back to a slow poll. Each held job's lease is renewed at a third of its length.
+ */
+export class WorkerPool {
+  readonly workerId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
+  private readonly running = new Map<string, { controller: AbortController; reason: StopReason | null; done: Promise<void> }>();
+  private stopped = true;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private readonly unsubscribers: Array<() => void> = [];
+
+  constructor(private readonly options: WorkerPoolOptions) {}
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unsubscribers.push(this.options.notifier.subscribe('docwright_jobs', () => this.poke()));
+    this.unsubscribers.push(
+      this.options.notifier.subscribe('docwright_job_control', (jobId) => this.abort(jobId, 'archived')),
+    );
+    this.loop = this.run();
+  }
+
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  private abort(jobId: string, reason: StopReason): void {
+    const entry = this.running.get(jobId);
+    if (!entry || entry.controller.signal.aborted) return;
+    entry.reason = reason;
+    entry.controller.abort(new Error(reason));
+  }
+
+  private async run(): Promise<void> {
+    const { queue, concurrency, leaseMs, logger } = this.options;
+    const idlePollMs = this.options.idlePollMs ?? 1_000;
+    while (!this.stopped) {
+      if (this.running.size >= concurrency) {
+        await this.sleep(idlePollMs);
+        continue;
+      }
+      let jobId: string | null = null;
+      try {
+        jobId = await queue.claim(this.workerId, leaseMs);
+      } catch (error) {
+        if (this.stopped) break;
+        logger.error({ err: error }, 'claiming a job failed; retrying shortly');
+        await this.sleep(idlePollMs);
+        continue;
+      }
+      if (jobId === null) {
+        const nextMs = await queue.nextReadyInMs().catch(() => null);
+        await this.sleep(nextMs === null ? idlePollMs : Math.min(idlePollMs, Math.max(5, nextMs)));
+        continue;
+      }
+      this.launch(jobId);
+    }
+  }
+
+  /** Sleeps until woken by a notification, a finished job, or the timeout. */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private launch(jobId: string): void {
+    const { queue, leaseMs, logger, handler } = this.options;
+    const controller = new AbortController();
+    const entry = { controller, reason: null as StopReason | null, done: Promise.resolve() };
+    this.running.set(jobId, entry);
+    const heartbeat = setInterval(() => {
+      void queue.extendLease(jobId, this.workerId, leaseMs).then(
+        (held) => {
+          if (!held) this.abort(jobId, 'lease_lost');
+        },
+        (error: unknown) => logger.warn({ err: error, jobId }, 'lease renewal failed; will retry'),
+      );
+    }, Math.max(50, Math.floor(leaseMs / 3)));
+    const lease: Lease = { jobId, workerId: this.workerId, signal: controller.signal, stopReason: () => entry.reason };
+    entry.done = handler(lease)
+      .catch((error: unknown) => logger.error({ err: error, jobId }, 'job handler failed; the lease will expire and the job be retried'))
+      .finally(() => {
+        clearInterval(heartbeat);
+        this.running.delete(jobId);
+        this.poke();
+      });
+  }
+
+  get activeJobs(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Stops claiming, gives running jobs `graceMs` to finish, then aborts them with reason
+   * `shutdown` (their handlers release them for another worker) and waits for them.
+   */
+  async stop(graceMs: number): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+    this.poke();
+    await this.loop;
+    const all = () => Promise.all([...this.running.values()].map((entry) => entry.done));
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([all().then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]);
+    clearTimeout(timer);
+    if (timedOut) {
+      for (const jobId of this.running.keys()) this.abort(jobId, 'shutdown');
+      await all();
+    }
+  }
+}
