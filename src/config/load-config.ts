@@ -27,6 +27,8 @@ export interface Config {
     concurrency: number;
     maxAttempts: number;
     leaseMs: number;
+    retryBaseMs: number;
+    modelRetries: number;
     shutdownTimeoutMs: number;
   };
   budgets: { maxSteps: number; maxTokens: number; maxDurationMs: number };
@@ -98,6 +100,8 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
       concurrency: environment.DOCWRIGHT_WORKER_CONCURRENCY,
       maxAttempts: environment.DOCWRIGHT_JOB_MAX_ATTEMPTS,
       leaseMs: Math.round(environment.DOCWRIGHT_JOB_LEASE_SECONDS * 1000),
+      retryBaseMs: Math.round(environment.DOCWRIGHT_JOB_RETRY_BASE_SECONDS * 1000),
+      modelRetries: environment.DOCWRIGHT_MODEL_RETRIES,
       shutdownTimeoutMs: environment.DOCWRIGHT_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     },
     budgets: {

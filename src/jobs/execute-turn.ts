@@ -30,6 +30,7 @@ export interface TurnDependencies {
   forgeProject: ForgeProject;
   resolveModel: (modelId: string) => LanguageModel;
   budgets: Budgets;
+  modelRetries: number;
   workspacesDir: string;
   clock: Clock;
   /** Credential values of this process; masked wherever the model could see them. */
@@ -76,6 +77,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
       system: buildSystemPrompt({ projectName: input.projectName }),
       messages: buildTurnMessages(input.history, input.prompt),
       budgets: dependencies.budgets,
+      maxRetries: dependencies.modelRetries,
       signal,
       onStep: dependencies.onStep,
     });

@@ -30,13 +30,15 @@ export interface JobRunnerOptions {
   resolveModel: (modelId: string) => LanguageModel;
   budgets: Budgets;
   maxAttempts: number;
+  retryBaseMs: number;
+  modelRetries: number;
   dataDir: string;
   secrets: string[];
   logger: Logger;
 }
 
-/** Backoff before retry n (1-based): 2 s, 4 s, 8 s … capped at a minute. */
-export const retryDelayMs = (attempt: number): number => Math.min(60_000, 1_000 * 2 ** attempt);
+/** Backoff after failed attempt n (1-based): base, 2×base, 4×base … capped at ten minutes. */
+export const retryDelayMs = (attempt: number, baseMs: number): number => Math.min(600_000, baseMs * 2 ** (attempt - 1));
 
 /**
  * The worker's handler for one claimed job: runs its queued turns in order, then settles
@@ -132,6 +134,7 @@ export class JobRunner {
         forgeProject: { id: project.id, repository: job.repository, ref: job.ref, credentials },
         resolveModel: options.resolveModel,
         budgets: options.budgets,
+        modelRetries: options.modelRetries,
         workspacesDir: join(options.dataDir, 'workspaces'),
         clock: options.clock,
         secrets: [...options.secrets, ...credentialValues],
@@ -185,7 +188,7 @@ export class JobRunner {
 
   private async retryLater(lease: Lease, turn: JobTurnsTable, attempts: number, error: unknown): Promise<void> {
     const { code, message } = describeError(error);
-    const delay = retryDelayMs(attempts);
+    const delay = retryDelayMs(attempts, this.options.retryBaseMs);
     await this.event(lease.jobId, 'turn.retrying', { sequence: turn.sequence, attempt: attempts, code, message, inSeconds: delay / 1000 }, async (executor, now) => {
       await executor.updateTable('job_turns').set({ status: 'queued', error_code: code, error_message: message }).where('id', '=', turn.id).execute();
       await this.options.queue.release(executor, lease.jobId, lease.workerId, now + delay);

@@ -24,6 +24,8 @@ export function createJobWorker(services: Services, logger: Logger, options: Job
     resolveModel: services.resolveModel,
     budgets: config.budgets,
     maxAttempts: config.worker.maxAttempts,
+    retryBaseMs: config.worker.retryBaseMs,
+    modelRetries: config.worker.modelRetries,
     dataDir: config.dataDir,
     secrets: services.secrets,
     logger: logger.child({ component: 'worker' }),

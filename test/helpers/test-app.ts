@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ManualClock } from '../../src/core/clock.js';
+import { ManualClock, type Clock } from '../../src/core/clock.js';
 import { loadConfig, type Config } from '../../src/config/load-config.js';
 import type { Dialect } from '../../src/db/database.js';
 import { buildApp } from '../../src/app/build-app.js';
@@ -12,6 +12,7 @@ import type { Project } from '../../src/projects/project.js';
 export interface TestApp {
   app: FastifyInstance;
   services: Services;
+  /** A ManualClock unless the test asked for another. */
   clock: ManualClock;
   config: Config;
   testDatabase: TestDatabase;
@@ -25,16 +26,16 @@ export function testConfig(dataDir: string, environment: Record<string, string> 
 }
 
 /** The real app on a fresh database of the given backend, with a manual clock. */
-export async function createTestApp(dialect: Dialect, environment: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(dialect: Dialect, environment: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
   const testDatabase = await openTestDatabase(dialect);
   const config = testConfig(testDatabase.dataDir, environment);
-  const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
+  const clock = options.clock ?? new ManualClock(Date.UTC(2026, 5, 1, 12));
   const services = await createServices({ config, database: testDatabase.database, clock });
   const app = await buildApp({ services, logger: createLogger({ level: 'silent' }), features });
   return {
     app,
     services,
-    clock,
+    clock: clock as ManualClock,
     config,
     testDatabase,
     async close() {

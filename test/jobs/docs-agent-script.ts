@@ -1,0 +1,33 @@
+import type { FakeModelScript } from '../fakes/fake-model-server.js';
+import { endlessToolLoop, failWith, scriptedToolCalls } from '../fakes/fake-model-server.js';
+
+const TROUBLESHOOTING = '---\ntitle: Troubleshooting\n---\n\n# Troubleshooting\n\nIf the CLI fails, run it again.\n';
+
+/**
+ * A scripted "model" that acts on the words of the current prompt, the way a test author
+ * would describe a scenario. It drives the real tools through real tool calls.
+ */
+export const docsAgentScript: FakeModelScript = (request, callIndex) => {
+  const prompt = request.lastUserText ?? '';
+  if (prompt.includes('troubleshooting')) {
+    return scriptedToolCalls(
+      [
+        { name: 'read_file', arguments: { path: 'docs.json' } },
+        { name: 'write_file', arguments: { path: 'troubleshooting.mdx', content: TROUBLESHOOTING } },
+        { name: 'edit_file', arguments: { path: 'docs.json', oldString: '"quickstart"', newString: '"quickstart",\n        "troubleshooting"' } },
+        { name: 'check_docs', arguments: {} },
+      ],
+      'Added troubleshooting.mdx and linked it in the navigation.',
+    )(request, callIndex);
+  }
+  if (prompt.includes('verbose')) {
+    return scriptedToolCalls(
+      [{ name: 'edit_file', arguments: { path: 'troubleshooting.mdx', oldString: 'run it again.', newString: 'run it again with `--verbose`.' } }],
+      'Mentioned the --verbose flag in troubleshooting.mdx.',
+    )(request, callIndex);
+  }
+  if (prompt.includes('loop')) return endlessToolLoop('list_files', { pattern: '**/*.mdx' })(request, callIndex);
+  if (prompt.includes('provider down')) return failWith(500, { body: { error: { message: 'upstream exploded' } } })(request, callIndex);
+  if (prompt.includes('slow')) return { text: 'done slowly', delayMs: 3_000 };
+  return { text: 'The docs already cover this; nothing to change.' };
+};
