@@ -39,7 +39,7 @@ export const FULL_DATASET: AnalyticsDatasetSpec = Object.freeze({
   days: 30,
   aiShare: 0.15,
   zipfExponent: 1.1,
-  start: Date.UTC(2025, 5, 1),
+  start: Date.UTC(2026, 8, 1),
 });
 
 /** Hits and visitors shrink with the scale; pages, days and shares stay, so the shape of the answer does too. */
@@ -47,6 +47,12 @@ export function datasetSpec(scale: number, base: AnalyticsDatasetSpec = FULL_DAT
   if (!(scale > 0 && scale <= 1)) throw new Error(`scale must be within (0, 1] (got ${scale})`);
   const visitors = Math.max(1, Math.round(base.visitors * scale));
   return { ...base, hits: Math.max(visitors, Math.round(base.hits * scale)), visitors };
+}
+
+/** Names a dataset in file names, so cached data of another spec is never reused by mistake. */
+export function datasetKey(dataset: { spec: AnalyticsDatasetSpec }): string {
+  const spec = dataset.spec;
+  return [spec.seed, spec.hits, spec.visitors, spec.pages, spec.days, spec.aiShare, spec.zipfExponent, new Date(spec.start).toISOString().slice(0, 10)].join('-');
 }
 
 export interface DatasetHit {

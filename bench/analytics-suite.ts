@@ -1,0 +1,179 @@
+/**
+ * The `analytics` suite. On the seeded dataset (bench/analytics-dataset.ts, × scale):
+ *   - ingest rate through the HTTP batch endpoint ÷ a raw better-sqlite3 insert loop of
+ *     the same rows into the same table;
+ *   - p50 of the visitors endpoint (30 days, totals + first page of 50) ÷ DuckDB
+ *     computing the same answer over the same rows, and the answers compared;
+ * for each selected backend (SQLite, and PostgreSQL started by the suite in /tmp).
+ */
+import { rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { AnalyticsDataset, datasetSpec } from './analytics-dataset.js';
+import { loadDuckDbHits } from './analytics-duckdb-baseline.js';
+import { ingestOverHttp, EVENTS_PER_REQUEST } from './analytics-http-ingest.js';
+import { queryVisitorsOverHttp } from './analytics-http-query.js';
+import { writeRawRowsCsv } from './analytics-raw-rows.js';
+import { encodeHits, measureRawSqliteInsert, type RawInsertResult } from './analytics-sqlite-baseline.js';
+import { compareAnswers, type VisitorsAnswer, type VisitorsQuestion } from './analytics-visitors-answer.js';
+import type { BackendName } from './lib/bench-arguments.js';
+import type { BenchOptions } from './lib/bench-options.js';
+import { startBenchServer } from './lib/docwright-server.js';
+import { POSTGRES_SETTINGS, startBenchPostgres, type BenchPostgres } from './lib/embedded-postgres.js';
+import type { SampleSummary } from './lib/percentiles.js';
+import { metric, type SuiteReport } from './lib/suite-report.js';
+import { timeOnce, timeRepeated } from './lib/timing.js';
+
+/** The measured ingest sample: the first million hits (all of them below scale 0.1). */
+const INGEST_SAMPLE = 1_000_000;
+const CLIENTS = 4;
+const QUERY_LIMIT = 50;
+const QUERY_RUNS = { warmup: 2, iterations: 15 };
+const BASELINE_PROJECT = 'prj_bench';
+const BASELINE_SECRET = 'bench-baseline-secret-bench-baseline-secret';
+
+interface Baselines {
+  rawInsert: RawInsertResult;
+  duckdb: { p50: number; summary: SampleSummary; answer: VisitorsAnswer; loadSeconds: number };
+}
+
+export async function runAnalyticsBenchmarks(options: BenchOptions): Promise<SuiteReport[]> {
+  const dataset = new AnalyticsDataset(datasetSpec(options.scale));
+  const spec = dataset.spec;
+  const sample = Math.min(spec.hits, INGEST_SAMPLE);
+  const question: VisitorsQuestion = { from: spec.start, to: dataset.end, limit: QUERY_LIMIT, offset: 0 };
+  options.log(`analytics: ${spec.hits.toLocaleString('en-US')} hits, ${spec.visitors.toLocaleString('en-US')} visitors, ${spec.pages} pages, ${spec.days} days`);
+  const baselines = await measureBaselines(dataset, sample, question, options);
+  const reports: SuiteReport[] = [];
+  let postgres: BenchPostgres | undefined;
+  try {
+    for (const backend of options.backends) {
+      let databaseUrl: string | undefined;
+      if (backend === 'postgres') {
+        options.log('analytics: starting PostgreSQL (embedded-postgres, /tmp)');
+        postgres ??= await startBenchPostgres();
+        databaseUrl = await postgres.createDatabase(`docwright_bench_${Date.now()}`);
+      }
+      reports.push(await measureBackend({ backend, databaseUrl, dataset, sample, question, baselines, options }));
+    }
+  } finally {
+    await postgres?.stop();
+  }
+  return reports;
+}
+
+async function measureBaselines(dataset: AnalyticsDataset, sample: number, question: VisitorsQuestion, options: BenchOptions): Promise<Baselines> {
+  options.log('analytics: writing the raw rows CSV for DuckDB (once per dataset, kept in bench/.data)');
+  const csv = await writeRawRowsCsv(dataset, options.dataDir);
+  options.log('analytics: DuckDB baseline');
+  const duck = await loadDuckDbHits(csv);
+  let duckdb: Baselines['duckdb'];
+  try {
+    const timed = await timeRepeated(() => duck.visitors(question), { warmup: 1, iterations: Math.max(3, Math.round(QUERY_RUNS.iterations / 3)) });
+    duckdb = { p50: timed.summary.p50, summary: timed.summary, answer: timed.lastResult, loadSeconds: duck.loadSeconds };
+  } finally {
+    duck.close();
+  }
+  options.log(`analytics: raw better-sqlite3 insert baseline (${sample.toLocaleString('en-US')} rows)`);
+  const rows = encodeHits(dataset, 0, sample, BASELINE_SECRET, BASELINE_PROJECT);
+  const rawInsert = await measureRawSqliteInsert(rows, join(options.dataDir, 'raw-insert-baseline.sqlite'));
+  return { rawInsert, duckdb };
+}
+
+interface BackendRun {
+  backend: BackendName;
+  databaseUrl: string | undefined;
+  dataset: AnalyticsDataset;
+  sample: number;
+  question: VisitorsQuestion;
+  baselines: Baselines;
+  options: BenchOptions;
+}
+
+async function measureBackend(run: BackendRun): Promise<SuiteReport> {
+  const { backend, dataset, sample, question, baselines, options } = run;
+  const spec = dataset.spec;
+  const dataDir = join(options.dataDir, `server-${backend}`);
+  rmSync(dataDir, { recursive: true, force: true });
+  options.log(`analytics/${backend}: starting the server`);
+  const server = await startBenchServer({ dataDir, databaseUrl: run.databaseUrl });
+  try {
+    options.log(`analytics/${backend}: ingesting the first ${sample.toLocaleString('en-US')} hits over HTTP (measured)`);
+    const measured = await ingestOverHttp({ server, dataset, from: 0, to: sample, concurrency: CLIENTS, prebuild: true, log: options.log });
+    let rest: Awaited<ReturnType<typeof ingestOverHttp>> | undefined;
+    if (sample < spec.hits) {
+      options.log(`analytics/${backend}: loading the other ${(spec.hits - sample).toLocaleString('en-US')} hits over HTTP`);
+      rest = await ingestOverHttp({ server, dataset, from: sample, to: spec.hits, concurrency: CLIENTS, prebuild: false, log: options.log });
+    }
+    const accepted = measured.accepted + (rest?.accepted ?? 0);
+    const rejected = measured.rejected + (rest?.rejected ?? 0);
+    options.log(`analytics/${backend}: first query (folds what is still pending), then ${QUERY_RUNS.iterations} timed`);
+    const first = await timeOnce(() => queryVisitorsOverHttp(server, question));
+    const timed = await timeRepeated(() => queryVisitorsOverHttp(server, question), QUERY_RUNS);
+    const differences = compareAnswers(baselines.duckdb.answer, timed.lastResult);
+    const loadSeconds = measured.seconds + (rest?.seconds ?? 0);
+    const endToEndRate = spec.hits / (loadSeconds + first.milliseconds / 1000);
+    const rawBaseline = { name: 'raw better-sqlite3 insert', value: baselines.rawInsert.hitsPerSecond };
+    const duckBaseline = { name: 'DuckDB', value: baselines.duckdb.p50 };
+    const metrics = [
+      metric({
+        name: `ingest, HTTP, first ${shortCount(sample)} hits`,
+        value: measured.hitsPerSecond,
+        unit: 'hits/s',
+        baseline: rawBaseline,
+        target: { of: 'ratio', comparison: 'at-least', limit: 0.3 },
+      }),
+    ];
+    if (rest) metrics.push(metric({ name: `ingest, HTTP, remaining ${shortCount(rest.hits)} hits`, value: rest.hitsPerSecond, unit: 'hits/s', baseline: rawBaseline }));
+    metrics.push(
+      metric({ name: 'ingest until queryable (all hits, + fold)', value: endToEndRate, unit: 'hits/s', baseline: rawBaseline }),
+      metric({ name: 'first visitors query after ingest', value: first.milliseconds, unit: 'ms', note: 'includes folding the raw hits still pending into the rollups' }),
+      metric({
+        name: 'visitors query p50 (30 days, totals + top 50)',
+        value: timed.summary.p50,
+        unit: 'ms',
+        baseline: duckBaseline,
+        target: { of: 'ratio', comparison: 'at-most', limit: 2 },
+      }),
+    );
+    if (backend === 'sqlite') {
+      metrics.push(metric({ name: 'visitors query p50, ceiling', value: timed.summary.p50, unit: 'ms', target: { of: 'value', comparison: 'at-most', limit: 500 } }));
+    }
+    metrics.push(metric({ name: 'visitors query p95', value: timed.summary.p95, unit: 'ms', baseline: { name: 'DuckDB', value: baselines.duckdb.summary.p95 } }));
+    return {
+      suite: 'analytics',
+      title: `analytics on ${backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${spec.hits.toLocaleString('en-US')} hits, ${spec.visitors.toLocaleString('en-US')} visitors, ${spec.pages.toLocaleString('en-US')} pages, ${spec.days} days`,
+      context: [
+        `Server: real Docwright in its own process on 127.0.0.1, ${backend}${backend === 'postgres' ? ` (${POSTGRES_SETTINGS.join(', ')})` : ' (WAL, synchronous=NORMAL)'}.`,
+        `Ingest: ${CLIENTS} concurrent keep-alive clients, ${EVENTS_PER_REQUEST.toLocaleString('en-US')} events per POST, bodies serialized before the clock starts (measured sample) or on demand (the rest).`,
+        `Raw insert baseline: the first ${shortCount(sample)} hits pre-encoded into analytics_hits by a prepared statement, 1,000 per transaction: ${Math.round(baselines.rawInsert.hitsPerSecond).toLocaleString('en-US')} hits/s.`,
+        `Query: GET …/visitors?dateFrom=${new Date(question.from).toISOString().slice(0, 10)}&dateTo=${new Date(question.to).toISOString().slice(0, 10)}&limit=${question.limit}, ${QUERY_RUNS.warmup} warm-up + ${QUERY_RUNS.iterations} timed runs; DuckDB in-process over the same rows (loaded in ${baselines.duckdb.loadSeconds.toFixed(1)} s), ${baselines.duckdb.summary.count} timed runs.`,
+      ],
+      metrics,
+      notes: [
+        `accepted ${accepted.toLocaleString('en-US')}, rejected ${rejected.toLocaleString('en-US')}; HTTP request latency p50 ${measured.latency.p50.toFixed(0)} ms, p95 ${measured.latency.p95.toFixed(0)} ms (measured sample).`,
+        differences.length === 0
+          ? `answers agree: Docwright and DuckDB return the same totals (${formatCounts(timed.lastResult.totals)}) and the same first ${timed.lastResult.visitors.length} pages in the same order.`
+          : `ANSWERS DIFFER from DuckDB: ${differences.join('; ')}`,
+        ...(backend === 'sqlite' ? [`SQLite file after the load: ${fileSizeMb(join(dataDir, 'docwright.sqlite'))} MiB.`] : []),
+      ],
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+function shortCount(count: number): string {
+  return count >= 1_000_000 ? `${(count / 1_000_000).toLocaleString('en-US', { maximumFractionDigits: 1 })}M` : count.toLocaleString('en-US');
+}
+
+function formatCounts(counts: VisitorsAnswer['totals']): string {
+  return `human ${counts.human.toLocaleString('en-US')}, ai ${counts.ai.toLocaleString('en-US')}, total ${counts.total.toLocaleString('en-US')}`;
+}
+
+function fileSizeMb(file: string): string {
+  try {
+    return (statSync(file).size / 2 ** 20).toFixed(0);
+  } catch {
+    return '?';
+  }
+}

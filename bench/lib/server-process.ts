@@ -1,0 +1,28 @@
+/**
+ * Child-process entry of a benchmarked Docwright server (see docwright-server.ts). The
+ * server runs in its own process so the load generator never shares its event loop.
+ * Configuration comes from the environment exactly as in production; the parent gets
+ * `{ url, projectId, apiKey }` once the server listens, and sends "stop" to end it.
+ */
+import { loadConfig } from '../../src/config/load-config.js';
+import { createLogger } from '../../src/app/logger.js';
+import { startServer } from '../../src/server/start-server.js';
+
+const config = loadConfig();
+const server = await startServer({ config, logger: createLogger({ level: config.logLevel }) });
+const project = await server.services.projects.create({
+  name: 'Benchmark docs',
+  repository: config.dataDir,
+  ref: 'main',
+  forge: 'local',
+  settings: {},
+});
+const key = await server.services.keys.create({ projectId: project.id, scope: 'admin', name: 'bench', expiresAt: null });
+process.send?.({ type: 'ready', url: server.url, projectId: project.id, apiKey: key.key });
+process.on('message', (message: unknown) => {
+  if (message !== 'stop') return;
+  void server.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+});

@@ -1,0 +1,90 @@
+/**
+ * `npm run bench [-- SUITE…] [--scale N] [--backend B] [--out FILE]`: runs the benchmark
+ * suites and prints one report per suite, every ratio taken against a baseline measured
+ * in the same run on the same machine. Suites are loaded only when selected, and the
+ * agent-jobs suite only if some bench/jobs-*.ts exports `runJobsBenchmarks`, so suites
+ * can be added without touching this file.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BENCH_USAGE, BenchArgumentError, parseBenchArguments, type SuiteName } from './lib/bench-arguments.js';
+import type { BenchOptions } from './lib/bench-options.js';
+import { formatSuiteReport } from './lib/format-report.js';
+import { describeMachine, formatMachine } from './lib/machine.js';
+import type { SuiteReport } from './lib/suite-report.js';
+
+type SuiteRunner = (options: BenchOptions) => Promise<SuiteReport | SuiteReport[]>;
+
+const BENCH_DIRECTORY = dirname(fileURLToPath(import.meta.url));
+
+const SUITES: Record<SuiteName, () => Promise<SuiteRunner | undefined>> = {
+  analytics: async () => (await import('./analytics-suite.js')).runAnalyticsBenchmarks,
+  import: async () => (await import('./analytics-import-suite.js')).runImportBenchmarks,
+  jobs: () => findExport(/^jobs-.*\.ts$/, 'runJobsBenchmarks'),
+};
+
+/** The first bench file matching `pattern` that exports `name`. */
+async function findExport(pattern: RegExp, name: string): Promise<SuiteRunner | undefined> {
+  const files = readdirSync(BENCH_DIRECTORY).filter((file) => pattern.test(file)).sort();
+  for (const file of files) {
+    const loaded = (await import(pathToFileURL(join(BENCH_DIRECTORY, file)).href)) as Record<string, unknown>;
+    if (typeof loaded[name] === 'function') return loaded[name] as SuiteRunner;
+  }
+  return undefined;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseBenchArguments(argv);
+  } catch (error) {
+    if (!(error instanceof BenchArgumentError)) throw error;
+    process.stderr.write(`bench: ${error.message}\n\n${BENCH_USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    process.stdout.write(BENCH_USAGE);
+    return 0;
+  }
+  const dataDir = join(BENCH_DIRECTORY, '.data');
+  mkdirSync(dataDir, { recursive: true });
+  const machine = describeMachine();
+  const startedAt = new Date();
+  process.stdout.write(`Docwright benchmarks, ${startedAt.toISOString()}\n  machine: ${formatMachine(machine)}\n  scale ${args.scale}, suites ${args.suites.join(', ')}, backends ${args.backends.join(', ')}\n\n`);
+  const options: BenchOptions = {
+    scale: args.scale,
+    backends: args.backends,
+    dataDir,
+    log: (message) => process.stderr.write(`  [${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).padStart(5)} s] ${message}\n`),
+  };
+  const reports: SuiteReport[] = [];
+  const failures: { suite: string; message: string }[] = [];
+  for (const suite of args.suites) {
+    const runner = await SUITES[suite]();
+    if (runner === undefined) {
+      process.stdout.write(`== ${suite}: skipped (no bench/${suite}-*.ts exports its runner yet)\n\n`);
+      continue;
+    }
+    try {
+      const produced = await runner(options);
+      for (const report of Array.isArray(produced) ? produced : [produced]) {
+        reports.push(report);
+        process.stdout.write(`${formatSuiteReport(report)}\n\n`);
+      }
+    } catch (error) {
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      failures.push({ suite, message });
+      process.stdout.write(`== ${suite}: FAILED\n${message}\n\n`);
+    }
+  }
+  const missed = reports.flatMap((report) => report.metrics.filter((item) => item.passed === false).map((item) => `${report.suite}: ${item.name}`));
+  const seconds = (Date.now() - startedAt.getTime()) / 1000;
+  process.stdout.write(`Done in ${seconds.toFixed(0)} s. Targets missed: ${missed.length === 0 ? 'none' : missed.join('; ')}.\n`);
+  if (args.outFile !== undefined) {
+    writeFileSync(args.outFile, JSON.stringify({ startedAt, machine, arguments: args, seconds, reports, failures }, null, 2));
+  }
+  return failures.length > 0 ? 1 : 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));
