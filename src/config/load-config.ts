@@ -124,6 +124,8 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
 export interface ClientConfig {
   url: string;
   apiKey: string | undefined;
+  /** DOCWRIGHT_PROJECT: the default for `--project`, since a key belongs to one project anyway. */
+  projectId?: string;
 }
 
 export function loadClientConfig(source: EnvironmentSource = process.env): ClientConfig {
@@ -133,5 +135,5 @@ export function loadClientConfig(source: EnvironmentSource = process.env): Clien
   } catch {
     throw new ConfigError([`DOCWRIGHT_URL: must be a URL such as http://127.0.0.1:3000 (got "${url}")`]);
   }
-  return { url, apiKey: source.DOCWRIGHT_API_KEY?.trim() || undefined };
+  return { url, apiKey: source.DOCWRIGHT_API_KEY?.trim() || undefined, projectId: source.DOCWRIGHT_PROJECT?.trim() || undefined };
 }
