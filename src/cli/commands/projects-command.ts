@@ -1,9 +1,13 @@
-import { Command, Option } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { credentialsFromOptions, type CredentialOptions } from '../../projects/forge-credentials-input.js';
 import { FORGE_KINDS, type ForgeKind, type Project } from '../../projects/project.js';
 import { normaliseProjectInput } from '../../projects/project-input.js';
 import { withLocalServices } from '../local-services.js';
 import { printFields, printJson, printTable } from '../output.js';
 import { parseLimit } from '../parse-options.js';
+
+const readStandardInput = (): string => readFileSync(0, 'utf8');
 
 function printProject(project: Project): void {
   process.stdout.write(`${project.name} (${project.id})\n`);
@@ -29,8 +33,10 @@ export function projectsCommand(): Command {
     .option('--ref <ref>', 'base branch that pull requests target', 'main')
     .addOption(new Option('--forge <forge>', 'where pull requests are opened; inferred from the repository when omitted').choices([...FORGE_KINDS]))
     .option('--model <model>', 'default model for this project, provider:model')
+    .option('--token-file <file>', 'GitHub/GitLab token, read from this file (stored encrypted)')
+    .option('--token-stdin', 'read the GitHub/GitLab token from standard input (stored encrypted)')
     .option('--json', 'print the project as JSON')
-    .action(async (options: { name: string; repository: string; ref: string; forge?: ForgeKind; model?: string; json?: boolean }) => {
+    .action(async (options: { name: string; repository: string; ref: string; forge?: ForgeKind; model?: string; json?: boolean } & CredentialOptions) => {
       const input = normaliseProjectInput({
         name: options.name,
         repository: options.repository,
@@ -38,11 +44,35 @@ export function projectsCommand(): Command {
         forge: options.forge,
         settings: options.model ? { model: options.model } : {},
       });
-      const project = await withLocalServices((services) => services.projects.create(input));
+      const credentials = credentialsFromOptions(options, readStandardInput);
+      const project = await withLocalServices((services) =>
+        services.projects.create(input, credentials === null ? null : services.secretBox.seal(JSON.stringify(credentials))),
+      );
       if (options.json) return printJson(project);
       process.stdout.write('Created project ');
       printProject(project);
       process.stdout.write(`\nNext: docwright keys create --project ${project.id}\n`);
+    });
+
+  command
+    .command('set-credentials')
+    .description("Store (encrypted) or clear the credentials Docwright uses for a project's forge: a token, or a GitHub App installation.")
+    .argument('<id>', 'project id')
+    .option('--token-file <file>', 'read a token from this file')
+    .option('--token-stdin', 'read a token from standard input')
+    .option('--github-app-id <id>', 'GitHub App id')
+    .option('--github-app-key-file <file>', "the GitHub App's private key (PEM)")
+    .option('--github-installation-id <id>', 'installation id of the App on the repository owner')
+    .option('--clear', 'remove the stored credentials')
+    .option('--json', 'print the project as JSON')
+    .action(async (id: string, options: CredentialOptions & { clear?: boolean; json?: boolean }) => {
+      const credentials = options.clear ? null : credentialsFromOptions(options, readStandardInput);
+      if (!options.clear && credentials === null) throw new InvalidArgumentError('Give --token-file, --token-stdin, the --github-app-* options, or --clear.');
+      const project = await withLocalServices((services) =>
+        services.projects.update(id, { sealedCredentials: credentials === null ? null : services.secretBox.seal(JSON.stringify(credentials)) }),
+      );
+      if (options.json) return printJson(project);
+      process.stdout.write(options.clear ? `Cleared the credentials of ${project.name}.\n` : `Stored credentials for ${project.name} (encrypted).\n`);
     });
 
   command

@@ -1,0 +1,85 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { systemClock } from '../../src/core/clock.js';
+import { createLogger } from '../../src/app/logger.js';
+import { createJobWorker } from '../../src/jobs/start-job-worker.js';
+import type { WorkerPool } from '../../src/queue/worker-pool.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createDocsRepository, git, showFile } from '../helpers/docs-repository.js';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.js';
+import { startFakeGitHubServer, type FakeGitHubServer } from '../fakes/fake-github-server.js';
+import { docsAgentScript } from './docs-agent-script.js';
+
+const TOKEN = 'ghp_docwrightTestToken0123456789';
+let t: TestApp;
+let model: FakeModelServer;
+let github: FakeGitHubServer;
+let worker: WorkerPool;
+afterEach(async () => {
+  await worker.stop(5_000);
+  await t.close();
+  await model.close();
+  await github.close();
+});
+
+async function settle(projectId: string, jobId: string) {
+  for (let tries = 0; tries < 600; tries += 1) {
+    const job = await t.services.jobRepository.get(projectId, jobId);
+    if (job.status !== 'active') return job;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('job did not settle');
+}
+
+test('a GitHub project: the branch is pushed to the remote and one pull request is opened, then updated', async () => {
+  // A real bare remote standing in for github.com/acme/docs, and a fake REST API in front of it.
+  const gitRoot = mkdtempSync(join(tmpdir(), 'docwright-github-'));
+  mkdirSync(join(gitRoot, 'acme'));
+  const seed = createDocsRepository();
+  const remote = join(gitRoot, 'acme', 'docs.git');
+  execFileSync('git', ['clone', '-q', '--bare', seed, remote]);
+  github = await startFakeGitHubServer({ tokens: [TOKEN], gitRoot });
+  model = await startFakeModelServer({ script: docsAgentScript });
+  t = await createTestApp(
+    'sqlite',
+    {
+      DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
+      DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url,
+      DOCWRIGHT_GITHUB_API_URL: github.url,
+      DOCWRIGHT_GITHUB_GIT_URL: gitRoot,
+      DOCWRIGHT_MODEL_RETRIES: '0',
+    },
+    { clock: systemClock },
+  );
+  const project = await t.services.projects.create(
+    { name: 'Acme Docs', repository: 'https://github.com/acme/docs', ref: 'main', forge: 'github', settings: {} },
+    t.services.secretBox.seal(JSON.stringify({ token: TOKEN })),
+  );
+  worker = createJobWorker(t.services, createLogger({ level: 'silent' }), { leaseMs: 10_000, idlePollMs: 100 });
+  worker.start();
+
+  const { job } = await t.services.jobs.create(project, 'Add a troubleshooting page');
+  const done = await settle(project.id, job.id);
+  expect(done.status).toBe('completed');
+  expect(done.prLink).toBe('https://github.com/acme/docs/pull/1');
+  expect(showFile(remote, `docwright/${job.id}`, 'troubleshooting.mdx')).toContain('# Troubleshooting');
+  expect(github.pulls).toHaveLength(1);
+  expect(github.pulls[0]).toMatchObject({ number: 1, state: 'open', title: 'Docs: Add a troubleshooting page' });
+
+  await t.services.jobs.message(project, job.id, 'Mention the verbose flag');
+  const again = await settle(project.id, job.id);
+  expect(again.status).toBe('completed');
+  expect(again.prLink).toBe(done.prLink);
+  expect(github.pulls).toHaveLength(1);
+  expect(String(github.pulls[0]!.body)).toContain('Follow-up 1');
+  expect(git(remote, 'log', '--format=%s', `docwright/${job.id}`).split('\n')).toHaveLength(3);
+
+  // The API saw the token; the model never did, and it is not stored in plaintext.
+  expect(github.requests.some((request) => JSON.stringify(request).includes(TOKEN))).toBe(true);
+  expect(JSON.stringify(model.requests.map((request) => request.body))).not.toContain(TOKEN);
+  const row = await t.services.database.db.selectFrom('projects').select('forge_credentials').where('id', '=', project.id).executeTakeFirstOrThrow();
+  expect(row.forge_credentials).not.toContain(TOKEN);
+});
