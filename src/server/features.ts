@@ -4,6 +4,7 @@ import { registerProjectRoutes } from '../projects/project-routes.js';
 import { registerJobRoutes } from '../jobs/job-routes.js';
 import { registerJobConversationRoutes } from '../jobs/job-conversation-routes.js';
 import { registerLocalPullRequestRoutes } from '../git/forges/local-pull-request-page.js';
+import { registerAnalyticsRoutes } from '../analytics/analytics-routes.js';
 
 /** The route plugins of every feature, in registration order. */
 export const features: ReadonlyArray<(app: FastifyInstance, services: Services) => void | Promise<void>> = [
@@ -11,4 +12,5 @@ export const features: ReadonlyArray<(app: FastifyInstance, services: Services) 
   registerJobRoutes,
   registerJobConversationRoutes,
   registerLocalPullRequestRoutes,
+  registerAnalyticsRoutes,
 ];

@@ -1,0 +1,131 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { problemSchema } from '../app/problem.js';
+import type { Services } from '../app/services.js';
+import { authProblems, projectParamsSchema } from '../projects/project-routes.js';
+import { AnalyticsService, createAnalyticsService } from './create-analytics-service.js';
+import {
+  dailyQuerySchema,
+  dailyResponseSchema,
+  eventsBodySchema,
+  eventsResponseSchema,
+  rangeQuerySchema,
+  trafficResponseSchema,
+  visitorsQuerySchema,
+  visitorsResponseSchema,
+} from './analytics-schemas.js';
+import { CollectRateLimiter } from './collect-rate-limiter.js';
+import { registerCollectRoutes } from './collect-routes.js';
+import { startAnalyticsMaintenance } from './analytics-maintenance.js';
+import { parseDateOrDateTime } from './parse-instant.js';
+import { VisitorIdentity } from './visitor-identity.js';
+
+/** 1,000 events of a few hundred bytes each fit with room to spare. */
+export const EVENTS_BODY_LIMIT = 1_048_576;
+
+const bound = (value: string | undefined): number | null => (value === undefined ? null : parseDateOrDateTime(value));
+
+const security = [{ bearerAuth: [] }];
+const badInput = { 400: problemSchema.describe('Invalid parameters (errors lists each field), or dateFrom after dateTo.') };
+
+/**
+ * The analytics API (/v1/analytics/…), the page beacon and the analytics maintenance
+ * (background folding, retention) of this process.
+ */
+export function registerAnalyticsRoutes(app: FastifyInstance, services: Services, service: AnalyticsService = createAnalyticsService(services, app.log)): void {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  const maintenance = startAnalyticsMaintenance(service, app.log);
+  app.addHook('onClose', async () => {
+    maintenance.stop();
+    await service.close();
+  });
+
+  typed.get(
+    '/v1/analytics/:projectId/visitors',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['analytics'],
+        summary: 'Get unique visitors',
+        description:
+          'Site-wide totals and per-page unique visitors, human and ai, in [dateFrom, dateTo) UTC. Crawlers (ai-search, ai-training, bot) are not counted here; see /traffic. Pages are ordered by total descending, then path ascending (UTF-16 code units), so offset pages never overlap or skip; hasMore is exact.',
+        security,
+        params: projectParamsSchema,
+        querystring: visitorsQuerySchema,
+        response: { 200: visitorsResponseSchema, ...badInput, ...authProblems },
+      },
+    },
+    async (request) => {
+      const { dateFrom, dateTo, limit, offset } = request.query;
+      return service.visitors(request.params.projectId, { from: bound(dateFrom), to: bound(dateTo), limit, offset });
+    },
+  );
+
+  typed.get(
+    '/v1/analytics/:projectId/visitors/daily',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['analytics'],
+        summary: 'Get unique visitors per day',
+        description: 'Site-wide unique human, ai and total visitors for every UTC day of the range, at most 366 days. Defaults to the last 30 days, today included.',
+        security,
+        params: projectParamsSchema,
+        querystring: dailyQuerySchema,
+        response: { 200: dailyResponseSchema, ...badInput, ...authProblems },
+      },
+    },
+    async (request) => service.daily(request.params.projectId, { from: bound(request.query.dateFrom), to: bound(request.query.dateTo) }),
+  );
+
+  typed.get(
+    '/v1/analytics/:projectId/traffic',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['analytics'],
+        summary: 'Get traffic by class and agent',
+        description: 'Hits and unique visitors in [dateFrom, dateTo) for each of the five classes (human, ai, ai-search, ai-training, bot) and for each named agent (ChatGPT, Claude, Perplexity, GPTBot, Googlebot…), busiest first, at most 100 agents.',
+        security,
+        params: projectParamsSchema,
+        querystring: rangeQuerySchema,
+        response: { 200: trafficResponseSchema, ...badInput, ...authProblems },
+      },
+    },
+    async (request) => service.traffic(request.params.projectId, { from: bound(request.query.dateFrom), to: bound(request.query.dateTo) }),
+  );
+
+  typed.post(
+    '/v1/analytics/:projectId/events',
+    {
+      config: { access: 'ingest' },
+      bodyLimit: EVENTS_BODY_LIMIT,
+      schema: {
+        tags: ['analytics'],
+        summary: 'Send page hits',
+        description:
+          'Admin or ingest key. Up to 1,000 hits per request, body up to 1 MiB. Each event is validated on its own: invalid ones are listed in rejected with their index and a code, the others are stored. An event id makes retries count once.',
+        security,
+        params: projectParamsSchema,
+        body: eventsBodySchema,
+        response: {
+          202: eventsResponseSchema,
+          400: problemSchema.describe('Not { events: [...] }, or more than 1,000 events.'),
+          413: problemSchema.describe('Body over 1 MiB.'),
+          ...authProblems,
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await service.ingest(request.params.projectId, request.body.events);
+      return reply.status(202).send(result);
+    },
+  );
+
+  registerCollectRoutes(app, {
+    analytics: service,
+    projects: services.projects,
+    limiter: new CollectRateLimiter(services.clock),
+    identity: new VisitorIdentity(services.config.secret),
+  });
+}

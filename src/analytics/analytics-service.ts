@@ -1,0 +1,183 @@
+import type { Clock } from '../core/clock.js';
+import { notFound, validationFailed, type FieldError } from '../core/errors.js';
+import type { Database } from '../db/database.js';
+import type { ProjectSettings } from '../projects/project.js';
+import type { AnalyticsStore, PruneCounts } from './analytics-store.js';
+import { DAY_MS, dayOf } from './analytics-codes.js';
+import type { DailyResult, IngestOptions, IngestResult, TimeRange, TrafficResult, VisitorsQuery, VisitorsResult } from './analytics-types.js';
+import { dailyReport } from './daily-report.js';
+import { DimensionNames } from './dimension-names.js';
+import { validateEvent, type EventRejection, type ValidEvent } from './event-validation.js';
+import { FoldScheduler, type FoldSchedulerOptions } from './fold-scheduler.js';
+import { HitEncoder } from './hit-encoder.js';
+import { PostgresAnalyticsStore } from './postgres-analytics-store.js';
+import { checkedRange, checkEdgesRetained } from './query-range.js';
+import { planRange } from './range-plan.js';
+import { SqliteAnalyticsStore } from './sqlite-analytics-store.js';
+import { trafficReport } from './traffic-report.js';
+import { VisitorIdentity } from './visitor-identity.js';
+import { visitorsReport } from './visitors-report.js';
+
+export const MAX_BATCH_EVENTS = 1_000;
+export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
+export const DEFAULT_VISITORS_LIMIT = 50;
+export const MAX_VISITORS_LIMIT = 250;
+/** Longest range of the daily endpoint, in days; its default range is the last DEFAULT_DAILY_DAYS days. */
+export const MAX_DAILY_DAYS = 366;
+export const DEFAULT_DAILY_DAYS = 30;
+
+export interface AnalyticsServiceOptions {
+  database: Database;
+  clock: Clock;
+  /** Keys visitor hashing (per project, via HKDF). */
+  secret: string;
+  retentionDays: number;
+  /** Project settings (rotateVisitorIdsDaily) by id; null for an unknown project. */
+  projectSettings: (projectId: string) => Promise<ProjectSettings | null>;
+  fold?: FoldSchedulerOptions;
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/**
+ * Visitor analytics: ingestion, the rollups behind exact unique-visitor counts, and the
+ * reports. Used by the HTTP routes, the CLI and the benchmarks; the method signatures
+ * are kept stable for them.
+ */
+export class AnalyticsService {
+  readonly store: AnalyticsStore;
+  private readonly clock: Clock;
+  private readonly retentionDays: number;
+  private readonly projectSettings: AnalyticsServiceOptions['projectSettings'];
+  private readonly encoder: HitEncoder;
+  private readonly names: DimensionNames;
+  private readonly scheduler: FoldScheduler;
+  private readonly sites = new Map<string, number>();
+  private prunedBeforeCache: { value: number; readAt: number } | undefined;
+  private pruning: Promise<unknown> = Promise.resolve();
+
+  constructor(options: AnalyticsServiceOptions) {
+    this.store = options.database.dialect === 'postgres' ? new PostgresAnalyticsStore(options.database) : new SqliteAnalyticsStore(options.database);
+    this.clock = options.clock;
+    this.retentionDays = options.retentionDays;
+    this.projectSettings = options.projectSettings;
+    this.encoder = new HitEncoder(this.store, new VisitorIdentity(options.secret));
+    this.names = new DimensionNames(this.store);
+    this.scheduler = new FoldScheduler(this.store, options.fold, options.onBackgroundError);
+  }
+
+  /**
+   * Validates each event on its own, stores the valid ones and reports the rest by index.
+   * At most MAX_BATCH_EVENTS per call.
+   */
+  async ingest(projectId: string, events: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult> {
+    if (events.length > MAX_BATCH_EVENTS) {
+      throw validationFailed(`A batch holds at most ${MAX_BATCH_EVENTS} events.`, [{ path: 'events', message: `must contain at most ${MAX_BATCH_EVENTS} items` }]);
+    }
+    const settings = await this.settingsOf(projectId);
+    const receivedAt = options.receivedAt ?? this.clock.now();
+    const window = { receivedAt, latest: receivedAt + MAX_FUTURE_SKEW_MS, earliest: await this.oldestAcceptable(receivedAt) };
+    const valid: ValidEvent[] = [];
+    const rejected: EventRejection[] = [];
+    events.forEach((item, index) => {
+      const checked = validateEvent(item, index, window);
+      if ('code' in checked) rejected.push(checked);
+      else valid.push(checked);
+    });
+    if (valid.length === 0) return { accepted: 0, duplicates: 0, rejected };
+    const site = await this.siteFor(projectId, true);
+    const rows = await this.encoder.encode(projectId, site, valid, settings.rotateVisitorIdsDaily === true);
+    const { duplicates } = await this.store.insertHits(rows);
+    this.scheduler.noteIngest();
+    return { accepted: valid.length, duplicates, rejected };
+  }
+
+  /** Site-wide totals and one page of per-page unique visitors (human, ai, total). */
+  async visitors(projectId: string, query: VisitorsQuery = {}): Promise<VisitorsResult> {
+    const limit = query.limit ?? 50;
+    const offset = query.offset ?? 0;
+    const errors: FieldError[] = [];
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VISITORS_LIMIT) errors.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_VISITORS_LIMIT}` });
+    if (!Number.isInteger(offset) || offset < 0) errors.push({ path: 'offset', message: 'must be an integer of at least 0' });
+    if (errors.length > 0) throw validationFailed('The query parameters failed validation.', errors);
+    const { site, plan } = await this.prepareQuery(projectId, query);
+    return visitorsReport(this.store, this.names, site, plan, { limit, offset });
+  }
+
+  /** Site-wide unique visitors per UTC day. Defaults to the last 30 days including today; at most 366 days. */
+  async daily(projectId: string, query: TimeRange = {}): Promise<DailyResult> {
+    const checked = checkedRange(query.from, query.to);
+    const to = checked.to ?? (dayOf(this.clock.now()) + 1) * DAY_MS;
+    const from = checked.from ?? (Math.ceil(to / DAY_MS) - DEFAULT_DAILY_DAYS) * DAY_MS;
+    if (from > to) throw validationFailed('dateFrom must not be after dateTo.', [{ path: 'dateFrom', message: 'must not be after dateTo' }]);
+    if (Math.ceil(to / DAY_MS) - Math.floor(from / DAY_MS) > MAX_DAILY_DAYS) {
+      throw validationFailed(`The daily range spans at most ${MAX_DAILY_DAYS} days.`, [{ path: 'dateFrom', message: `must be at most ${MAX_DAILY_DAYS} days before dateTo` }]);
+    }
+    const { site, plan } = await this.prepareQuery(projectId, { from, to });
+    return dailyReport(this.store, site, plan, { from, to });
+  }
+
+  /** Hits and unique visitors per class (all five) and per named agent. */
+  async traffic(projectId: string, query: TimeRange = {}): Promise<TrafficResult> {
+    const { site, plan } = await this.prepareQuery(projectId, query);
+    return trafficReport(this.store, this.names, site, plan);
+  }
+
+  /** Brings the rollups up to date with every hit stored so far; returns how many hits it folded. */
+  fold(): Promise<number> {
+    return this.scheduler.foldNow();
+  }
+
+  /** Applies retention (config.analytics.retentionDays) as of `now`. */
+  async prune(now: number = this.clock.now()): Promise<PruneCounts> {
+    const run = this.pruning.then(async () => {
+      await this.fold();
+      const counts = await this.store.prune(now - this.retentionDays * DAY_MS);
+      this.prunedBeforeCache = undefined;
+      return counts;
+    });
+    this.pruning = run.catch(() => {});
+    return run;
+  }
+
+  async close(): Promise<void> {
+    await this.pruning;
+    await this.scheduler.close();
+  }
+
+  private async prepareQuery(projectId: string, range: TimeRange) {
+    const checked = checkedRange(range.from, range.to);
+    await this.settingsOf(projectId);
+    const plan = planRange(checked.from, checked.to);
+    if (plan.edges.length > 0) checkEdgesRetained(plan, checked, await this.oldestAcceptable(this.clock.now()), this.retentionDays);
+    await this.fold();
+    return { site: await this.siteFor(projectId, false), plan };
+  }
+
+  private async settingsOf(projectId: string): Promise<ProjectSettings> {
+    const settings = await this.projectSettings(projectId);
+    if (settings === null) throw notFound(`No project with id "${projectId}".`);
+    return settings;
+  }
+
+  private async siteFor(projectId: string, create: true): Promise<number>;
+  private async siteFor(projectId: string, create: false): Promise<number | null>;
+  private async siteFor(projectId: string, create: boolean): Promise<number | null> {
+    const cached = this.sites.get(projectId);
+    if (cached !== undefined) return cached;
+    const site = create ? await this.store.ensureSite(projectId) : await this.store.siteOf(projectId);
+    if (site !== null) this.sites.set(projectId, site);
+    return site;
+  }
+
+  /**
+   * The retention horizon, or the prune watermark if that is later (after retention was
+   * raised, older data would have to fit around visit days already pruned). The watermark
+   * is re-read at most once a minute; only a prune moves it.
+   */
+  private async oldestAcceptable(now: number): Promise<number> {
+    if (this.prunedBeforeCache === undefined || now - this.prunedBeforeCache.readAt > 60_000 || now < this.prunedBeforeCache.readAt) {
+      this.prunedBeforeCache = { value: await this.store.prunedBefore(), readAt: now };
+    }
+    return Math.max(now - this.retentionDays * DAY_MS, this.prunedBeforeCache.value);
+  }
+}

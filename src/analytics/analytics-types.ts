@@ -1,0 +1,77 @@
+import type { HitClass } from './classification/classify-hit.js';
+import type { EventRejection } from './event-validation.js';
+
+export interface VisitorCounts {
+  human: number;
+  ai: number;
+  total: number;
+}
+
+export interface PageVisitors extends VisitorCounts {
+  path: string;
+}
+
+/** The visitors endpoint's answer (interface.md, "Get unique visitors"). */
+export interface VisitorsResult {
+  totals: VisitorCounts;
+  visitors: PageVisitors[];
+  hasMore: boolean;
+}
+
+/** A range in milliseconds since the epoch: `from` inclusive, `to` exclusive, null = open. */
+export interface TimeRange {
+  from?: number | null;
+  to?: number | null;
+}
+
+export interface VisitorsQuery extends TimeRange {
+  /** 1 to 250, default 50. */
+  limit?: number;
+  /** At least 0, default 0. */
+  offset?: number;
+}
+
+export interface DayVisitors extends VisitorCounts {
+  /** UTC date, YYYY-MM-DD. */
+  date: string;
+}
+
+export interface DailyResult {
+  /** The range answered, ISO 8601 (defaults filled in). */
+  dateFrom: string;
+  dateTo: string;
+  days: DayVisitors[];
+}
+
+export interface ClassTraffic {
+  class: HitClass;
+  hits: number;
+  visitors: number;
+}
+
+export interface AgentTraffic {
+  agent: string;
+  class: HitClass;
+  hits: number;
+  visitors: number;
+}
+
+export interface TrafficResult {
+  classes: ClassTraffic[];
+  agents: AgentTraffic[];
+  /** True when agents beyond the returned ones had hits in range. */
+  hasMoreAgents: boolean;
+}
+
+export interface IngestOptions {
+  /** Instant the batch arrived; stamps events without a timestamp. Default: the clock's now. */
+  receivedAt?: number;
+}
+
+export interface IngestResult {
+  /** Valid events: stored now, or already stored under the same event id. */
+  accepted: number;
+  /** How many of the accepted were already stored (a retried event id). */
+  duplicates: number;
+  rejected: EventRejection[];
+}

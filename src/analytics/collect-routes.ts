@@ -1,0 +1,138 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { problemSchema } from '../app/problem.js';
+import { badRequest, DocwrightError, notFound } from '../core/errors.js';
+import type { ProjectRepository } from '../projects/project-repository.js';
+import type { AnalyticsService } from './analytics-service.js';
+import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from './beacon-script.js';
+import type { CollectRateLimiter } from './collect-rate-limiter.js';
+import type { VisitorIdentity } from './visitor-identity.js';
+
+/** A beacon is a path and a referrer; anything near this size is not one. */
+export const COLLECT_BODY_LIMIT = 16 * 1024;
+
+export interface CollectDependencies {
+  analytics: AnalyticsService;
+  projects: ProjectRepository;
+  limiter: CollectRateLimiter;
+  identity: VisitorIdentity;
+}
+
+const paramsSchema = z.object({ projectId: z.string().min(1).max(100) });
+
+function normaliseOrigin(origin: string): string {
+  return origin.trim().toLowerCase().replace(/\/+$/, '');
+}
+
+/**
+ * The request's Origin when the project lets it send beacons. No allowedOrigins means
+ * beacons are off: a public endpoint that anyone could fill with hits has to be opted into.
+ */
+async function allowedOrigin(projects: ProjectRepository, request: FastifyRequest, projectId: string): Promise<string> {
+  const project = await projects.find(projectId);
+  if (project === null) throw notFound(`No project with id "${projectId}".`);
+  const allowed = (project.settings.allowedOrigins ?? []).map(normaliseOrigin);
+  const origin = request.headers.origin;
+  if (typeof origin === 'string' && origin !== '' && (allowed.includes('*') || allowed.includes(normaliseOrigin(origin)))) return origin;
+  throw new DocwrightError(
+    'origin_not_allowed',
+    allowed.length === 0
+      ? 'This project accepts no page beacons: add the site\'s origin to the project setting allowedOrigins.'
+      : 'The request\'s Origin is not in the project setting allowedOrigins.',
+    { status: 403 },
+  );
+}
+
+function corsHeaders(reply: FastifyReply, origin: string): void {
+  reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin');
+}
+
+function beaconFields(body: unknown): { path: unknown; referrer: unknown } {
+  let value = body;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      throw badRequest('invalid_json', 'The beacon body is not valid JSON.');
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('invalid_json', 'The beacon body must be a JSON object { path, referrer }.');
+  const fields = value as Record<string, unknown>;
+  return { path: fields.path, referrer: fields.referrer };
+}
+
+/** `GET /script.js` and the public beacon endpoint it posts to. */
+export function registerCollectRoutes(app: FastifyInstance, dependencies: CollectDependencies): void {
+  const { analytics, projects, limiter, identity } = dependencies;
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+
+  typed.get(
+    '/script.js',
+    { config: { access: 'public' }, schema: { tags: ['analytics'], summary: 'The page beacon script (no cookies)', hide: true } },
+    async (request, reply) => {
+      reply
+        .header('Cache-Control', 'public, max-age=3600, stale-while-revalidate=86400')
+        .header('ETag', BEACON_SCRIPT_ETAG)
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Access-Control-Allow-Origin', '*')
+        .header('Cross-Origin-Resource-Policy', 'cross-origin');
+      if (request.headers['if-none-match'] === BEACON_SCRIPT_ETAG) return reply.status(304).send();
+      return reply.type('text/javascript; charset=utf-8').send(BEACON_SCRIPT);
+    },
+  );
+
+  typed.options(
+    '/v1/analytics/:projectId/collect',
+    { config: { access: 'public' }, schema: { hide: true, params: paramsSchema } },
+    async (request, reply) => {
+      const origin = await allowedOrigin(projects, request, request.params.projectId);
+      corsHeaders(reply, origin);
+      return reply
+        .header('Access-Control-Allow-Methods', 'POST')
+        .header('Access-Control-Allow-Headers', 'Content-Type')
+        .header('Access-Control-Max-Age', '86400')
+        .status(204)
+        .send();
+    },
+  );
+
+  typed.post(
+    '/v1/analytics/:projectId/collect',
+    {
+      config: { access: 'public' },
+      bodyLimit: COLLECT_BODY_LIMIT,
+      schema: {
+        tags: ['analytics'],
+        summary: 'Record a page view from the page beacon',
+        description:
+          'Public: no key. Sent by /script.js with navigator.sendBeacon as text/plain (or application/json) {"path", "referrer"}. The Origin header must be in the project setting allowedOrigins ("*" allows any). The visitor is derived from the client address (X-Forwarded-For only with DOCWRIGHT_TRUST_PROXY) and the User-Agent header. At most 120 beacons per address and project per minute.',
+        params: paramsSchema,
+        response: {
+          204: z.null().describe('Recorded.'),
+          400: problemSchema.describe('Not a beacon body, or a bad path.'),
+          403: problemSchema.describe('Origin not allowed.'),
+          404: problemSchema.describe('Unknown project.'),
+          413: problemSchema.describe('Body over 16 KiB.'),
+          429: problemSchema.describe('Too many beacons from this address.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { projectId } = request.params;
+      const origin = await allowedOrigin(projects, request, projectId);
+      corsHeaders(reply, origin);
+      const retryAfter = limiter.take(`${projectId}\n${identity.fromAddress(projectId, request.ip, '', null)}`);
+      if (retryAfter > 0) {
+        throw new DocwrightError('rate_limited', 'Too many beacons from this address; try again later.', { status: 429, headers: { 'Retry-After': String(retryAfter) } });
+      }
+      const { path, referrer } = beaconFields(request.body);
+      const userAgent = request.headers['user-agent'];
+      const accept = request.headers.accept;
+      const result = await analytics.ingest(projectId, [{ path, referrer, ip: request.ip, userAgent, accept }]);
+      const rejection = result.rejected[0];
+      if (rejection !== undefined) throw badRequest(rejection.code, rejection.message);
+      return reply.status(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,17 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Services } from '../app/services.js';
+import { AnalyticsService } from './analytics-service.js';
+
+export { AnalyticsService };
+
+/** The analytics service of a process, from its core services. */
+export function createAnalyticsService(services: Services, logger?: Pick<FastifyBaseLogger, 'error'>): AnalyticsService {
+  return new AnalyticsService({
+    database: services.database,
+    clock: services.clock,
+    secret: services.config.secret,
+    retentionDays: services.config.analytics.retentionDays,
+    projectSettings: async (projectId) => (await services.projects.find(projectId))?.settings ?? null,
+    onBackgroundError: (error) => logger?.error({ err: error }, 'analytics background fold failed'),
+  });
+}

@@ -1,0 +1,138 @@
+import { isIP } from 'node:net';
+import { parseDateTime } from './parse-instant.js';
+
+/** One hit as the events endpoint takes it, after validation. */
+export interface ValidEvent {
+  index: number;
+  id: string | null;
+  /** Milliseconds since the epoch. */
+  at: number;
+  path: string;
+  userAgent: string;
+  ip: string | null;
+  visitorId: string | null;
+  accept: string | null;
+  referrer: string | null;
+}
+
+export type EventRejectionCode =
+  | 'invalid_event'
+  | 'invalid_field'
+  | 'invalid_path'
+  | 'invalid_timestamp'
+  | 'timestamp_in_future'
+  | 'timestamp_too_old'
+  | 'missing_visitor';
+
+export interface EventRejection {
+  index: number;
+  code: EventRejectionCode;
+  message: string;
+}
+
+export interface EventTimeWindow {
+  /** Used when an event has no timestamp. */
+  receivedAt: number;
+  /** Latest accepted instant (receivedAt + 5 minutes of clock skew). */
+  latest: number;
+  /** Earliest accepted instant (the retention horizon). */
+  earliest: number;
+}
+
+export const MAX_ID_LENGTH = 200;
+export const MAX_PATH_LENGTH = 1024;
+const MAX_PATH_BYTES = 2048;
+/** Longer values are cut, not rejected: the classifier reads only the start of a user agent anyway. */
+export const MAX_USER_AGENT_LENGTH = 1024;
+const MAX_ACCEPT_LENGTH = 1024;
+export const MAX_REFERRER_LENGTH = 2048;
+// Whitespace and control characters never appear in a request path as sent on the wire.
+const PATH_FORBIDDEN = /[\u0000-\u0020\u007f]/;
+
+function reject(index: number, code: EventRejectionCode, message: string): EventRejection {
+  return { index, code, message };
+}
+
+function optionalString(value: unknown): string | null | undefined {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The path without its query string and fragment, or a reason it is not a page path. */
+export function normalisePath(raw: string): string | { message: string } {
+  let end = raw.length;
+  const query = raw.indexOf('?');
+  if (query !== -1) end = query;
+  const fragment = raw.indexOf('#');
+  if (fragment !== -1 && fragment < end) end = fragment;
+  const path = end === raw.length ? raw : raw.slice(0, end);
+  if (path.charCodeAt(0) !== 47 /* / */ || path.startsWith('//')) return { message: 'path must start with a single "/" (a path, not a URL)' };
+  if (PATH_FORBIDDEN.test(path)) return { message: 'path must not contain whitespace or control characters' };
+  if (path.length > MAX_PATH_LENGTH || (path.length > MAX_PATH_BYTES / 4 && Buffer.byteLength(path) > MAX_PATH_BYTES)) {
+    return { message: `path must be at most ${MAX_PATH_LENGTH} characters and ${MAX_PATH_BYTES} bytes` };
+  }
+  return path;
+}
+
+/**
+ * Checks one item of a batch on its own, so one bad hit never costs the others.
+ * Hand-written rather than zod: it runs for every hit of every batch.
+ */
+export function validateEvent(item: unknown, index: number, window: EventTimeWindow): ValidEvent | EventRejection {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return reject(index, 'invalid_event', 'each event must be a JSON object');
+  const event = item as Record<string, unknown>;
+
+  const id = optionalString(event.id);
+  if (id === undefined || (id !== null && (id.length === 0 || id.length > MAX_ID_LENGTH))) {
+    return reject(index, 'invalid_field', `id must be a string of 1 to ${MAX_ID_LENGTH} characters`);
+  }
+
+  if (typeof event.path !== 'string') return reject(index, 'invalid_path', 'path is required and must be a string');
+  const path = normalisePath(event.path);
+  if (typeof path !== 'string') return reject(index, 'invalid_path', path.message);
+
+  let at: number;
+  const timestamp = event.timestamp;
+  if (timestamp === undefined || timestamp === null) {
+    at = window.receivedAt;
+  } else if (typeof timestamp === 'string') {
+    const parsed = parseDateTime(timestamp);
+    if (parsed === null) return reject(index, 'invalid_timestamp', 'timestamp must be an ISO 8601 date-time such as 2025-06-01T12:00:00Z, or milliseconds since the epoch');
+    at = parsed;
+  } else if (typeof timestamp === 'number' && Number.isSafeInteger(timestamp) && timestamp >= 0) {
+    at = timestamp;
+  } else {
+    return reject(index, 'invalid_timestamp', 'timestamp must be an ISO 8601 date-time such as 2025-06-01T12:00:00Z, or milliseconds since the epoch');
+  }
+  if (at > window.latest) return reject(index, 'timestamp_in_future', 'timestamp is more than 5 minutes in the future');
+  if (at < window.earliest) {
+    return reject(index, 'timestamp_too_old', `timestamp is before ${new Date(window.earliest).toISOString()}, the start of the retention period`);
+  }
+
+  const userAgent = optionalString(event.userAgent);
+  if (userAgent === undefined) return reject(index, 'invalid_field', 'userAgent must be a string');
+  const accept = optionalString(event.accept);
+  if (accept === undefined) return reject(index, 'invalid_field', 'accept must be a string');
+  const referrer = optionalString(event.referrer);
+  if (referrer === undefined) return reject(index, 'invalid_field', 'referrer must be a string');
+
+  const ip = optionalString(event.ip);
+  if (ip === undefined || (ip !== null && isIP(ip) === 0)) return reject(index, 'invalid_field', 'ip must be an IPv4 or IPv6 address');
+  const visitorId = optionalString(event.visitorId);
+  if (visitorId === undefined || (visitorId !== null && (visitorId.length === 0 || visitorId.length > MAX_ID_LENGTH))) {
+    return reject(index, 'invalid_field', `visitorId must be a string of 1 to ${MAX_ID_LENGTH} characters`);
+  }
+  if (visitorId === null && ip === null) return reject(index, 'missing_visitor', 'an event needs visitorId or ip to tell its visitor apart');
+
+  return {
+    index,
+    id,
+    at,
+    path,
+    userAgent: userAgent === null ? '' : userAgent.length > MAX_USER_AGENT_LENGTH ? userAgent.slice(0, MAX_USER_AGENT_LENGTH) : userAgent,
+    ip,
+    visitorId,
+    accept: accept === null || accept.length <= MAX_ACCEPT_LENGTH ? accept : accept.slice(0, MAX_ACCEPT_LENGTH),
+    referrer: referrer === null || referrer === '' ? null : referrer.length > MAX_REFERRER_LENGTH ? referrer.slice(0, MAX_REFERRER_LENGTH) : referrer,
+  };
+}

@@ -1,0 +1,74 @@
+import type { AnalyticsStore } from './analytics-store.js';
+
+export interface FoldSchedulerOptions {
+  /** Fold once ingestion has been quiet this long. */
+  idleMs?: number;
+  /** …but no later than this after the first unfolded batch, however busy ingestion is. */
+  maxDelayMs?: number;
+  /** Raw hits per fold transaction: bounds how long one fold step holds the database. */
+  chunkSize?: number;
+}
+
+const DEFAULTS = { idleMs: 500, maxDelayMs: 30_000, chunkSize: 50_000 };
+
+/**
+ * Serialises folds in this process and runs them in the background after ingestion, so
+ * a query usually finds little or nothing left to fold. Queries call `foldNow`, which
+ * waits for a running fold and then folds whatever was committed before it was called:
+ * their answers are always exact.
+ */
+export class FoldScheduler {
+  private readonly options: Required<FoldSchedulerOptions>;
+  private chain: Promise<unknown> = Promise.resolve();
+  private idleTimer: NodeJS.Timeout | undefined;
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly store: AnalyticsStore,
+    options: FoldSchedulerOptions = {},
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {
+    this.options = { ...DEFAULTS, ...options };
+  }
+
+  /** Called after each stored batch. */
+  noteIngest(): void {
+    if (this.closed) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.background(), this.options.idleMs).unref();
+    this.deadlineTimer ??= setTimeout(() => this.background(), this.options.maxDelayMs).unref();
+  }
+
+  /** Folds everything committed so far; resolves with the number of hits folded by this call. */
+  foldNow(): Promise<number> {
+    const run = this.chain.then(() => this.store.fold(this.options.chunkSize, yieldToEventLoop));
+    // The chain only orders runs; a failed run must not poison the ones after it.
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.clearTimers();
+    await this.chain;
+  }
+
+  private background(): void {
+    this.clearTimers();
+    if (this.closed) return;
+    this.foldNow().catch(this.onError);
+  }
+
+  private clearTimers(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    this.idleTimer = undefined;
+    this.deadlineTimer = undefined;
+  }
+}
+
+/** Lets requests that arrived during a fold step run before the next step. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

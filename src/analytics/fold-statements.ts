@@ -1,0 +1,135 @@
+import type { Dialect } from '../db/database.js';
+import { DAY_MS } from './analytics-codes.js';
+
+/**
+ * The fold: turns raw hits with seq in (from, to] into rollup changes. Both dialects run
+ * the same statements; only the temporary tables and GREATEST differ.
+ *
+ * For each (dimension, visitor, day) with a group bit that day did not have yet (a new
+ * "point"), the previous and next visit days of the same group are found among the stored
+ * visit days and among the other new points. The point adds one visitor at (day, prev);
+ * when an existing later visit day's previous day changes because of it, that day's old
+ * cell loses one and its new cell gains one. Everything is summed per cell before it
+ * touches analytics_visitor_counts, so a fold writes few rows however many hits it has.
+ *
+ * Each statement takes no parameters except the first four and the hit-count one, which
+ * take (from, to) as their two `?`.
+ */
+export interface FoldStatements {
+  setup: string[];
+  /** Each takes (from, to). */
+  collectKeys: string[];
+  describeKeys: string;
+  countVisitors: string;
+  storeVisitDays: string;
+  /** Takes (from, to). */
+  countHits: string;
+  raiseMaxDays: string;
+}
+
+const DAY = `at / ${DAY_MS}`;
+const HIT_RANGE = 'seq > ? and seq <= ?';
+const HUMAN_OR_AI_MASK = 'max(case when class = 1 then 1 else 0 end) + max(case when class = 2 then 2 else 0 end)';
+const SAME_PAIR = 'v.site = k.site and v.dim = k.dim and v.visitor = k.visitor';
+
+export function foldStatements(dialect: Dialect): FoldStatements {
+  const greatest = dialect === 'postgres' ? 'greatest' : 'max';
+  const temporary =
+    dialect === 'postgres'
+      ? (name: string, columns: string) => [`create temporary table ${name} (${columns}) on commit drop`]
+      : (name: string, columns: string) => [`create temporary table if not exists ${name} (${columns})`, `delete from temp.${name}`];
+  return {
+    setup: [
+      ...temporary('analytics_fold_keys', 'site integer, dim integer, visitor bigint, day integer, mask integer'),
+      ...temporary('analytics_fold_info', 'site integer, dim integer, visitor bigint, day integer, mask integer, same_mask integer, earlier integer, later integer'),
+    ],
+    collectKeys: [
+      `insert into analytics_fold_keys (site, dim, visitor, day, mask)
+       select site, page, visitor, ${DAY}, ${HUMAN_OR_AI_MASK} from analytics_hits
+       where ${HIT_RANGE} and class <= 2 group by site, page, visitor, ${DAY}`,
+      `insert into analytics_fold_keys (site, dim, visitor, day, mask)
+       select site, 0, visitor, ${DAY}, ${HUMAN_OR_AI_MASK} from analytics_hits
+       where ${HIT_RANGE} and class <= 2 group by site, visitor, ${DAY}`,
+      `insert into analytics_fold_keys (site, dim, visitor, day, mask)
+       select site, -class, visitor, ${DAY}, 4 from analytics_hits
+       where ${HIT_RANGE} group by site, class, visitor, ${DAY}`,
+      `insert into analytics_fold_keys (site, dim, visitor, day, mask)
+       select site, agent, visitor, ${DAY}, 4 from analytics_hits
+       where ${HIT_RANGE} and agent is not null group by site, agent, visitor, ${DAY}`,
+    ],
+    // Visit days are encoded day * 8 + mask so one index probe returns both. The probe for
+    // a later visit day is skipped when the key is on or after the site's latest day: the
+    // common, in-order case costs one probe per key.
+    describeKeys: `
+      with probed as materialized (
+        select k.site, k.dim, k.visitor, k.day, k.mask,
+          (select v.day * 8 + v.mask from analytics_visit_days v where ${SAME_PAIR} and v.day <= k.day order by v.day desc limit 1) as at_or_before,
+          case when k.day < s.max_day then
+            (select v.day * 8 + v.mask from analytics_visit_days v where ${SAME_PAIR} and v.day > k.day order by v.day limit 1)
+          end as later
+        from analytics_fold_keys k join analytics_sites s on s.site = k.site
+      ),
+      split as materialized (
+        select site, dim, visitor, day, mask, later, at_or_before,
+          case when at_or_before >> 3 = day then at_or_before & 7 else 0 end as same_mask
+        from probed
+      )
+      insert into analytics_fold_info (site, dim, visitor, day, mask, same_mask, earlier, later)
+      select k.site, k.dim, k.visitor, k.day, k.mask, k.same_mask,
+        case when k.at_or_before >> 3 = k.day then
+          (select v.day * 8 + v.mask from analytics_visit_days v where ${SAME_PAIR} and v.day < k.day order by v.day desc limit 1)
+        else k.at_or_before end,
+        k.later
+      from split k
+      where (k.mask & ~k.same_mask) != 0`,
+    countVisitors: `
+      with grps (grp) as (values (1), (2), (3), (4)),
+      points as materialized (
+        select k.site, k.dim, k.visitor, k.day, g.grp,
+          case
+            when k.earlier is null then -1
+            when (k.earlier & g.grp) != 0 then k.earlier >> 3
+            else coalesce((select max(v.day) from analytics_visit_days v where ${SAME_PAIR} and v.day < k.day and (v.mask & g.grp) != 0), -1)
+          end as prev_old,
+          case
+            when k.later is null then null
+            when (k.later & g.grp) != 0 then k.later >> 3
+            else (select min(v.day) from analytics_visit_days v where ${SAME_PAIR} and v.day > k.day and (v.mask & g.grp) != 0)
+          end as next_old
+        from analytics_fold_info k join grps g on (k.mask & g.grp) != 0 and (k.same_mask & g.grp) = 0
+      ),
+      ordered as materialized (
+        select site, dim, grp, day, prev_old, next_old,
+          lag(day) over w as prev_new,
+          lead(day) over w as next_new
+        from points
+        window w as (partition by site, dim, visitor, grp order by day)
+      ),
+      deltas (site, dim, grp, day, prev, n) as (
+        select site, dim, grp, day, ${greatest}(prev_old, coalesce(prev_new, -1)), 1 from ordered
+        union all
+        select site, dim, grp, next_old, prev_old, -1 from ordered
+        where next_old is not null and (next_new is null or next_new > next_old)
+        union all
+        select site, dim, grp, next_old, day, 1 from ordered
+        where next_old is not null and (next_new is null or next_new > next_old)
+      )
+      insert into analytics_visitor_counts (site, grp, day, prev, dim, visitors)
+      select site, grp, day, prev, dim, sum(n) from deltas where true
+      group by site, grp, day, prev, dim having sum(n) != 0
+      on conflict (site, grp, day, prev, dim) do update set visitors = analytics_visitor_counts.visitors + excluded.visitors`,
+    storeVisitDays: `
+      insert into analytics_visit_days (site, dim, visitor, day, mask)
+      select site, dim, visitor, day, mask from analytics_fold_info where true
+      on conflict (site, dim, visitor, day) do update set mask = analytics_visit_days.mask | excluded.mask`,
+    countHits: `
+      insert into analytics_hit_counts (site, day, class, agent, hits)
+      select site, ${DAY}, class, coalesce(agent, 0), count(*) from analytics_hits
+      where ${HIT_RANGE} group by site, ${DAY}, class, coalesce(agent, 0)
+      on conflict (site, day, class, agent) do update set hits = analytics_hit_counts.hits + excluded.hits`,
+    raiseMaxDays: `
+      update analytics_sites set max_day = ${greatest}(analytics_sites.max_day, m.day)
+      from (select site, max(day) as day from analytics_fold_keys group by site) m
+      where analytics_sites.site = m.site`,
+  };
+}

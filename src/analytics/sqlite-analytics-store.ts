@@ -1,0 +1,181 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Database } from '../db/database.js';
+import type { AnalyticsStore, HitRow, InsertHitsResult, PruneCounts } from './analytics-store.js';
+import { foldStatements } from './fold-statements.js';
+import { pruneStatements } from './prune-statements.js';
+
+type Statement = BetterSqlite3.Statement<unknown[], unknown>;
+
+const INSERT_HIT = `insert into analytics_hits
+  (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * SQLite storage. Each unit of work runs synchronously on the shared connection while
+ * holding Kysely's connection lock, so no other query can interleave with an open
+ * transaction, and the hot loops use prepared statements straight on the driver.
+ */
+export class SqliteAnalyticsStore implements AnalyticsStore {
+  readonly dialect = 'sqlite' as const;
+  private readonly connection: BetterSqlite3.Database;
+  private readonly statements = new Map<string, Statement>();
+  private readonly foldSql = foldStatements('sqlite');
+
+  constructor(private readonly database: Database) {
+    if (database.raw.dialect !== 'sqlite') throw new Error('SqliteAnalyticsStore needs a SQLite database');
+    this.connection = database.raw.connection;
+  }
+
+  private prepared(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.connection.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `work` with the connection to itself; `work` must not await. */
+  private exclusive<T>(work: () => T): Promise<T> {
+    return this.database.db.connection().execute(async () => work());
+  }
+
+  private writeTransaction<T>(work: () => T): Promise<T> {
+    return this.exclusive(() => {
+      this.connection.exec('begin immediate');
+      try {
+        const result = work();
+        this.connection.exec('commit');
+        return result;
+      } catch (error) {
+        if (this.connection.inTransaction) this.connection.exec('rollback');
+        throw error;
+      }
+    });
+  }
+
+  async siteOf(projectId: string): Promise<number | null> {
+    const row = await this.exclusive(() => this.prepared('select site from analytics_sites where project_id = ?').get(projectId) as { site: number } | undefined);
+    return row?.site ?? null;
+  }
+
+  async ensureSite(projectId: string): Promise<number> {
+    return this.writeTransaction(() => {
+      this.prepared('insert or ignore into analytics_sites (project_id) values (?)').run(projectId);
+      return (this.prepared('select site from analytics_sites where project_id = ?').get(projectId) as { site: number }).site;
+    });
+  }
+
+  async ensureDimensions(site: number, kind: number, names: readonly string[]): Promise<Map<string, number>> {
+    return this.writeTransaction(() => {
+      const insert = this.prepared('insert or ignore into analytics_dimensions (site, kind, name) values (?, ?, ?)');
+      const select = this.prepared('select id from analytics_dimensions where site = ? and kind = ? and name = ?');
+      const ids = new Map<string, number>();
+      for (const name of names) {
+        insert.run(site, kind, name);
+        ids.set(name, (select.get(site, kind, name) as { id: number }).id);
+      }
+      return ids;
+    });
+  }
+
+  async ensureUserAgents(userAgents: readonly string[]): Promise<Map<string, number>> {
+    return this.writeTransaction(() => {
+      const insert = this.prepared('insert or ignore into analytics_user_agents (user_agent) values (?)');
+      const select = this.prepared('select id from analytics_user_agents where user_agent = ?');
+      const ids = new Map<string, number>();
+      for (const userAgent of userAgents) {
+        insert.run(userAgent);
+        ids.set(userAgent, (select.get(userAgent) as { id: number }).id);
+      }
+      return ids;
+    });
+  }
+
+  async ensureClassifierVersion(version: string): Promise<number> {
+    return this.writeTransaction(() => {
+      this.prepared('insert or ignore into analytics_classifier_versions (version) values (?)').run(version);
+      return (this.prepared('select id from analytics_classifier_versions where version = ?').get(version) as { id: number }).id;
+    });
+  }
+
+  async insertHits(rows: readonly HitRow[]): Promise<InsertHitsResult> {
+    if (rows.length === 0) return { stored: 0, duplicates: 0 };
+    return this.writeTransaction(() => {
+      const insertHit = this.prepared(INSERT_HIT);
+      const insertEventId = this.prepared('insert or ignore into analytics_event_ids (site, event_id, at) values (?, ?, ?)');
+      let stored = 0;
+      let duplicates = 0;
+      for (const row of rows) {
+        if (row.eventId !== null && insertEventId.run(row.site, row.eventId, row.at).changes === 0) {
+          duplicates++;
+          continue;
+        }
+        insertHit.run(row.site, row.at, row.page, row.visitor, row.classCode, row.agent, row.userAgent, row.referrer, row.markdownAccept, row.classifierVersion);
+        stored++;
+      }
+      return { stored, duplicates };
+    });
+  }
+
+  async fold(chunkSize: number, yieldBetweenChunks?: () => Promise<void>): Promise<number> {
+    let folded = 0;
+    for (;;) {
+      const chunk = await this.writeTransaction(() => this.foldChunk(chunkSize));
+      if (chunk === null) return folded;
+      folded += chunk;
+      if (yieldBetweenChunks) await yieldBetweenChunks();
+    }
+  }
+
+  /** One transaction: the next `chunkSize` sequence numbers after the folded mark; null when there were none. */
+  private foldChunk(chunkSize: number): number | null {
+    const from = (this.prepared("select value from analytics_state where name = 'folded_seq'").get() as { value: number }).value;
+    const last = (this.prepared('select coalesce(max(seq), 0) as seq from analytics_hits').get() as { seq: number }).seq;
+    if (last <= from) return null;
+    const to = Math.min(last, from + chunkSize);
+    const statements = this.foldSql;
+    for (const sql of statements.setup) this.connection.exec(sql);
+    for (const sql of statements.collectKeys) this.prepared(sql).run(from, to);
+    this.prepared(statements.describeKeys).run();
+    this.prepared(statements.countVisitors).run();
+    this.prepared(statements.storeVisitDays).run();
+    this.prepared(statements.countHits).run(from, to);
+    this.prepared(statements.raiseMaxDays).run();
+    this.prepared("update analytics_state set value = ? where name = 'folded_seq'").run(to);
+    return (this.prepared('select count(*) as n from analytics_hits where seq > ? and seq <= ?').get(from, to) as { n: number }).n;
+  }
+
+  async pendingHits(): Promise<number> {
+    return this.exclusive(() => {
+      const from = (this.prepared("select value from analytics_state where name = 'folded_seq'").get() as { value: number }).value;
+      return (this.prepared('select count(*) as n from analytics_hits where seq > ?').get(from) as { n: number }).n;
+    });
+  }
+
+  async select<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]> {
+    return this.exclusive(() => this.prepared(sql).all(...parameters) as Row[]);
+  }
+
+  async prune(before: number): Promise<PruneCounts> {
+    const statements = pruneStatements('sqlite');
+    const horizonDay = statements.dayOf(before);
+    // The watermark first: from here on no hit older than `before` is accepted.
+    const { hits, eventIds } = await this.writeTransaction(() => {
+      this.prepared(statements.raiseWatermark).run(before);
+      return { hits: this.prepared(statements.hits).run(before).changes, eventIds: this.prepared(statements.eventIds).run(before).changes };
+    });
+    const sites = await this.select<{ site: number }>('select site from analytics_sites order by site', []);
+    let visitDays = 0;
+    // One transaction per site keeps each lock short.
+    for (const { site } of sites) {
+      visitDays += await this.writeTransaction(() => this.prepared(statements.visitDays).run(site, horizonDay, horizonDay).changes);
+    }
+    return { hits, eventIds, visitDays };
+  }
+
+  async prunedBefore(): Promise<number> {
+    const rows = await this.select<{ value: number }>("select value from analytics_state where name = 'pruned_before'", []);
+    return rows[0]?.value ?? 0;
+  }
+}
