@@ -2,11 +2,12 @@
  * `npm run bench [-- SUITE…] [--scale N] [--backend B] [--out FILE]`: runs the benchmark
  * suites and prints one report per suite, every ratio taken against a baseline measured
  * in the same run on the same machine. Suites are loaded only when selected, and the
- * agent-jobs suite only if some bench/jobs-*.ts exports `runJobsBenchmarks`, so suites
+ * agent-jobs suite only if some bench/jobs-*.ts or bench/jobs/*.ts exports
+ * `runJobsBenchmarks(options: BenchOptions)` (see lib/bench-options.ts), so suites
  * can be added without touching this file.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCH_USAGE, BenchArgumentError, parseBenchArguments, type SuiteName } from './lib/bench-arguments.js';
 import type { BenchOptions } from './lib/bench-options.js';
@@ -21,15 +22,24 @@ const BENCH_DIRECTORY = dirname(fileURLToPath(import.meta.url));
 const SUITES: Record<SuiteName, () => Promise<SuiteRunner | undefined>> = {
   analytics: async () => (await import('./analytics-suite.js')).runAnalyticsBenchmarks,
   import: async () => (await import('./analytics-import-suite.js')).runImportBenchmarks,
-  jobs: () => findExport(/^jobs-.*\.ts$/, 'runJobsBenchmarks'),
+  jobs: () => findRunner([/^jobs-[^/]*\.ts$/, /^jobs\/[^/]*\.ts$/], 'runJobsBenchmarks'),
 };
 
-/** The first bench file matching `pattern` that exports `name`. */
-async function findExport(pattern: RegExp, name: string): Promise<SuiteRunner | undefined> {
-  const files = readdirSync(BENCH_DIRECTORY).filter((file) => pattern.test(file)).sort();
-  for (const file of files) {
-    const loaded = (await import(pathToFileURL(join(BENCH_DIRECTORY, file)).href)) as Record<string, unknown>;
-    if (typeof loaded[name] === 'function') return loaded[name] as SuiteRunner;
+/**
+ * The first bench file (bench/jobs-*.ts, then bench/jobs/*.ts) that exports `name`. Files
+ * are read as text before anything is imported: some bench files are child-process entry
+ * points that start servers when loaded.
+ */
+async function findRunner(patterns: readonly RegExp[], name: string): Promise<SuiteRunner | undefined> {
+  const exported = new RegExp(`export\\s+(async\\s+)?function\\s+${name}\\b|export\\s*\\{[^}]*\\b${name}\\b`);
+  const files = (readdirSync(BENCH_DIRECTORY, { recursive: true }) as string[]).map((file) => file.split(sep).join('/')).sort();
+  for (const pattern of patterns) {
+    for (const file of files.filter((candidate) => pattern.test(candidate))) {
+      const path = join(BENCH_DIRECTORY, file);
+      if (!exported.test(readFileSync(path, 'utf8'))) continue;
+      const loaded = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+      if (typeof loaded[name] === 'function') return loaded[name] as SuiteRunner;
+    }
   }
   return undefined;
 }
@@ -63,7 +73,7 @@ async function main(argv: string[]): Promise<number> {
   for (const suite of args.suites) {
     const runner = await SUITES[suite]();
     if (runner === undefined) {
-      process.stdout.write(`== ${suite}: skipped (no bench/${suite}-*.ts exports its runner yet)\n\n`);
+      process.stdout.write(`== ${suite}: skipped (no bench/${suite}-*.ts or bench/${suite}/*.ts exports its runner yet)\n\n`);
       continue;
     }
     try {

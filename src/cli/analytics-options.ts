@@ -9,7 +9,12 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?
  * accepts. Checked here too so a typo fails before any request, with the option's name.
  * Returns the value unchanged and its instant (UTC ms) for range checks.
  */
-export function parseDateOption(value: string, name: string): { text: string; instant: number } {
+export interface DateOption {
+  text: string;
+  instant: number;
+}
+
+export function parseDateOption(value: string, name: string): DateOption {
   const text = value.trim();
   const day = DAY.exec(text);
   let instant = Number.NaN;

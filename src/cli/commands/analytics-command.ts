@@ -1,11 +1,13 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import {
   createProgressBar, formatImportSummary, importLogs, ImportAbortedError, MAX_BATCH_SIZE, type FieldMap, type ImportSummary,
   type LogFormatChoice,
 } from '../../analytics/import/index.js';
+import { loadClientConfig } from '../../config/load-config.js';
+import { DocwrightError } from '../../core/errors.js';
 import { ApiClient } from '../api-client.js';
 import { createEventSender, type RejectedHitExample } from '../analytics-event-sender.js';
-import { collectFieldMapping, parseDateOption, parseImportFormat } from '../analytics-options.js';
+import { collectFieldMapping, parseDateOption, parseImportFormat, type DateOption } from '../analytics-options.js';
 import { createVisitorsWriter, VISITORS_FORMATS, type VisitorsFormat } from '../analytics-visitors-output.js';
 import { walkVisitorPages } from '../analytics-visitors-walk.js';
 import { createWalkProgress } from '../analytics-walk-progress.js';
@@ -28,7 +30,8 @@ Formats:
 
 Progress goes to stderr when the walk takes more than a second.
 
-Environment: DOCWRIGHT_URL (default http://127.0.0.1:3000), DOCWRIGHT_API_KEY.
+Environment: DOCWRIGHT_URL (default http://127.0.0.1:3000), DOCWRIGHT_API_KEY,
+DOCWRIGHT_PROJECT (the default --project).
 
 Examples:
   docwright analytics visitors --project prj_123 --from 2025-06-01 --to 2025-07-01
@@ -58,9 +61,9 @@ export function analyticsCommand(): Command {
 }
 
 interface VisitorsOptions {
-  project: string;
-  from?: string;
-  to?: string;
+  project?: string;
+  from?: DateOption;
+  to?: DateOption;
   format: VisitorsFormat;
   pageSize: number;
   json?: boolean;
@@ -69,20 +72,20 @@ interface VisitorsOptions {
 function visitorsCommand(): Command {
   return new Command('visitors')
     .description('Unique human and AI visitors, site-wide and per page, over a date range (every page of results).')
-    .requiredOption('--project <id>', 'project id')
-    .option('--from <date>', 'first day included: YYYY-MM-DD or an ISO 8601 date-time (default: no lower bound)')
-    .option('--to <date>', 'end, exclusive: YYYY-MM-DD or an ISO 8601 date-time (default: no upper bound)')
+    .option('--project <id>', 'project id (default: DOCWRIGHT_PROJECT)')
+    .option('--from <date>', 'first day included: YYYY-MM-DD or an ISO 8601 date-time (default: no lower bound)', (value) => parseDateOption(value, '--from'))
+    .option('--to <date>', 'end, exclusive: YYYY-MM-DD or an ISO 8601 date-time (default: no upper bound)', (value) => parseDateOption(value, '--to'))
     .addOption(new Option('--format <format>', 'output format').choices([...VISITORS_FORMATS]).default('table'))
     .option('--json', 'same as --format json')
     .option('--page-size <n>', `rows per request, 1-${MAX_PAGE_SIZE}`, (value) => parseLimit(value, MAX_PAGE_SIZE, '--page-size'), MAX_PAGE_SIZE)
     .addHelpText('after', VISITORS_HELP)
     .action(async (options: VisitorsOptions) => {
-      const from = options.from === undefined ? undefined : parseDateOption(options.from, '--from');
-      const to = options.to === undefined ? undefined : parseDateOption(options.to, '--to');
-      if (from && to && from.instant > to.instant) throw new InvalidArgumentError('--from must not be after --to.');
+      const { from, to } = options;
+      if (from && to && from.instant > to.instant) throw usageError('--from must not be after --to.');
+      const projectId = resolveProject(options.project);
       const client = new ApiClient();
       client.headers();
-      const context = { projectId: options.project, dateFrom: from?.text, dateTo: to?.text };
+      const context = { projectId, dateFrom: from?.text, dateTo: to?.text };
       const writer = createVisitorsWriter(options.json ? 'json' : options.format, (text) => process.stdout.write(text), context);
       const progress = createWalkProgress(process.stderr);
       let pages = 0;
@@ -103,7 +106,7 @@ function visitorsCommand(): Command {
 }
 
 interface ImportCommandOptions {
-  project: string;
+  project?: string;
   format: LogFormatChoice;
   field?: FieldMap;
   batchSize: number;
@@ -114,13 +117,14 @@ function importCommand(): Command {
   return new Command('import')
     .description('Import access logs (combined, common, JSON lines; plain or gzip) as page hits.')
     .argument('<file...>', 'log files, read in the order given')
-    .requiredOption('--project <id>', 'project id')
+    .option('--project <id>', 'project id (default: DOCWRIGHT_PROJECT)')
     .option('--format <format>', 'auto, combined, common or jsonl', parseImportFormat, 'auto' as LogFormatChoice)
     .option('--field <name=column>', 'JSON-lines member holding a value (repeatable), e.g. path=req.uri; names: timestamp, path, userAgent, ip, referrer, status, method, accept, visitorId', collectFieldMapping)
     .option('--batch-size <n>', `hits per request, 1-${MAX_BATCH_SIZE}`, (value) => parseLimit(value, MAX_BATCH_SIZE, '--batch-size'), MAX_BATCH_SIZE)
     .option('--json', 'print the summary as JSON')
     .addHelpText('after', IMPORT_HELP)
     .action(async (files: string[], options: ImportCommandOptions) => {
+      const projectId = resolveProject(options.project);
       const client = new ApiClient();
       client.headers();
       const controller = new AbortController();
@@ -130,7 +134,7 @@ function importCommand(): Command {
         controller.abort(new Error('interrupted'));
       };
       process.on('SIGINT', interrupt);
-      const sender = createEventSender(client, options.project, {
+      const sender = createEventSender(client, projectId, {
         signal: controller.signal,
         retry: {
           onRetry: (error, attempt, delayMs) =>
@@ -163,6 +167,17 @@ function importCommand(): Command {
       // Hits the server refused or files that broke off are worth a non-zero exit for scripts.
       if (summary.rejected > 0 || summary.failedFiles.length > 0) process.exitCode = 1;
     });
+}
+
+function resolveProject(option: string | undefined): string {
+  const projectId = option ?? loadClientConfig().projectId;
+  if (projectId === undefined || projectId.trim() === '') throw usageError('--project is required (or set DOCWRIGHT_PROJECT).');
+  return projectId;
+}
+
+/** Raised inside an action, where commander no longer prints its own errors; the CLI prints a DocwrightError's message. */
+function usageError(message: string): DocwrightError {
+  return new DocwrightError('invalid_argument', message, { status: 400 });
 }
 
 function printImportResult(summary: ImportSummary, rejected: readonly RejectedHitExample[], json: boolean | undefined, interrupted: boolean): void {
