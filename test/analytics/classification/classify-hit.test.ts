@@ -72,11 +72,11 @@ describe('empty and unusual user agents', () => {
     expect(classifyHit({ userAgent: `  ${GPTBOT}  `, path: '/' }).class).toBe('ai-training');
   });
 
-  test('an enormous user agent is classified by its start, quickly', () => {
-    const huge = CHROME + ' x'.repeat(200_000);
-    const started = performance.now();
+  test('an enormous user agent is classified by its start only', () => {
+    // A token far past the length cap is never scanned, so a hostile header costs no more than a normal one.
+    const huge = CHROME + ' x'.repeat(200_000) + ' GPTBot/1.2';
     expect(classifyHit({ userAgent: huge, path: '/' }).class).toBe('human');
-    expect(performance.now() - started).toBeLessThan(200);
+    expect(classifyHit({ userAgent: CHROME + ' GPTBot/1.2', path: '/' }).class).toBe('ai-training');
   });
 });
 
