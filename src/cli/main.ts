@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { isDocwrightError } from '../core/errors.js';
 import { ConfigError } from '../config/load-config.js';
 import { analyticsCommand } from './commands/analytics-command.js';
+import { jobsCommand } from './commands/jobs-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { projectsCommand } from './commands/projects-command.js';
 import { migrateCommand, serveCommand, workerCommand } from './commands/server-commands.js';
@@ -18,6 +19,7 @@ program.addCommand(migrateCommand());
 program.addCommand(projectsCommand());
 program.addCommand(keysCommand());
 program.addCommand(analyticsCommand());
+program.addCommand(jobsCommand());
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`docwright: ${message}\n`);
