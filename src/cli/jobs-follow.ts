@@ -143,7 +143,7 @@ async function readStream(response: Response, controller: AbortController, deadl
     }
   } catch (error) {
     if (abortedFor === 'deadline') return { kind: 'deadline' };
-    if (abortedFor === 'idle') return { kind: 'dropped', reason: `no data for ${Math.round(idleMs / 1000)} s` };
+    if (abortedFor === 'idle') return { kind: 'dropped', reason: `no data for ${idleMs < 1000 ? `${idleMs} ms` : `${Math.round(idleMs / 1000)} s`}` };
     return { kind: 'dropped', reason: (error as Error).message };
   } finally {
     clearTimeout(deadlineTimer);

@@ -1,0 +1,183 @@
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { jobsCommand } from '../../src/cli/commands/jobs-command.js';
+import { createJobHarness, type JobHarness } from '../helpers/job-harness.js';
+import { runCli } from '../helpers/run-cli.js';
+import { docsAgentScript } from '../jobs/docs-agent-script.js';
+
+const JOB_KEYS = ['archivedAt', 'createdAt', 'error', 'id', 'model', 'prLink', 'source', 'status', 'updatedAt'];
+const SUBCOMMANDS = ['create', 'message', 'get', 'list', 'archive', 'wait', 'messages'];
+
+/** Asserts that `needles` occur in `haystack` in this order, and returns nothing. */
+function expectInOrder(haystack: string, needles: string[]): void {
+  let from = 0;
+  for (const needle of needles) {
+    const at = haystack.indexOf(needle, from);
+    expect(at, `"${needle}" after offset ${from} in:\n${haystack}`).toBeGreaterThanOrEqual(0);
+    from = at + needle.length;
+  }
+}
+
+describe('docwright jobs against a running server', () => {
+  let h: JobHarness;
+  let environment: Record<string, string>;
+  let api: (path: string) => Promise<unknown>;
+
+  beforeAll(async () => {
+    h = await createJobHarness('sqlite', docsAgentScript, { DOCWRIGHT_JOB_MAX_ATTEMPTS: '2' });
+    const url = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    environment = { DOCWRIGHT_URL: url, DOCWRIGHT_API_KEY: h.key };
+    api = async (path) => (await h.request('GET', path)).body as unknown;
+  });
+  afterAll(async () => h?.close());
+
+  test('create --wait shows progress and ends with the PR link; message --wait shows only the follow-up', async () => {
+    const prLink = `http://docs.test/projects/${h.projectId}/pulls/1`;
+    const created = await runCli(['jobs', 'create', '--project', h.projectId, '--prompt', 'Add a troubleshooting page', '--wait'], environment);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout.trimEnd().split('\n').at(-1)).toBe(`Pull request: ${prLink}`);
+    const jobId = /^Created job (\S+); waiting/m.exec(created.stderr)?.[1];
+    expect(jobId).toBeDefined();
+    expectInOrder(created.stderr, [
+      '▸ turn 1 started: Add a troubleshooting page\n',
+      '  ✓ read_file docs.json\n',
+      '  ✓ write_file troubleshooting.mdx\n',
+      '  ✓ edit_file docs.json\n',
+      '  ✓ check_docs\n',
+      `⇡ pull request opened: ${prLink}\n`,
+      '✓ turn 1 completed: 2 files changed (docs.json, troubleshooting.mdx)\n',
+      '    Added troubleshooting.mdx and linked it in the navigation.\n',
+    ]);
+    expect(await api(`/v2/agent/${h.projectId}/job/${jobId}`)).toMatchObject({ status: 'completed', prLink });
+
+    // The project comes from DOCWRIGHT_PROJECT this time.
+    const followUp = await runCli(['jobs', 'message', jobId!, '--prompt', 'Mention the verbose flag', '--wait'], { ...environment, DOCWRIGHT_PROJECT: h.projectId });
+    expect(followUp.code, followUp.stderr).toBe(0);
+    expect(followUp.stdout.trimEnd().split('\n').at(-1)).toBe(`Pull request: ${prLink}`);
+    expectInOrder(followUp.stderr, [
+      `Sent a follow-up to job ${jobId}`,
+      '▸ turn 2 started: Mention the verbose flag\n',
+      '  ✓ edit_file troubleshooting.mdx\n',
+      `⇡ pull request updated: ${prLink}\n`,
+      '✓ turn 2 completed: 1 file changed (troubleshooting.mdx)\n',
+    ]);
+    // The first turn's events are replayed by the stream but are not this command's progress.
+    expect(followUp.stderr).not.toContain('write_file');
+    expect(followUp.stderr).not.toContain('turn 1');
+
+    const [human, json] = await Promise.all([
+      runCli(['jobs', 'messages', jobId!, '--project', h.projectId], environment),
+      runCli(['jobs', 'messages', jobId!, '--project', h.projectId, '--json'], environment),
+    ]);
+    expect(human.code, human.stderr).toBe(0);
+    expectInOrder(human.stdout, [
+      '#1 completed',
+      '> Add a troubleshooting page\n',
+      '  ✓ write_file troubleshooting.mdx\n',
+      '  Added troubleshooting.mdx and linked it in the navigation.\n',
+      'files changed: docs.json, troubleshooting.mdx · commit ',
+      '#2 completed',
+      '> Mention the verbose flag\n',
+      '  ✓ edit_file troubleshooting.mdx\n',
+      'files changed: troubleshooting.mdx',
+    ]);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(await api(`/v2/agent/${h.projectId}/job/${jobId}/messages`));
+  });
+
+  test('--json prints the API objects unchanged: create, get, list, archive; wait reports no changes', async () => {
+    const created = await runCli(['jobs', 'create', '--project', h.projectId, '--prompt', 'Is the quickstart fine?', '--json'], environment);
+    expect(created.code, created.stderr).toBe(0);
+    const job = JSON.parse(created.stdout) as { id: string; createdAt: string };
+    expect(Object.keys(job).sort()).toEqual(JOB_KEYS);
+    expect(job).toMatchObject({ status: 'active', prLink: null, archivedAt: null, error: null, model: 'openai-compatible:fake-model', source: { repository: h.repository, ref: 'main' } });
+    const fromApi = (await api(`/v2/agent/${h.projectId}/job/${job.id}`)) as Record<string, unknown>;
+    expect(Object.keys(job)).toEqual(Object.keys(fromApi));
+    expect(job.createdAt).toBe(fromApi['createdAt']);
+
+    const waited = await runCli(['jobs', 'wait', job.id, '--project', h.projectId], environment);
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.stdout).toBe(`Job ${job.id} completed with no changes, so there is no pull request.\n`);
+
+    const [got, listed] = await Promise.all([
+      runCli(['jobs', 'get', job.id, '--project', h.projectId, '--json'], environment),
+      runCli(['jobs', 'list', '--project', h.projectId, '--limit', '1', '--json'], environment),
+    ]);
+    expect(got.code, got.stderr).toBe(0);
+    expect(JSON.parse(got.stdout)).toEqual(await api(`/v2/agent/${h.projectId}/job/${job.id}`));
+    expect(listed.code, listed.stderr).toBe(0);
+    const list = JSON.parse(listed.stdout) as { jobs: Array<{ id: string }>; hasMore: boolean };
+    expect(list).toEqual(await api(`/v2/agent/${h.projectId}/jobs?limit=1`));
+    expect(list.jobs.map((item) => item.id)).toEqual([job.id]);
+
+    const archived = await runCli(['jobs', 'archive', job.id, '--project', h.projectId, '--json'], environment);
+    expect(archived.code, archived.stderr).toBe(0);
+    const archivedJob = JSON.parse(archived.stdout) as { status: string; archivedAt: string | null };
+    expect(archivedJob).toEqual(await api(`/v2/agent/${h.projectId}/job/${job.id}`));
+    expect(archivedJob.status).toBe('archived');
+    expect(archivedJob.archivedAt).not.toBeNull();
+
+    const [table, waitArchived] = await Promise.all([
+      runCli(['jobs', 'list', '--project', h.projectId, '--status', 'archived'], environment),
+      runCli(['jobs', 'wait', job.id, '--project', h.projectId], environment),
+    ]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+STATUS\s+CREATED\s+PULL REQUEST\s+ERROR$/);
+    expect(table.stdout).toMatch(new RegExp(`^${job.id}\\s+archived\\s`, 'm'));
+    expect(waitArchived.code).toBe(1);
+    expect(waitArchived.stderr).toContain(`job ${job.id} was archived`);
+  });
+
+  test('a failing job: retries shown, failure code and message printed, exit 1', async () => {
+    const result = await runCli(['jobs', 'create', '--project', h.projectId, '--prompt', 'provider down please', '--wait'], environment);
+    expect(result.code).toBe(1);
+    expectInOrder(result.stderr, ['▸ turn 1 started: provider down please\n', '  ↻ attempt 1 failed (model_error: ', '▸ turn 1 started (attempt 2)', '✗ turn 1 failed: model_error: ', '(model_error)\n']);
+    expect(result.stderr).toMatch(/docwright: job \S+ failed: .+ \(model_error\)\n$/);
+    expect(result.stdout).toBe('');
+  });
+
+  test('errors: field errors, missing key, a usage error, and 429 with when to retry', async () => {
+    const limited = await h.services.projects.create({ name: 'Limited', repository: h.repository, ref: 'main', forge: 'local', settings: { rateLimitPerHour: 1 } });
+    const limitedKey = (await h.services.keys.create({ projectId: limited.id })).key;
+    const first = await fetch(`${environment.DOCWRIGHT_URL}/v2/agent/${limited.id}/job`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${limitedKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'Is the quickstart fine?' }),
+    });
+    expect(first.status).toBe(201);
+
+    const [empty, noKey, noPrompt, rateLimited] = await Promise.all([
+      runCli(['jobs', 'create', '--project', h.projectId, '--prompt', ''], environment),
+      runCli(['jobs', 'list', '--project', h.projectId], { DOCWRIGHT_URL: environment.DOCWRIGHT_URL! }),
+      runCli(['jobs', 'create', '--project', h.projectId], environment),
+      runCli(['jobs', 'create', '--project', limited.id, '--prompt', 'Is the quickstart fine?'], { ...environment, DOCWRIGHT_API_KEY: limitedKey }),
+    ]);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain('\n  prompt: must be at least 1 character\n');
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toContain('Set DOCWRIGHT_API_KEY to an API key');
+    expect(noPrompt.code).toBe(2);
+    expect(noPrompt.stderr).toContain("required option '--prompt <text>' (or --prompt-file <file>) not specified");
+    expect(rateLimited.code).toBe(1);
+    expect(rateLimited.stderr).toMatch(/1 times per hour; try again in \d+ seconds\. Retry after \d+ s \(at \d{4}-\d\d-\d\dT[\d:.]+Z\)\./);
+  });
+
+  test('help: jobs lists every subcommand, and each has usage, a description and --json', async () => {
+    const [listing, createHelp] = await Promise.all([runCli(['jobs', '--help'], {}), runCli(['jobs', 'create', '--help'], {})]);
+    expect(listing.code).toBe(0);
+    for (const name of SUBCOMMANDS) expect(listing.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+    expect(createHelp.code).toBe(0);
+    expect(createHelp.stdout).toMatch(/^Usage: docwright jobs create \[options\]/);
+
+    const program = new Command('docwright').addCommand(jobsCommand());
+    const jobs = program.commands[0]!;
+    expect(jobs.commands.map((command) => command.name())).toEqual(SUBCOMMANDS);
+    for (const command of jobs.commands) {
+      const help = command.helpInformation();
+      expect(help, command.name()).toMatch(new RegExp(`^Usage: docwright jobs ${command.name()} `));
+      expect(command.description().length, command.name()).toBeGreaterThan(20);
+      expect(help, command.name()).toContain('--json');
+      expect(help, command.name()).toContain('--project <id>');
+    }
+  });
+});
