@@ -91,11 +91,11 @@ describe('CLI errors and help', () => {
     const environment = { DOCWRIGHT_DATA_DIR: mkdtempSync(join(tmpdir(), 'docwright-cli-')) };
     const root = await runCli(['--help'], environment);
     expect(root.code).toBe(0);
-    const commands = ['serve', 'migrate', 'projects create', 'projects list', 'projects show', 'keys create', 'keys list', 'keys revoke'];
-    for (const command of commands) {
-      const result = await runCli([...command.split(' '), '--help'], environment);
-      expect(result.code, command).toBe(0);
-      expect(result.stdout, command).toMatch(/^Usage: docwright /);
-    }
+    const commands = ['serve', 'worker', 'migrate', 'projects create', 'projects set-credentials', 'projects list', 'projects show', 'keys create', 'keys list', 'keys revoke'];
+    const results = await Promise.all(commands.map((command) => runCli([...command.split(' '), '--help'], environment)));
+    results.forEach((result, index) => {
+      expect(result.code, commands[index]).toBe(0);
+      expect(result.stdout, commands[index]).toMatch(/^Usage: docwright /);
+    });
   });
 });

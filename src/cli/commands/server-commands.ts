@@ -1,11 +1,12 @@
 import { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
 import { createLogger } from '../../app/logger.js';
-import { openDatabase } from '../../db/open-database.js';
-import { migrate } from '../../db/migrator.js';
 import { systemClock } from '../../core/clock.js';
-import { startServer, startWorker } from '../../server/start-server.js';
-import { missingModelCredentials } from '../../agent/model-provider.js';
+
+// The server, the worker and the database drivers load only when a command runs, so
+// `docwright --help` and the client commands start quickly.
+const serverModule = () => import('../../server/start-server.js');
+const modelProviderModule = () => import('../../agent/model-provider.js');
 
 /** Stops `stop` on the first SIGTERM/SIGINT; a second signal exits at once. */
 function onShutdownSignal(stop: (signal: string) => Promise<void>): void {
@@ -29,6 +30,7 @@ export function serveCommand(): Command {
     .action(async (options: { worker: boolean }) => {
       const config = loadConfig();
       const logger = createLogger({ level: config.logLevel });
+      const [{ startServer }, { missingModelCredentials }] = await Promise.all([serverModule(), modelProviderModule()]);
       const warning = missingModelCredentials(config.models.defaultModel, config.models);
       if (warning) logger.warn(warning);
       const server = await startServer({ config, logger, worker: options.worker });
@@ -55,6 +57,7 @@ export function workerCommand(): Command {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger({ level: config.logLevel });
+      const [{ startWorker }, { missingModelCredentials }] = await Promise.all([serverModule(), modelProviderModule()]);
       const warning = missingModelCredentials(config.models.defaultModel, config.models);
       if (warning) logger.warn(warning);
       const running = await startWorker({ config, logger });
@@ -73,6 +76,7 @@ export function migrateCommand(): Command {
     .option('--json', 'print {"applied": [...], "current": N} as JSON')
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig();
+      const [{ openDatabase }, { migrate }] = await Promise.all([import('../../db/open-database.js'), import('../../db/migrator.js')]);
       const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       try {
         const result = await migrate(database, systemClock);
