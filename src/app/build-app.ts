@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -31,9 +31,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const supplied = request.headers['x-request-id'];
       return typeof supplied === 'string' && REQUEST_ID.test(supplied) ? supplied : randomUUID();
     },
-    requestIdLogLabel: 'requestId',
-    // Probes hit these every few seconds; logging them would drown real traffic.
-    disableRequestLogging: (request) => request.url === '/healthz' || request.url === '/readyz',
+    logController: new LogController({
+      requestIdLogLabel: 'requestId',
+      // Probes hit these every few seconds; logging them would drown real traffic.
+      disableRequestLogging: (request) => request.url === '/healthz' || request.url === '/readyz',
+    }),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
