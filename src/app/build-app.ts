@@ -60,6 +60,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('X-Request-Id', request.id);
   });
   installErrorHandling(app);
+  // An empty JSON body (e.g. a bodiless POST …/archive sent with Content-Type: application/json)
+  // is no body rather than a parse error; routes that need a body still reject it by schema.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
   // While draining, each in-flight response closes its keep-alive connection, so close()
   // finishes as soon as the last request does instead of waiting for idle sockets.
   let closing = false;

@@ -98,3 +98,21 @@ describe('readiness when the database is gone', () => {
     await t.app.close();
   });
 });
+
+describe('bodies', () => {
+  test('an empty JSON body is no body: fine where none is needed, a validation error where one is', async () => {
+    const t = await createTestApp('sqlite');
+    const projectId = (await createTestProject(t.services)).id;
+    const key = (await t.services.keys.create({ projectId })).key;
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const create = await t.app.inject({ method: 'POST', url: `/v2/agent/${projectId}/job`, headers, payload: '' });
+    expect(create.statusCode).toBe(400);
+    expect(create.json().code).toBe('validation_failed');
+    const job = (await t.app.inject({ method: 'POST', url: `/v2/agent/${projectId}/job`, headers, payload: '{"prompt":"x"}' })).json();
+    const archive = await t.app.inject({ method: 'POST', url: `/v2/agent/${projectId}/job/${job.id}/archive`, headers, payload: '' });
+    expect(archive.statusCode).toBe(200);
+    const poisoned = await t.app.inject({ method: 'POST', url: `/v2/agent/${projectId}/job`, headers, payload: '{"prompt":"x","__proto__":{"admin":true}}' });
+    expect(poisoned.statusCode).toBe(400);
+    await t.close();
+  });
+});
