@@ -90,7 +90,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const missed = reports.flatMap((report) => report.metrics.filter((item) => item.passed === false).map((item) => `${report.suite}: ${item.name}`));
   const seconds = (Date.now() - startedAt.getTime()) / 1000;
-  process.stdout.write(`Done in ${seconds.toFixed(0)} s. Targets missed: ${missed.length === 0 ? 'none' : missed.join('; ')}.\n`);
+  const endLoad = describeMachine().loadAverage;
+  process.stdout.write(`Done in ${seconds.toFixed(0)} s (load average ${machine.loadAverage} at the start, ${endLoad} at the end). Targets missed: ${missed.length === 0 ? 'none' : missed.join('; ')}.\n`);
   if (args.outFile !== undefined) {
     writeFileSync(args.outFile, JSON.stringify({ startedAt, machine, arguments: args, seconds, reports, failures }, null, 2));
   }
