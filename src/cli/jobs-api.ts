@@ -37,6 +37,12 @@ function problemFrom(text: string): ProblemBody {
   }
 }
 
+/** fetch reports every network failure as "fetch failed"; the cause says which (ECONNREFUSED …). */
+function networkReason(error: unknown): string {
+  const cause = (error as Error).cause;
+  return cause instanceof Error && cause.message !== '' ? cause.message : (error as Error).message;
+}
+
 /** Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
 export function retryAfterSeconds(header: string | null, now = Date.now()): number | undefined {
   if (header === null || header.trim() === '') return undefined;
@@ -95,7 +101,7 @@ export class JobsApi {
     try {
       response = await fetch(this.client.url(this.jobPath(jobId, '/events')), { headers, signal });
     } catch (error) {
-      return { ok: false, reason: (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message };
+      return { ok: false, reason: networkReason(error) };
     }
     if (!response.ok) {
       const problem = problemFrom(await response.text().catch(() => ''));
@@ -122,7 +128,7 @@ export class JobsApi {
     try {
       response = await fetch(this.client.url(path), { method: 'POST', headers, body: JSON.stringify({ prompt }) });
     } catch (error) {
-      throw new DocwrightError('server_unreachable', `Cannot reach the Docwright server at ${this.client.baseUrl} (set DOCWRIGHT_URL): ${(error as Error).message}`, { cause: error });
+      throw new DocwrightError('server_unreachable', `Cannot reach the Docwright server at ${this.client.baseUrl} (set DOCWRIGHT_URL): ${networkReason(error)}`, { cause: error });
     }
     const text = await response.text();
     if (response.ok) return JSON.parse(text) as Job;

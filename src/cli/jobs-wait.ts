@@ -21,11 +21,14 @@ export interface WaitOptions {
 
 const progressLine = (line: string): void => void process.stderr.write(`${line}\n`);
 
-/** The first turn that is still to run or running: where a wait starts showing progress. */
+/**
+ * The first turn that is still to run or running: where a wait starts showing progress.
+ * When a follow-up finished before we looked, its turn is the last one.
+ */
 export async function firstPendingSequence(api: JobsApi, jobId: string): Promise<number> {
   const { messages } = await api.conversation(jobId);
   const pending = messages.find((turn) => turn.status === 'queued' || turn.status === 'running');
-  return pending?.sequence ?? (messages.at(-1)?.sequence ?? 0) + 1;
+  return pending?.sequence ?? messages.at(-1)?.sequence ?? 1;
 }
 
 /**

@@ -192,7 +192,7 @@ Examples:
     .addOption(projectOption())
     .option('--timeout <seconds>', 'stop waiting after this many seconds (exit 3; the job keeps running)', parseSeconds)
     .option('--json', "print the API's job object as JSON once the job has finished")
-    .addHelpText('after', `${EXIT_CODES_HELP}\n\nExample:\n  docwright jobs wait JOB_ID --timeout 600 && echo merged-ready`)
+    .addHelpText('after', `${EXIT_CODES_HELP}\n\nExample:\n  docwright jobs wait JOB_ID --timeout 600 && echo "ready for review"`)
     .action(async (id: string, options: ProjectOption & { timeout?: number; json?: boolean }, self: Command) => {
       const api = jobsApi(self, options);
       const job = await api.get(id);
@@ -212,5 +212,6 @@ Examples:
       printConversation(conversation.messages);
     });
 
+  for (const subcommand of command.commands) subcommand.addHelpText('after', ENVIRONMENT_HELP);
   return command;
 }
