@@ -7,8 +7,11 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,
 
 const MAX_MS = 8.64e15;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return leap ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
 function validDate(year: number, month: number, day: number): boolean {
@@ -16,6 +19,7 @@ function validDate(year: number, month: number, day: number): boolean {
 }
 
 function utc(year: number, month: number, day: number, hours = 0, minutes = 0, seconds = 0, milliseconds = 0): number {
+  if (year >= 100) return Date.UTC(year, month - 1, day, hours, minutes, seconds, milliseconds);
   const date = new Date(0);
   // setUTCFullYear, not Date.UTC: Date.UTC maps years 0…99 to 1900…1999.
   date.setUTCFullYear(year, month - 1, day);

@@ -1,0 +1,55 @@
+import { classifyHit } from '../../src/analytics/classification/classify-hit.js';
+
+/** A hit as the brute-force oracle sees it. */
+export interface OracleHit {
+  at: number;
+  path: string;
+  visitor: string;
+  userAgent: string;
+}
+
+export interface OracleCounts {
+  human: number;
+  ai: number;
+  total: number;
+}
+
+function countSets(human: Set<string>, ai: Set<string>): OracleCounts {
+  return { human: human.size, ai: ai.size, total: new Set([...human, ...ai]).size };
+}
+
+/** Unique visitors by brute force: sets of visitor ids per page and class, straight from the definition. */
+export function bruteForceVisitors(hits: readonly OracleHit[], from: number | null, to: number | null) {
+  const pages = new Map<string, { human: Set<string>; ai: Set<string> }>();
+  const site = { human: new Set<string>(), ai: new Set<string>() };
+  for (const hit of hits) {
+    if ((from !== null && hit.at < from) || (to !== null && hit.at >= to)) continue;
+    const hitClass = classifyHit({ userAgent: hit.userAgent, path: hit.path }).class;
+    if (hitClass !== 'human' && hitClass !== 'ai') continue;
+    const page = pages.get(hit.path) ?? { human: new Set<string>(), ai: new Set<string>() };
+    pages.set(hit.path, page);
+    page[hitClass].add(hit.visitor);
+    site[hitClass].add(hit.visitor);
+  }
+  const visitors = [...pages].map(([path, sets]) => ({ path, ...countSets(sets.human, sets.ai) }));
+  visitors.sort((a, b) => b.total - a.total || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { totals: countSets(site.human, site.ai), visitors };
+}
+
+/** Hits and unique visitors per class, by brute force. */
+export function bruteForceClasses(hits: readonly OracleHit[], from: number | null, to: number | null) {
+  const classes = new Map<string, { hits: number; visitors: Set<string> }>();
+  for (const hit of hits) {
+    if ((from !== null && hit.at < from) || (to !== null && hit.at >= to)) continue;
+    const hitClass = classifyHit({ userAgent: hit.userAgent, path: hit.path }).class;
+    const entry = classes.get(hitClass) ?? { hits: 0, visitors: new Set<string>() };
+    classes.set(hitClass, entry);
+    entry.hits++;
+    entry.visitors.add(hit.visitor);
+  }
+  return ['human', 'ai', 'ai-search', 'ai-training', 'bot'].map((name) => ({
+    class: name,
+    hits: classes.get(name)?.hits ?? 0,
+    visitors: classes.get(name)?.visitors.size ?? 0,
+  }));
+}
