@@ -87,16 +87,24 @@ export async function followJob(options: FollowOptions): Promise<FollowResult> {
     });
     if (received) failuresInARow = 0;
     if (outcome.kind === 'deadline') return { job: await api.get(jobId), timedOut: true };
+    let dropped = outcome.kind === 'dropped' ? outcome.reason : undefined;
     if (outcome.kind === 'ended') {
-      const job = await api.get(jobId);
-      if (job.status !== 'active') return { job, timedOut: false };
-    } else {
+      try {
+        const job = await api.get(jobId);
+        if (job.status !== 'active') return { job, timedOut: false };
+      } catch (error) {
+        // A server restarting ends its streams cleanly and is briefly unreachable: reconnect.
+        if (!isRetryableError(error)) throw error;
+        dropped = (error as Error).message;
+      }
+    }
+    if (dropped !== undefined) {
       failuresInARow += 1;
       if (failuresInARow > (options.maxReconnects ?? DEFAULT_MAX_RECONNECTS)) {
-        options.onNotice(`event stream keeps failing (${outcome.reason}); polling the job instead`);
+        options.onNotice(`event stream keeps failing (${dropped}); polling the job instead`);
         return pollJob(options, deadline);
       }
-      options.onNotice(`event stream interrupted (${outcome.reason}); reconnecting${lastEventId === undefined ? '' : ` after event ${lastEventId}`}`);
+      options.onNotice(`event stream interrupted (${dropped}); reconnecting${lastEventId === undefined ? '' : ` after event ${lastEventId}`}`);
     }
     await sleep(Math.min(options.reconnectDelayMs ?? parser.retryMs ?? DEFAULT_RECONNECT_MS, deadline - Date.now()));
   }

@@ -45,6 +45,14 @@ describe('following a job through a flaky connection', () => {
     expect(events.at(-1)!.type).toBe('job.completed');
   });
 
+  test('a stream that ends while the job is still active is reopened where it ended', async () => {
+    const { result, events, notices, stored, requests } = await follow('slow answer please', ['end-after-first-event']);
+    expect(result).toMatchObject({ timedOut: false, job: { status: 'completed' } });
+    expect(notices).toEqual([]);
+    expect(requests.map((request) => request.lastEventId)).toEqual([undefined, String(events[0]!.id)]);
+    expect(events.map((event) => event.id)).toEqual(stored.map((event) => event.id));
+  });
+
   test('a stream that cannot be opened falls back to polling the job', async () => {
     const { result, events, notices } = await follow('Add a troubleshooting page', ['unavailable'], { pollIntervalMs: 30 });
     expect(result).toMatchObject({ timedOut: false, job: { status: 'completed' } });

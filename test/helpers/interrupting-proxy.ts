@@ -6,10 +6,12 @@ import type { AddressInfo } from 'node:net';
  * - pass: forwards it as it is;
  * - cut-after-first-event: forwards up to the end of the first event that has an id, then
  *   drops the connection mid-response, like a proxy or network failure would;
+ * - end-after-first-event: the same, but ends the response cleanly, as a restarting
+ *   server or a proxy's time limit would;
  * - unavailable: answers 503 with a problem body, as an overloaded server would;
  * - stall: answers 200 and then sends nothing, like a half-open connection.
  */
-export type EventStreamMode = 'pass' | 'cut-after-first-event' | 'unavailable' | 'stall';
+export type EventStreamMode = 'pass' | 'cut-after-first-event' | 'end-after-first-event' | 'unavailable' | 'stall';
 
 export interface InterruptingProxy {
   url: string;
@@ -66,7 +68,7 @@ export async function startInterruptingProxy(upstream: string, modes: EventStrea
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (mode !== 'cut-after-first-event') {
+      if (mode !== 'cut-after-first-event' && mode !== 'end-after-first-event') {
         response.write(value);
         continue;
       }
@@ -76,7 +78,8 @@ export async function startInterruptingProxy(upstream: string, modes: EventStrea
         // Dropped only once the event is on the wire, so the client has something to resume from.
         await new Promise<void>((resolve) => response.write(seen.slice(0, match.index + match[0].length), () => resolve()));
         await new Promise((resolve) => setTimeout(resolve, 20));
-        response.destroy();
+        if (mode === 'cut-after-first-event') response.destroy();
+        else response.end();
         controller.abort();
         return;
       }
