@@ -1,0 +1,177 @@
+import { runInNewContext } from 'node:vm';
+import { afterEach, describe, expect, test } from 'vitest';
+import { BACKENDS } from '../helpers/test-database.js';
+import { createAnalyticsKit, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
+
+const SITE = 'https://docs.example.com';
+
+describe.each(BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
+  let kit: AnalyticsKit;
+  afterEach(async () => kit.close());
+
+  async function setUp(settings: { allowedOrigins?: string[]; rotateVisitorIdsDaily?: boolean } = { allowedOrigins: [SITE] }, environment: Record<string, string> = {}) {
+    kit = await createAnalyticsKit(dialect, environment);
+    await kit.t.services.projects.update(kit.projectId, { settings });
+  }
+
+  const collect = (options: { origin?: string; body?: string; contentType?: string; ip?: string; forwardedFor?: string; userAgent?: string; projectId?: string } = {}) => {
+    const headers: Record<string, string> = {
+      'content-type': options.contentType ?? 'text/plain;charset=UTF-8',
+      'user-agent': options.userAgent ?? USER_AGENTS.human,
+    };
+    if (options.origin !== undefined) headers.origin = options.origin;
+    if (options.forwardedFor !== undefined) headers['x-forwarded-for'] = options.forwardedFor;
+    return kit.t.app.inject({
+      method: 'POST',
+      url: `/v1/analytics/${options.projectId ?? kit.projectId}/collect`,
+      headers,
+      payload: options.body ?? JSON.stringify({ path: '/docs/start', referrer: 'https://www.google.com/' }),
+      remoteAddress: options.ip ?? '203.0.113.7',
+    });
+  };
+  const totals = async () => (await kit.get('visitors')).json().totals;
+
+  test('script.js is small JavaScript, cacheable, and sets no cookie', async () => {
+    await setUp();
+    const response = await kit.t.app.inject({ method: 'GET', url: '/script.js' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(response.headers['set-cookie']).toBeUndefined();
+    expect(response.headers['cache-control']).toMatch(/public, max-age=\d+/);
+    expect(response.body.length).toBeLessThan(2048);
+    expect(response.body).not.toMatch(/cookie|localStorage|sessionStorage/);
+    const etag = response.headers.etag as string;
+    const again = await kit.t.app.inject({ method: 'GET', url: '/script.js', headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.headers['set-cookie']).toBeUndefined();
+  });
+
+  test('the script posts its page to its own server as text/plain, once per path, also after pushState', async () => {
+    await setUp();
+    const script = (await kit.t.app.inject({ method: 'GET', url: '/script.js' })).body;
+    const beacons: { url: string; body: unknown }[] = [];
+    const listeners: Record<string, () => void> = {};
+    const location = { pathname: '/docs/start' };
+    const history = { pushState(_state: unknown, _title: string, url: string) { location.pathname = url; } };
+    runInNewContext(script, {
+      document: {
+        currentScript: { src: 'https://analytics.example.com/script.js', getAttribute: (name: string) => (name === 'data-project' ? kit.projectId : null) },
+        referrer: 'https://www.google.com/',
+      },
+      location,
+      history,
+      navigator: { sendBeacon: (url: string, body: unknown) => beacons.push({ url, body }) > 0 },
+      addEventListener: (type: string, listener: () => void) => (listeners[type] = listener),
+      URL,
+      JSON,
+      encodeURIComponent,
+    });
+    history.pushState(null, '', '/docs/next');
+    history.pushState(null, '', '/docs/next');
+    listeners.popstate?.();
+    expect(beacons.map((beacon) => beacon.url)).toEqual([`https://analytics.example.com/v1/analytics/${kit.projectId}/collect`, `https://analytics.example.com/v1/analytics/${kit.projectId}/collect`]);
+    // A string body is sent as text/plain;charset=UTF-8: a CORS-safelisted request, no preflight.
+    expect(beacons.every((beacon) => typeof beacon.body === 'string')).toBe(true);
+    expect(JSON.parse(beacons[0]!.body as string)).toEqual({ path: '/docs/start', referrer: 'https://www.google.com/' });
+    expect(JSON.parse(beacons[1]!.body as string)).toEqual({ path: '/docs/next' });
+
+    for (const beacon of beacons) {
+      const response = await collect({ origin: SITE, body: beacon.body as string });
+      expect(response.statusCode).toBe(204);
+      expect(response.headers['access-control-allow-origin']).toBe(SITE);
+      expect(response.headers['set-cookie']).toBeUndefined();
+    }
+    expect((await kit.get('visitors')).json().visitors).toEqual([
+      { path: '/docs/next', human: 1, ai: 0, total: 1 },
+      { path: '/docs/start', human: 1, ai: 0, total: 1 },
+    ]);
+  });
+
+  test('only allowed origins may send beacons; none configured means beacons are off', async () => {
+    await setUp({});
+    const off = await collect({ origin: SITE });
+    expect(off.statusCode).toBe(403);
+    expect(off.json()).toMatchObject({ code: 'origin_not_allowed' });
+    await kit.t.services.projects.update(kit.projectId, { settings: { allowedOrigins: [`${SITE}/`] } });
+    expect((await collect({ origin: SITE })).statusCode).toBe(204);
+    expect((await collect({ origin: 'HTTPS://DOCS.EXAMPLE.COM' })).statusCode).toBe(204);
+    for (const origin of ['https://evil.example.com', 'http://docs.example.com', undefined, 'null']) {
+      const refused = await collect({ origin });
+      expect(refused.statusCode, String(origin)).toBe(403);
+      expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+    }
+    await kit.t.services.projects.update(kit.projectId, { settings: { allowedOrigins: ['*'] } });
+    expect((await collect({ origin: 'https://anywhere.example.org' })).statusCode).toBe(204);
+    expect((await totals()).human).toBe(1);
+  });
+
+  test('an unknown project is a 404; the endpoint needs no key', async () => {
+    await setUp();
+    const response = await collect({ origin: SITE, projectId: 'doesNotExist' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ code: 'not_found' });
+  });
+
+  test('CORS preflight: allowed origins get the grant, others a 403', async () => {
+    await setUp();
+    const preflight = (origin: string) =>
+      kit.t.app.inject({
+        method: 'OPTIONS',
+        url: `/v1/analytics/${kit.projectId}/collect`,
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+    const allowed = await preflight(SITE);
+    expect(allowed.statusCode).toBe(204);
+    expect(allowed.headers['access-control-allow-origin']).toBe(SITE);
+    expect(allowed.headers['access-control-allow-methods']).toBe('POST');
+    expect(String(allowed.headers['access-control-allow-headers']).toLowerCase()).toBe('content-type');
+    expect(allowed.headers.vary).toMatch(/Origin/);
+    const refused = await preflight('https://evil.example.com');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  test('JSON bodies work too; a bad body or path is a 400 and stores nothing', async () => {
+    await setUp();
+    expect((await collect({ origin: SITE, contentType: 'application/json' })).statusCode).toBe(204);
+    const notJson = await collect({ origin: SITE, body: 'path=/x' });
+    expect(notJson.statusCode).toBe(400);
+    expect(notJson.json()).toMatchObject({ code: 'invalid_json' });
+    const badPath = await collect({ origin: SITE, body: JSON.stringify({ path: 'https://elsewhere.example.com/' }) });
+    expect(badPath.statusCode).toBe(400);
+    expect(badPath.json()).toMatchObject({ code: 'invalid_path' });
+    expect((await collect({ origin: SITE, body: JSON.stringify({ path: '/x'.repeat(9000) }) })).statusCode).toBe(413);
+    expect((await kit.get('traffic')).json().classes[0]).toEqual({ class: 'human', hits: 1, visitors: 1 });
+  });
+
+  test('the user agent classifies the beacon', async () => {
+    await setUp();
+    await collect({ origin: SITE, userAgent: USER_AGENTS.ai });
+    await collect({ origin: SITE, userAgent: USER_AGENTS.human, ip: '198.51.100.1' });
+    expect(await totals()).toEqual({ human: 1, ai: 1, total: 2 });
+  });
+
+  test('X-Forwarded-For is ignored unless DOCWRIGHT_TRUST_PROXY is on', async () => {
+    await setUp();
+    await collect({ origin: SITE, forwardedFor: '198.51.100.1' });
+    await collect({ origin: SITE, forwardedFor: '198.51.100.2' });
+    expect((await totals()).human).toBe(1);
+    await kit.close();
+    await setUp({ allowedOrigins: [SITE] }, { DOCWRIGHT_TRUST_PROXY: 'true' });
+    await collect({ origin: SITE, forwardedFor: '198.51.100.1' });
+    await collect({ origin: SITE, forwardedFor: '198.51.100.2' });
+    await collect({ origin: SITE, forwardedFor: '198.51.100.2' });
+    expect((await totals()).human).toBe(2);
+  });
+
+  test('each address may send 120 beacons a minute per project', async () => {
+    await setUp();
+    for (let index = 0; index < 120; index++) expect((await collect({ origin: SITE })).statusCode).toBe(204);
+    const limited = await collect({ origin: SITE });
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await collect({ origin: SITE, ip: '198.51.100.9' })).statusCode).toBe(204);
+    kit.t.clock.advance(60_000);
+    expect((await collect({ origin: SITE })).statusCode).toBe(204);
+  });
+});
