@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isDocwrightError } from '../core/errors.js';
 import { ConfigError } from '../config/load-config.js';
 import { analyticsCommand } from './commands/analytics-command.js';
@@ -21,6 +21,14 @@ program.addCommand(keysCommand());
 program.addCommand(analyticsCommand());
 program.addCommand(jobsCommand());
 
+// addCommand() does not pass exitOverride on, so every subcommand gets it here: usage
+// errors then reach the one handler below and exit 2 consistently.
+function overrideExits(command: Command): void {
+  command.exitOverride();
+  command.commands.forEach(overrideExits);
+}
+overrideExits(program);
+
 function fail(message: string, code = 1): never {
   process.stderr.write(`docwright: ${message}\n`);
   process.exit(code);
@@ -29,9 +37,11 @@ function fail(message: string, code = 1): never {
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
+  // Thrown by an action's own checks (an option parser's are printed by commander itself).
+  if (error instanceof InvalidArgumentError) fail(error.message, 2);
   if (error instanceof CommanderError) {
-    // Help and version exit 0; usage errors were already printed by commander.
-    process.exit(error.exitCode);
+    // Help and version exit 0; usage errors (already printed by commander) exit 2, like a shell builtin.
+    process.exit(error.exitCode === 0 ? 0 : 2);
   }
   if (error instanceof ConfigError) fail(error.message, 2);
   if (isDocwrightError(error)) {

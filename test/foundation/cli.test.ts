@@ -80,7 +80,7 @@ describe('CLI errors and help', () => {
     expect(unknownProject.code).toBe(1);
     expect(unknownProject.stderr).toContain('No project with id "nope"');
     const badScope = await runCli(['keys', 'create', '--project', 'x', '--scope', 'root'], environment);
-    expect(badScope.code).not.toBe(0);
+    expect(badScope.code).toBe(2);
     expect(badScope.stderr).toMatch(/Allowed choices are admin, ingest/);
     const badConfig = await runCli(['projects', 'list'], { ...environment, PORT: 'abc' });
     expect(badConfig.code).toBe(2);
