@@ -55,7 +55,7 @@ describe.each(BACKENDS)('retention [%s]', (dialect) => {
     await send(-4, 'v');
     await send(-3, 'w');
     for (let from = -10; from <= 0; from++) {
-      for (const to of [from + 1, from + 3, 1]) {
+      for (let to = from + 1; to <= 1; to++) {
         const expected = bruteForceVisitors(hits, (today + from) * DAY, (today + to) * DAY);
         const actual = await service.visitors(kit.projectId, { from: (today + from) * DAY, to: (today + to) * DAY });
         expect(actual.totals, `[${from}, ${to})`).toEqual(expected.totals);
