@@ -99,7 +99,7 @@ async function runOnBackend(input: {
   if (largeProject === undefined || smallProject === undefined) throw new Error('the benchmark server did not create its projects');
   const largeClient = new JobClient(server.url, largeProject.projectId, largeProject.apiKey);
   const smallClient = new JobClient(server.url, smallProject.projectId, smallProject.apiKey);
-  const bare = await startBareFastifyServer();
+  const bare = await startBareFastifyServer(input.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: join(input.cpuProfileDirectory, `${backend}-bare`) });
   try {
     options.log(`jobs (${backend}): job overhead, ${workload.overheadRuns} jobs against raw git`);
     const loadBefore = loadavg()[0] ?? Number.NaN;

@@ -11,8 +11,9 @@ export interface BareFastifyServer {
 const ENTRY = fileURLToPath(new URL('./bare-fastify-process.ts', import.meta.url));
 
 /** Starts the constant-JSON Fastify baseline in its own process, as the Docwright server runs in its own. */
-export async function startBareFastifyServer(): Promise<BareFastifyServer> {
-  const child = fork(ENTRY, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+export async function startBareFastifyServer(options: { cpuProfileDirectory?: string } = {}): Promise<BareFastifyServer> {
+  const profile = options.cpuProfileDirectory === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDirectory];
+  const child = fork(ENTRY, [], { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = once(child, 'exit');
   const url = await new Promise<string>((resolve, reject) => {
     child.on('message', (message: { type?: string; url: string }) => {

@@ -21,6 +21,8 @@ export interface CreatedJob {
 export interface SettledJob {
   status: string;
   prLink: string | null;
+  /** Set when the job failed. */
+  error?: { code: string; message: string };
   events: JobEventRecord[];
   /** Client wall-clock time the settling event (job.completed / job.failed) arrived. */
   settledAt: number;
@@ -48,10 +50,10 @@ export class JobClient {
     return { id: job.id, status: job.status, sentAt, answeredAt };
   }
 
-  async get(jobId: string): Promise<{ status: string; prLink: string | null }> {
+  async get(jobId: string): Promise<{ status: string; prLink: string | null; error?: { code: string; message: string } }> {
     const answer = await this.send('GET', `/v2/agent/${this.projectId}/job/${jobId}`);
     if (answer.status !== 200) throw new Error(`get answered ${answer.status}: ${answer.body.slice(0, 500)}`);
-    return JSON.parse(answer.body) as { status: string; prLink: string | null };
+    return JSON.parse(answer.body) as { status: string; prLink: string | null; error?: { code: string; message: string } };
   }
 
   /**
@@ -87,7 +89,7 @@ export class JobClient {
           });
           response.on('end', () => {
             clearTimeout(timer);
-            void this.get(jobId).then((job) => resolve({ status: job.status, prLink: job.prLink, events, settledAt }), reject);
+            void this.get(jobId).then((job) => resolve({ status: job.status, prLink: job.prLink, ...(job.error ? { error: job.error } : {}), events, settledAt }), reject);
           });
           response.on('error', reject);
         },
@@ -128,6 +130,11 @@ function parseEvent(block: string, receivedAt: number): JobEventRecord | null {
   if (type === undefined || data === undefined) return null;
   const at = Date.parse((JSON.parse(data) as { at?: string }).at ?? '');
   return { type, at, receivedAt };
+}
+
+/** Why a job did not end as expected, for an error message. */
+export function describeOutcome(job: SettledJob): string {
+  return `${job.status}${job.error ? ` (${job.error.code}: ${job.error.message})` : ''}, prLink ${String(job.prLink)}`;
 }
 
 /** The server time of the first event of `type`, or NaN. */

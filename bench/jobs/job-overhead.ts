@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { percentile } from '../lib/percentiles.js';
-import { eventTime, type JobClient, type SettledJob } from './job-client.js';
+import { describeOutcome, eventTime, type JobClient, type SettledJob } from './job-client.js';
 import type { GeneratedDocsRepository } from './generate-docs-repository.js';
 import { timeRawGitChange, type GitTiming } from './git-baseline.js';
 import { processCpuMilliseconds } from './process-cpu.js';
@@ -80,7 +80,7 @@ export async function measureJobOverhead(options: OverheadOptions): Promise<Over
     const created = await client.create(`[bench:${tag}] Reword the opening line of ${repository.editedPage}.`);
     const settled = await client.waitForSettled(created.id);
     const cpu = processCpuMilliseconds(options.serverPid) - cpuBefore;
-    if (settled.status !== 'completed' || settled.prLink === null) throw new Error(`overhead job ${created.id} ended ${settled.status} with prLink ${String(settled.prLink)}`);
+    if (settled.status !== 'completed' || settled.prLink === null) throw new Error(`overhead job ${created.id} ended ${describeOutcome(settled)}`);
     const arrivals = model.arrivals(tag);
     model.forget(tag);
     if (!measured) continue;

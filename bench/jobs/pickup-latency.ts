@@ -1,5 +1,5 @@
 import { timeRawClone } from './git-baseline.js';
-import { eventTime, type JobClient } from './job-client.js';
+import { describeOutcome, eventTime, type JobClient } from './job-client.js';
 import type { TimedFakeModel } from './timed-fake-model.js';
 
 export interface PickupResult {
@@ -43,7 +43,7 @@ export async function measurePickupLatency(options: PickupOptions): Promise<Pick
     const settled = await client.waitForSettled(created.id);
     const first = model.arrivals(tag)[0];
     model.forget(tag);
-    if (settled.status !== 'completed' || first === undefined) throw new Error(`pickup job ${created.id} ended ${settled.status}${first === undefined ? ' without asking the model' : ''}`);
+    if (settled.status !== 'completed' || first === undefined) throw new Error(`pickup job ${created.id} ended ${describeOutcome(settled)}${first === undefined ? ', without asking the model' : ''}`);
     if (index < 0) continue;
     result.toFirstModelRequest.push(first - created.sentAt);
     result.toTurnStarted.push(eventTime(settled.events, 'turn.started') - created.sentAt);
