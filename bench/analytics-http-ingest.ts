@@ -17,6 +17,8 @@ export interface IngestRun {
   requests: number;
   seconds: number;
   hitsPerSecond: number;
+  /** CPU seconds the server process spent meanwhile (not the database's own processes on PostgreSQL). */
+  serverCpuSeconds: number;
   /** Per-request latency, ms. */
   latency: SampleSummary;
 }
@@ -52,6 +54,7 @@ export async function ingestOverHttp(options: IngestOptions): Promise<IngestRun>
   let accepted = 0;
   let rejected = 0;
   let lastLogAt = performance.now();
+  const cpuBefore = await options.server.cpuSeconds();
   const result = await postConcurrently({
     url: `${options.server.url}/v1/analytics/${encodeURIComponent(options.server.projectId)}/events`,
     headers: { authorization: `Bearer ${options.server.apiKey}` },
@@ -78,7 +81,9 @@ export async function ingestOverHttp(options: IngestOptions): Promise<IngestRun>
       }
     },
   });
+  const serverCpuSeconds = (await options.server.cpuSeconds()) - cpuBefore;
   return {
+    serverCpuSeconds,
     hits: to - from,
     accepted,
     rejected,

@@ -107,12 +107,17 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
     const accepted = measured.accepted + (rest?.accepted ?? 0);
     const rejected = measured.rejected + (rest?.rejected ?? 0);
     options.log(`analytics/${backend}: first query (folds what is still pending), then ${QUERY_RUNS.iterations} timed`);
+    const cpuBeforeFirst = await server.cpuSeconds();
     const first = await timeOnce(() => queryVisitorsOverHttp(server, question));
+    const firstCpuSeconds = (await server.cpuSeconds()) - cpuBeforeFirst;
     const timed = await timeRepeated(() => queryVisitorsOverHttp(server, question), QUERY_RUNS);
     const differences = compareAnswers(baselines.duckdb.answer, timed.lastResult);
     const loadSeconds = measured.seconds + (rest?.seconds ?? 0);
     const endToEndRate = spec.hits / (loadSeconds + first.milliseconds / 1000);
     const rawBaseline = { name: 'raw better-sqlite3 insert', value: baselines.rawInsert.hitsPerSecond };
+    const rawCpuBaseline = { name: 'raw better-sqlite3 insert', value: baselines.rawInsert.hitsPerCpuSecond };
+    const cpuNote = backend === 'postgres' ? 'CPU of the Docwright process only; PostgreSQL\'s own processes are not counted' : undefined;
+    const allCpuSeconds = measured.serverCpuSeconds + (rest?.serverCpuSeconds ?? 0) + firstCpuSeconds;
     const duckBaseline = { name: 'DuckDB', value: baselines.duckdb.p50 };
     const metrics = [
       metric({
@@ -123,10 +128,25 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
         target: { of: 'ratio', comparison: 'at-least', limit: 0.3 },
       }),
     ];
+    metrics.push(
+      metric({
+        name: `ingest, HTTP, first ${shortCount(sample)} hits, per CPU-s`,
+        value: sample / measured.serverCpuSeconds,
+        unit: 'hits/CPU-s',
+        baseline: rawCpuBaseline,
+        ...(cpuNote === undefined ? {} : { note: cpuNote }),
+      }),
+    );
     if (rest) metrics.push(metric({ name: `ingest, HTTP, remaining ${shortCount(rest.hits)} hits`, value: rest.hitsPerSecond, unit: 'hits/s', baseline: rawBaseline }));
     metrics.push(
       metric({ name: 'ingest until queryable (all hits, + fold)', value: endToEndRate, unit: 'hits/s', baseline: rawBaseline }),
-      metric({ name: 'first visitors query after ingest', value: first.milliseconds, unit: 'ms', note: 'includes folding the raw hits still pending into the rollups' }),
+      metric({ name: 'ingest until queryable, per CPU-s', value: spec.hits / allCpuSeconds, unit: 'hits/CPU-s', baseline: rawCpuBaseline }),
+      metric({
+        name: 'first visitors query after ingest',
+        value: first.milliseconds,
+        unit: 'ms',
+        note: `includes folding the raw hits still pending into the rollups (${firstCpuSeconds.toFixed(1)} CPU-s of the server)`,
+      }),
       metric({
         name: 'visitors query p50 (30 days, totals + top 50)',
         value: timed.summary.p50,
@@ -145,7 +165,8 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
       context: [
         `Server: real Docwright in its own process on 127.0.0.1, ${backend}${backend === 'postgres' ? ` (${POSTGRES_SETTINGS.join(', ')})` : ' (WAL, synchronous=NORMAL)'}.`,
         `Ingest: ${CLIENTS} concurrent keep-alive clients, ${EVENTS_PER_REQUEST.toLocaleString('en-US')} events per POST, bodies serialized before the clock starts (measured sample) or on demand (the rest).`,
-        `Raw insert baseline: the first ${shortCount(sample)} hits pre-encoded into analytics_hits by a prepared statement, 1,000 per transaction: ${Math.round(baselines.rawInsert.hitsPerSecond).toLocaleString('en-US')} hits/s.`,
+        `Raw insert baseline: the first ${shortCount(sample)} hits pre-encoded into analytics_hits by a prepared statement, 1,000 per transaction, in the bench process.`,
+        'hits/CPU-s: hits per CPU second of the server process (or of the raw loop): steadier than hits/s when other work shares the machine.',
         `Query: GET …/visitors?dateFrom=${new Date(question.from).toISOString().slice(0, 10)}&dateTo=${new Date(question.to).toISOString().slice(0, 10)}&limit=${question.limit}, ${QUERY_RUNS.warmup} warm-up + ${QUERY_RUNS.iterations} timed runs; DuckDB in-process over the same rows (loaded in ${baselines.duckdb.loadSeconds.toFixed(1)} s), ${baselines.duckdb.summary.count} timed runs.`,
       ],
       metrics,

@@ -7,6 +7,8 @@ export interface BenchServer {
   projectId: string;
   apiKey: string;
   pid: number;
+  /** CPU seconds (user + system) the server process has used so far. */
+  cpuSeconds(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,17 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   return {
     ...started,
     pid: child.pid ?? 0,
+    cpuSeconds() {
+      return new Promise((resolve) => {
+        const answer = (message: { type?: string; user?: number; system?: number }): void => {
+          if (message.type !== 'cpu-usage') return;
+          child.off('message', answer);
+          resolve(((message.user ?? 0) + (message.system ?? 0)) / 1e6);
+        };
+        child.on('message', answer);
+        child.send('cpu-usage');
+      });
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.send('stop');

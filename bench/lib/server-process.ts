@@ -2,7 +2,8 @@
  * Child-process entry of a benchmarked Docwright server (see docwright-server.ts). The
  * server runs in its own process so the load generator never shares its event loop.
  * Configuration comes from the environment exactly as in production; the parent gets
- * `{ url, projectId, apiKey }` once the server listens, and sends "stop" to end it.
+ * `{ url, projectId, apiKey }` once the server listens, asks "cpu-usage" for the process's
+ * CPU time so far, and sends "stop" to end it.
  */
 import { loadConfig } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/app/logger.js';
@@ -20,6 +21,8 @@ const project = await server.services.projects.create({
 const key = await server.services.keys.create({ projectId: project.id, scope: 'admin', name: 'bench', expiresAt: null });
 process.send?.({ type: 'ready', url: server.url, projectId: project.id, apiKey: key.key });
 process.on('message', (message: unknown) => {
+  // CPU time survives a busy machine better than wall-clock time does.
+  if (message === 'cpu-usage') process.send?.({ type: 'cpu-usage', ...process.cpuUsage() });
   if (message !== 'stop') return;
   void server.stop().then(
     () => process.exit(0),

@@ -1,0 +1,48 @@
+import { afterAll, describe, expect, test } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runImportBenchmarks } from '../../bench/analytics-import-suite.js';
+import { runAnalyticsBenchmarks } from '../../bench/analytics-suite.js';
+import type { BenchOptions } from '../../bench/lib/bench-options.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'docwright-bench-suites-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const options = (scale: number): BenchOptions => ({ scale, backends: ['sqlite'], dataDir, log: () => {} });
+
+describe('the analytics suite at a tiny scale', () => {
+  test('measures ingest and query on a real server against both baselines, and the answers agree', async () => {
+    const [report, ...others] = await runAnalyticsBenchmarks(options(0.0005));
+    expect(others).toEqual([]);
+    expect(report?.title).toContain('SQLite: 5,000 hits, 500 visitors');
+    const byName = new Map(report?.metrics.map((item) => [item.name, item]));
+    const ingest = byName.get('ingest, HTTP, first 5,000 hits');
+    expect(ingest?.value).toBeGreaterThan(0);
+    expect(ingest?.baseline?.name).toBe('raw better-sqlite3 insert');
+    expect(ingest?.ratio).toBeCloseTo((ingest?.value ?? 0) / (ingest?.baseline?.value ?? 1), 10);
+    expect(ingest?.target).toEqual({ of: 'ratio', comparison: 'at-least', limit: 0.3 });
+    const query = byName.get('visitors query p50 (30 days, totals + top 50)');
+    expect(query?.baseline?.name).toBe('DuckDB');
+    expect(query?.target).toEqual({ of: 'ratio', comparison: 'at-most', limit: 2 });
+    expect(byName.get('visitors query p50, ceiling')?.target).toEqual({ of: 'value', comparison: 'at-most', limit: 500 });
+    expect(report?.notes).toContainEqual(expect.stringMatching(/^accepted 5,000, rejected 0;/));
+    expect(report?.notes).toContainEqual(expect.stringMatching(/^answers agree: .*total 500\)/));
+    // The server's data and the raw-insert database are removed; the reusable CSV stays.
+    expect(readdirSync(dataDir).filter((name) => name.endsWith('.csv'))).toHaveLength(1);
+    expect(readdirSync(dataDir)).not.toContain('raw-insert-baseline.sqlite');
+  }, 120_000);
+});
+
+describe('the import suite at a tiny scale', () => {
+  test('imports a generated log in a fresh process and compares it with readline', async () => {
+    const report = await runImportBenchmarks(options(0.001));
+    const byName = new Map(report.metrics.map((item) => [item.name, item]));
+    const rss = byName.get('peak RSS during import');
+    expect(rss?.value).toBeGreaterThan(20);
+    expect(rss?.passed).toBe((rss?.value ?? Infinity) <= 200);
+    expect(byName.get('import throughput')?.baseline?.name).toBe('readline');
+    expect(byName.get('page hits parsed and batched')?.value).toBeGreaterThan(0);
+    expect(report.title).toMatch(/^import: 1 MiB combined access log \([\d,]+ lines, [\d,]+ page hits\)$/);
+  }, 60_000);
+});
