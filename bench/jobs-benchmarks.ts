@@ -50,7 +50,9 @@ function workloadFor(scale: number): Workload {
 
 export async function runJobsBenchmarks(options: BenchOptions): Promise<SuiteReport[]> {
   const workload = workloadFor(options.scale);
-  // Set DOCWRIGHT_BENCH_CPU_PROF=DIR to get a V8 CPU profile of each server process.
+  // DOCWRIGHT_BENCH_CPU_PROF=DIR writes a V8 CPU profile of each server process there.
+  // DOCWRIGHT_BENCH_JOBS_DIR=DIR puts repositories, clones and job workspaces there instead
+  // of bench/.data/jobs: where creating files is slow (a watched tree), clones measure that.
   const cpuProfileDirectory = process.env.DOCWRIGHT_BENCH_CPU_PROF;
   const model = await startTimedFakeModel();
   let postgres: BenchPostgres | undefined;
@@ -79,7 +81,7 @@ async function runOnBackend(input: {
   cpuProfileDirectory: string | undefined;
 }): Promise<SuiteReport> {
   const { backend, options, workload, model } = input;
-  const root = join(options.dataDir, 'jobs', backend);
+  const root = join(process.env.DOCWRIGHT_BENCH_JOBS_DIR ?? join(options.dataDir, 'jobs'), backend);
   rmSync(root, { recursive: true, force: true });
   const scratch = join(root, 'scratch');
   mkdirSync(scratch, { recursive: true });
@@ -131,7 +133,7 @@ async function runOnBackend(input: {
       settings: { connections: 10, pipelining: 1, seconds: workload.pollSeconds, rounds: 3 },
       log: options.log,
     });
-    return buildReport(backend, workload, overhead, pickup, poll, [loadBefore, loadavg()[0] ?? Number.NaN]);
+    return buildReport({ backend, workload, overhead, pickup, poll, load: [loadBefore, loadavg()[0] ?? Number.NaN], location: root });
   } finally {
     largeClient.close();
     smallClient.close();
@@ -144,7 +146,19 @@ const median = (values: readonly number[]): number => percentile(values, 50);
 const p99 = (values: readonly number[]): number => percentile(values, 99);
 const ms = (value: number): string => `${value.toFixed(1)} ms`;
 
-function buildReport(backend: BackendName, workload: Workload, overhead: OverheadResult, pickup: PickupResult, poll: PollComparison, load: [number, number]): SuiteReport {
+interface Measured {
+  backend: BackendName;
+  workload: Workload;
+  overhead: OverheadResult;
+  pickup: PickupResult;
+  poll: PollComparison;
+  /** 1-minute load average before and after. */
+  load: [number, number];
+  /** Where the repositories and workspaces were. */
+  location: string;
+}
+
+function buildReport({ backend, workload, overhead, pickup, poll, load, location }: Measured): SuiteReport {
   const gitMedian = median(overhead.git.map((timing) => timing.milliseconds));
   const phases = overhead.phases;
   return {
@@ -154,6 +168,7 @@ function buildReport(backend: BackendName, workload: Workload, overhead: Overhea
       `Server: docwright serve (API + in-process worker, concurrency 2) in a child process, local forge, fake chat-completions model on loopback (zero latency).`,
       `Overhead: ${overhead.runs} jobs editing 1 page of a ${workload.pages}-page docs repository (one edit_file call), create sent → job.completed event, medians; baseline: git clone (workspace.ts flags) + add + commit + push of the same change.`,
       `Pickup: ${pickup.jobs} sequential jobs on a ${SMALL_PAGES}-page repository, idle worker; baseline: a raw git clone of that repository (the unavoidable part before the model request).`,
+      `Repositories, raw clones and job workspaces under ${location}.`,
       `Machine load (1-minute average) ${load[0].toFixed(1)} at the start, ${load[1].toFixed(1)} at the end: wall-clock figures wait for a core when it is above the core count; the CPU figures below do not.`,
       `Poll: autocannon ${poll.settings.connections} connections, pipelining ${poll.settings.pipelining}, ${poll.settings.rounds} alternating rounds of ${poll.settings.seconds} s per side (medians), GET /v2/agent/{projectId}/job/{id} with an admin key; baseline: a bare Fastify route answering constant JSON.`,
     ],
