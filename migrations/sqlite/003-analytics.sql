@@ -12,7 +12,8 @@ create table analytics_sites (
 );
 
 -- Dictionary of the things visitors are counted per: pages (kind 1) and agents
--- (kind 10 + class code). The site itself is dimension 0 and classes are -1…-5.
+-- (kind 10 + class code). The site itself is dimension 0; the crawler classes are
+-- -3…-5 (human and ai visitors are the site's groups 1 and 2).
 create table analytics_dimensions (
   id integer primary key,
   site integer not null,
@@ -56,7 +57,7 @@ create table analytics_event_ids (
 ) without rowid;
 
 -- One row per (dimension, visitor, day) with a bit per group seen that day:
--- 1 human, 2 ai (page and site dimensions), 4 any class (class and agent dimensions).
+-- 1 human, 2 ai (page and site dimensions), 4 any class (crawler-class and agent dimensions).
 create table analytics_visit_days (
   site integer not null,
   dim integer not null,
@@ -69,16 +70,16 @@ create table analytics_visit_days (
 -- How many visit days of group grp fell on `day` whose previous visit day (same
 -- dimension, visitor and group) was `prev` (-1: none). A visitor is in [F, T) exactly
 -- once: at their first visit day in range, the one with F <= day < T and prev < F.
+-- Keyed by group, then dimension, so a report aggregates in key order without sorting.
 create table analytics_visitor_counts (
   site integer not null,
   grp integer not null,
+  dim integer not null,
   day integer not null,
   prev integer not null,
-  dim integer not null,
   visitors integer not null,
-  primary key (site, grp, day, prev, dim)
+  primary key (site, grp, dim, day, prev)
 ) without rowid;
-create index analytics_visitor_counts_dimension on analytics_visitor_counts (site, dim, grp, day, prev, visitors);
 
 create table analytics_hit_counts (
   site integer not null,

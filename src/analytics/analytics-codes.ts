@@ -21,14 +21,17 @@ export const PAGE_KIND = 1;
 /** Agents are keyed per class (kind = AGENT_KIND_BASE + class code): a bot fetching Markdown is a different row. */
 export const AGENT_KIND_BASE = 10;
 
-/** The site as a whole is dimension 0; class c is dimension -c. Neither has a dictionary row. */
+/**
+ * The site as a whole is dimension 0; crawler class c is dimension -c (human and ai
+ * visitors per class are the site's own groups). Neither has a dictionary row.
+ */
 export const SITE_DIMENSION = 0;
 export const classDimension = (classCode: number): number => -classCode;
 
 /**
  * Groups a visit day can belong to, as bits of analytics_visit_days.mask. A group is
  * counted on its own in analytics_visitor_counts; EITHER_GROUP is "human or ai" (the
- * visitors endpoint's total), ANY_GROUP is used by the class and agent dimensions.
+ * visitors endpoint's total), ANY_GROUP by the crawler-class and agent dimensions.
  */
 export const HUMAN_GROUP = 1;
 export const AI_GROUP = 2;

@@ -12,14 +12,15 @@ import { DAY_MS } from './analytics-codes.js';
  * cell loses one and its new cell gains one. Everything is summed per cell before it
  * touches analytics_visitor_counts, so a fold writes few rows however many hits it has.
  *
- * Each statement takes no parameters except the first four and the hit-count one, which
- * take (from, to) as their two `?`.
+ * Only the statements marked so take parameters: (from, to), the seq range.
  */
 export interface FoldStatements {
   setup: string[];
   /** Each takes (from, to). */
   collectKeys: string[];
   describeKeys: string;
+  /** The common case, without window functions: the only new visit day of its visitor and dimension, none later. */
+  countLoneVisitors: string;
   countVisitors: string;
   storeVisitDays: string;
   /** Takes (from, to). */
@@ -31,6 +32,12 @@ const DAY = `at / ${DAY_MS}`;
 const HIT_RANGE = 'seq > ? and seq <= ?';
 const HUMAN_OR_AI_MASK = 'max(case when class = 1 then 1 else 0 end) + max(case when class = 2 then 2 else 0 end)';
 const SAME_PAIR = 'v.site = k.site and v.dim = k.dim and v.visitor = k.visitor';
+/** The stored visit day of group g.grp before key k: usually the nearest one, probed already. */
+const PREVIOUS_DAY = `case
+  when k.earlier is null then -1
+  when (k.earlier & g.grp) != 0 then k.earlier >> 3
+  else coalesce((select max(v.day) from analytics_visit_days v where ${SAME_PAIR} and v.day < k.day and (v.mask & g.grp) != 0), -1)
+end`;
 
 export function foldStatements(dialect: Dialect): FoldStatements {
   const greatest = dialect === 'postgres' ? 'greatest' : 'max';
@@ -40,8 +47,8 @@ export function foldStatements(dialect: Dialect): FoldStatements {
       : (name: string, columns: string) => [`create temporary table if not exists ${name} (${columns})`, `delete from temp.${name}`];
   return {
     setup: [
-      ...temporary('analytics_fold_keys', 'site integer, dim integer, visitor bigint, day integer, mask integer'),
-      ...temporary('analytics_fold_info', 'site integer, dim integer, visitor bigint, day integer, mask integer, same_mask integer, earlier integer, later integer'),
+      ...temporary('analytics_fold_keys', 'site integer, dim integer, visitor bigint, day integer, mask integer, primary key (site, dim, visitor, day)'),
+      ...temporary('analytics_fold_info', 'site integer, dim integer, visitor bigint, day integer, mask integer, same_mask integer, earlier integer, later integer, lone integer'),
     ],
     collectKeys: [
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
@@ -50,9 +57,10 @@ export function foldStatements(dialect: Dialect): FoldStatements {
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
        select site, 0, visitor, ${DAY}, ${HUMAN_OR_AI_MASK} from analytics_hits
        where ${HIT_RANGE} and class <= 2 group by site, visitor, ${DAY}`,
+      // Human and ai visitors per class are the site's groups 1 and 2: only crawlers need their own.
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
        select site, -class, visitor, ${DAY}, 4 from analytics_hits
-       where ${HIT_RANGE} group by site, class, visitor, ${DAY}`,
+       where ${HIT_RANGE} and class >= 3 group by site, class, visitor, ${DAY}`,
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
        select site, agent, visitor, ${DAY}, 4 from analytics_hits
        where ${HIT_RANGE} and agent is not null group by site, agent, visitor, ${DAY}`,
@@ -74,29 +82,35 @@ export function foldStatements(dialect: Dialect): FoldStatements {
           case when at_or_before >> 3 = day then at_or_before & 7 else 0 end as same_mask
         from probed
       )
-      insert into analytics_fold_info (site, dim, visitor, day, mask, same_mask, earlier, later)
+      insert into analytics_fold_info (site, dim, visitor, day, mask, same_mask, earlier, later, lone)
       select k.site, k.dim, k.visitor, k.day, k.mask, k.same_mask,
         case when k.at_or_before >> 3 = k.day then
           (select v.day * 8 + v.mask from analytics_visit_days v where ${SAME_PAIR} and v.day < k.day order by v.day desc limit 1)
         else k.at_or_before end,
-        k.later
+        k.later,
+        case when exists (select 1 from analytics_fold_keys o where o.site = k.site and o.dim = k.dim and o.visitor = k.visitor and o.day != k.day) then 0 else 1 end
       from split k
       where (k.mask & ~k.same_mask) != 0`,
+    countLoneVisitors: `
+      with grps (grp) as (values (1), (2), (3), (4))
+      insert into analytics_visitor_counts (site, grp, dim, day, prev, visitors)
+      select k.site, g.grp, k.dim, k.day, ${PREVIOUS_DAY}, count(*)
+      from analytics_fold_info k join grps g on (k.mask & g.grp) != 0 and (k.same_mask & g.grp) = 0
+      where k.lone = 1 and k.later is null
+      group by k.site, g.grp, k.dim, k.day, ${PREVIOUS_DAY}
+      on conflict (site, grp, dim, day, prev) do update set visitors = analytics_visitor_counts.visitors + excluded.visitors`,
     countVisitors: `
       with grps (grp) as (values (1), (2), (3), (4)),
       points as materialized (
         select k.site, k.dim, k.visitor, k.day, g.grp,
-          case
-            when k.earlier is null then -1
-            when (k.earlier & g.grp) != 0 then k.earlier >> 3
-            else coalesce((select max(v.day) from analytics_visit_days v where ${SAME_PAIR} and v.day < k.day and (v.mask & g.grp) != 0), -1)
-          end as prev_old,
+          ${PREVIOUS_DAY} as prev_old,
           case
             when k.later is null then null
             when (k.later & g.grp) != 0 then k.later >> 3
             else (select min(v.day) from analytics_visit_days v where ${SAME_PAIR} and v.day > k.day and (v.mask & g.grp) != 0)
           end as next_old
         from analytics_fold_info k join grps g on (k.mask & g.grp) != 0 and (k.same_mask & g.grp) = 0
+        where not (k.lone = 1 and k.later is null)
       ),
       ordered as materialized (
         select site, dim, grp, day, prev_old, next_old,
@@ -114,10 +128,10 @@ export function foldStatements(dialect: Dialect): FoldStatements {
         select site, dim, grp, next_old, day, 1 from ordered
         where next_old is not null and (next_new is null or next_new > next_old)
       )
-      insert into analytics_visitor_counts (site, grp, day, prev, dim, visitors)
-      select site, grp, day, prev, dim, sum(n) from deltas where true
-      group by site, grp, day, prev, dim having sum(n) != 0
-      on conflict (site, grp, day, prev, dim) do update set visitors = analytics_visitor_counts.visitors + excluded.visitors`,
+      insert into analytics_visitor_counts (site, grp, dim, day, prev, visitors)
+      select site, grp, dim, day, prev, sum(n) from deltas where true
+      group by site, grp, dim, day, prev having sum(n) != 0
+      on conflict (site, grp, dim, day, prev) do update set visitors = analytics_visitor_counts.visitors + excluded.visitors`,
     storeVisitDays: `
       insert into analytics_visit_days (site, dim, visitor, day, mask)
       select site, dim, visitor, day, mask from analytics_fold_info where true

@@ -6,7 +6,7 @@ import { DictionaryCache } from './dictionary-cache.js';
 import type { ValidEvent } from './event-validation.js';
 import type { VisitorIdentity } from './visitor-identity.js';
 
-const DIMENSION_CACHE_SIZE = 200_000;
+const NAMES_PER_DICTIONARY = 100_000;
 const USER_AGENT_CACHE_SIZE = 50_000;
 
 /**
@@ -15,7 +15,8 @@ const USER_AGENT_CACHE_SIZE = 50_000;
  * visitor hash and nowhere else.
  */
 export class HitEncoder {
-  private readonly dimensions = new DictionaryCache<string>(DIMENSION_CACHE_SIZE);
+  /** One cache per (site, kind): keys are then the bare names, no composite strings per hit. */
+  private readonly dimensions = new Map<string, DictionaryCache<string>>();
   private readonly userAgents = new DictionaryCache<string>(USER_AGENT_CACHE_SIZE);
   private classifierVersion: number | undefined;
 
@@ -27,64 +28,67 @@ export class HitEncoder {
   async encode(projectId: string, site: number, events: readonly ValidEvent[], rotateDaily: boolean): Promise<HitRow[]> {
     this.classifierVersion ??= await this.store.ensureClassifierVersion(AI_AGENT_TABLE_VERSION);
     const classifierVersion = this.classifierVersion;
-    const classified = events.map((event) => {
+    const rows: HitRow[] = new Array(events.length);
+    const paths: string[] = new Array(events.length);
+    const agentOf: (string | null)[] = new Array(events.length);
+    const agentNames = new Map<number, string[]>();
+    const userAgents: string[] = [];
+    for (let index = 0; index < events.length; index++) {
+      const event = events[index]!;
       const classification = classifyHit({ userAgent: event.userAgent, path: event.path, accept: event.accept });
-      const visitor =
-        event.visitorId !== null
-          ? this.identity.fromVisitorId(projectId, event.visitorId)
-          : this.identity.fromAddress(projectId, event.ip ?? '', event.userAgent, rotateDaily ? dayOf(event.at) : null);
-      return { event, classCode: CLASS_CODES[classification.class], agent: classification.agent, visitor };
-    });
-
-    const dimensionKeys = new Set<string>();
-    for (const { event, classCode, agent } of classified) {
-      dimensionKeys.add(dimensionKey(site, PAGE_KIND, event.path));
-      if (agent !== null) dimensionKeys.add(dimensionKey(site, AGENT_KIND_BASE + classCode, agent));
+      const classCode = CLASS_CODES[classification.class];
+      paths[index] = event.path;
+      agentOf[index] = classification.agent;
+      if (classification.agent !== null) {
+        const names = agentNames.get(classCode) ?? [];
+        names.push(classification.agent);
+        agentNames.set(classCode, names);
+      }
+      if (event.userAgent !== '') userAgents.push(event.userAgent);
+      rows[index] = {
+        site,
+        at: event.at,
+        page: 0,
+        visitor:
+          event.visitorId !== null
+            ? this.identity.fromVisitorId(projectId, event.visitorId)
+            : this.identity.fromAddress(projectId, event.ip ?? '', event.userAgent, rotateDaily ? dayOf(event.at) : null),
+        classCode,
+        agent: null,
+        userAgent: null,
+        referrer: event.referrer,
+        markdownAccept: prefersMarkdown(event.accept) ? 1 : 0,
+        classifierVersion,
+        eventId: event.id,
+      };
     }
-    const dimensionIds = await this.dimensions.resolve(dimensionKeys, (missing) => this.loadDimensions(site, missing));
-    const userAgentIds = await this.userAgents.resolve(
-      events.flatMap((event) => (event.userAgent === '' ? [] : [event.userAgent])),
-      (missing) => this.store.ensureUserAgents(missing),
-    );
 
-    return classified.map(({ event, classCode, agent, visitor }) => ({
-      site,
-      at: event.at,
-      page: dimensionIds.get(dimensionKey(site, PAGE_KIND, event.path))!,
-      visitor,
-      classCode,
-      agent: agent === null ? null : dimensionIds.get(dimensionKey(site, AGENT_KIND_BASE + classCode, agent))!,
-      userAgent: event.userAgent === '' ? null : userAgentIds.get(event.userAgent)!,
-      referrer: event.referrer,
-      markdownAccept: prefersMarkdown(event.accept) ? 1 : 0,
-      classifierVersion,
-      eventId: event.id,
-    }));
+    const pageIds = await this.dictionary(site, PAGE_KIND).resolve(paths, (missing) => this.store.ensureDimensions(site, PAGE_KIND, missing));
+    const agentIds = new Map<number, Map<string, number>>();
+    for (const [classCode, names] of agentNames) {
+      const kind = AGENT_KIND_BASE + classCode;
+      agentIds.set(classCode, await this.dictionary(site, kind).resolve(names, (missing) => this.store.ensureDimensions(site, kind, missing)));
+    }
+    const userAgentIds = await this.userAgents.resolve(userAgents, (missing) => this.store.ensureUserAgents(missing));
+
+    for (let index = 0; index < rows.length; index++) {
+      const row = rows[index]!;
+      const event = events[index]!;
+      const agent = agentOf[index];
+      row.page = pageIds.get(event.path)!;
+      if (agent !== null && agent !== undefined) row.agent = agentIds.get(row.classCode)!.get(agent)!;
+      if (event.userAgent !== '') row.userAgent = userAgentIds.get(event.userAgent)!;
+    }
+    return rows;
   }
 
-  /** Groups missing dictionary keys by kind: one store call per kind. */
-  private async loadDimensions(site: number, missing: readonly string[]): Promise<Map<string, number>> {
-    const byKind = new Map<number, string[]>();
-    for (const key of missing) {
-      const { kind, name } = parseDimensionKey(key);
-      const names = byKind.get(kind) ?? [];
-      names.push(name);
-      byKind.set(kind, names);
+  private dictionary(site: number, kind: number): DictionaryCache<string> {
+    const key = `${site}:${kind}`;
+    let cache = this.dimensions.get(key);
+    if (cache === undefined) {
+      cache = new DictionaryCache<string>(NAMES_PER_DICTIONARY);
+      this.dimensions.set(key, cache);
     }
-    const ids = new Map<string, number>();
-    for (const [kind, names] of byKind) {
-      for (const [name, id] of await this.store.ensureDimensions(site, kind, names)) ids.set(dimensionKey(site, kind, name), id);
-    }
-    return ids;
+    return cache;
   }
-}
-
-function dimensionKey(site: number, kind: number, name: string): string {
-  return `${site}\u0000${kind}\u0000${name}`;
-}
-
-function parseDimensionKey(key: string): { kind: number; name: string } {
-  const first = key.indexOf('\u0000');
-  const second = key.indexOf('\u0000', first + 1);
-  return { kind: Number(key.slice(first + 1, second)), name: key.slice(second + 1) };
 }

@@ -35,11 +35,40 @@ export function parseDate(value: string): number | null {
   return validDate(year, month, day) ? utc(year, month, day) : null;
 }
 
+/** Digits at value[start, start + count) as a number, or -1 if any is not a digit. */
+function digits(value: string, start: number, count: number): number {
+  let result = 0;
+  for (let index = start; index < start + count; index++) {
+    const code = value.charCodeAt(index) - 48;
+    if (code < 0 || code > 9) return -1;
+    result = result * 10 + code;
+  }
+  return result;
+}
+
+/** `YYYY-MM-DDTHH:MM:SS.sssZ` exactly, what toISOString and most senders produce: parsed without a regex. */
+function parseCanonical(value: string): number | null | undefined {
+  if (value.length !== 24 || value.charCodeAt(23) !== 90 /* Z */ || value.charCodeAt(10) !== 84 /* T */) return undefined;
+  if (value[4] !== '-' || value[7] !== '-' || value[13] !== ':' || value[16] !== ':' || value[19] !== '.') return undefined;
+  const year = digits(value, 0, 4);
+  const month = digits(value, 5, 2);
+  const day = digits(value, 8, 2);
+  const hours = digits(value, 11, 2);
+  const minutes = digits(value, 14, 2);
+  const seconds = digits(value, 17, 2);
+  const milliseconds = digits(value, 20, 3);
+  if (year < 0 || month < 0 || day < 0 || hours < 0 || minutes < 0 || seconds < 0 || milliseconds < 0) return undefined;
+  if (!validDate(year, month, day) || hours > 23 || minutes > 59 || seconds > 59) return null;
+  return utc(year, month, day, hours, minutes, seconds, milliseconds);
+}
+
 /**
  * An ISO 8601 date-time (`2025-06-01T12:30:00Z`, `…+02:00`, fractions of a second);
  * without an offset it is UTC. Returns milliseconds since the epoch, or null.
  */
 export function parseDateTime(value: string): number | null {
+  const canonical = parseCanonical(value);
+  if (canonical !== undefined) return canonical;
   const match = DATE_TIME.exec(value);
   if (!match) return null;
   const [year, month, day, hours, minutes] = [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4]), Number(match[5])];

@@ -160,6 +160,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     await client.query('analyze analytics_fold_keys');
     await client.query(statements.describeKeys);
     await client.query('analyze analytics_fold_info');
+    await client.query(statements.countLoneVisitors);
     await client.query(statements.countVisitors);
     await client.query(statements.storeVisitDays);
     await client.query(this.sql(statements.countHits), [from, to]);

@@ -11,7 +11,6 @@ export interface DimensionCount {
 
 export type Family = 'visitors' | 'traffic';
 
-const GROUPS_OF: Record<Family, string> = { visitors: 'grp in (1, 2, 3)', traffic: `grp = ${ANY_GROUP}` };
 const NO_WINDOW: TimeWindow = { start: 0, end: 0 };
 
 /** Edge windows as four parameters (two windows, the second possibly empty) for `IN_WINDOWS`. */
@@ -25,12 +24,18 @@ const HUMAN_OR_AI_MASK = 'max(case when class = 1 then 1 else 0 end) + max(case 
 
 /**
  * Whole days: a visitor's record counts when it is their first visit day in range, i.e.
- * day in [fromDay, toDay) and previous visit day before fromDay.
+ * day in [fromDay, toDay) and previous visit day before fromDay. Grouped in key order
+ * (grp, dim), so SQLite aggregates while it scans.
  */
-const WHOLE_DAYS = (family: Family) => `
-  select dim, grp, sum(visitors) as visitors from analytics_visitor_counts
-  where site = ? and ${GROUPS_OF[family]} and day >= ? and day < ? and prev < ?
-  group by dim, grp`;
+const WHOLE_DAYS_FOR = (groups: string) => `
+  select grp, dim, sum(visitors) as visitors from analytics_visitor_counts
+  where site = ? and ${groups} and day >= ? and day < ? and prev < ?
+  group by grp, dim`;
+/** visitors: pages and the site, groups human, ai, either. traffic: crawler classes and agents, plus the site's human and ai. */
+const WHOLE_DAYS: Record<Family, string[]> = {
+  visitors: [WHOLE_DAYS_FOR('grp in (1, 2, 3)')],
+  traffic: [WHOLE_DAYS_FOR(`grp = ${ANY_GROUP}`), WHOLE_DAYS_FOR('grp in (1, 2) and dim = 0')],
+};
 
 /**
  * Edges: visitors seen in the cut-off parts of a day, minus those already counted for
@@ -56,11 +61,13 @@ const EDGE_VISITORS = `
 
 const EDGE_TRAFFIC = `
   with keyed (dim, visitor, mask) as (
-    select distinct -class, visitor, ${ANY_GROUP} from analytics_hits where site = ? and ${IN_WINDOWS}
-    union
+    select distinct -class, visitor, ${ANY_GROUP} from analytics_hits where site = ? and class >= 3 and ${IN_WINDOWS}
+    union all
     select distinct agent, visitor, ${ANY_GROUP} from analytics_hits where site = ? and agent is not null and ${IN_WINDOWS}
+    union all
+    select 0, visitor, ${HUMAN_OR_AI_MASK} from analytics_hits where site = ? and class <= 2 and ${IN_WINDOWS} group by visitor
   ),
-  grps (grp) as (values (${ANY_GROUP}))
+  grps (grp) as (values (1), (2), (${ANY_GROUP}))
   select k.dim, g.grp, count(*) as visitors from keyed k join grps g on (k.mask & g.grp) != 0
   where ${NOT_IN_WHOLE_DAYS}
   group by k.dim, g.grp`;
@@ -76,11 +83,13 @@ export async function countVisitors(store: AnalyticsStore, site: number, plan: R
       else counts.set(key, { dim: Number(row.dim), grp: Number(row.grp), visitors: Number(row.visitors) });
     }
   };
-  if (plan.fromDay < plan.toDay) add(await store.select<DimensionCount>(WHOLE_DAYS(family), [site, plan.fromDay, plan.toDay, plan.fromDay]));
+  if (plan.fromDay < plan.toDay) {
+    for (const sql of WHOLE_DAYS[family]) add(await store.select<DimensionCount>(sql, [site, plan.fromDay, plan.toDay, plan.fromDay]));
+  }
   if (plan.edges.length > 0) {
     const windows = windowParameters(plan.edges);
     const whole = [site, plan.fromDay, plan.toDay];
-    const parameters = family === 'visitors' ? [site, ...windows, ...whole] : [site, ...windows, site, ...windows, ...whole];
+    const parameters = family === 'visitors' ? [site, ...windows, ...whole] : [site, ...windows, site, ...windows, site, ...windows, ...whole];
     add(await store.select<DimensionCount>(family === 'visitors' ? EDGE_VISITORS : EDGE_TRAFFIC, parameters));
   }
   return [...counts.values()];

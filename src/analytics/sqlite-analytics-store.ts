@@ -138,6 +138,7 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
     for (const sql of statements.setup) this.connection.exec(sql);
     for (const sql of statements.collectKeys) this.prepared(sql).run(from, to);
     this.prepared(statements.describeKeys).run();
+    this.prepared(statements.countLoneVisitors).run();
     this.prepared(statements.countVisitors).run();
     this.prepared(statements.storeVisitDays).run();
     this.prepared(statements.countHits).run(from, to);

@@ -1,5 +1,5 @@
 import type { AnalyticsStore } from './analytics-store.js';
-import { AGENT_KIND_BASE, CLASS_BY_CODE, CLASS_CODES, classDimension } from './analytics-codes.js';
+import { AGENT_KIND_BASE, AI_GROUP, CLASS_BY_CODE, CLASS_CODES, classDimension, HUMAN_GROUP, SITE_DIMENSION } from './analytics-codes.js';
 import type { AgentTraffic, ClassTraffic, TrafficResult } from './analytics-types.js';
 import { HIT_CLASSES } from './classification/classify-hit.js';
 import type { DimensionNames } from './dimension-names.js';
@@ -22,7 +22,11 @@ export async function trafficReport(store: AnalyticsStore, names: DimensionNames
   }
   const agentVisitors = new Map<number, number>();
   for (const row of await countVisitors(store, site, plan, 'traffic')) {
-    if (row.dim < 0) {
+    if (row.dim === SITE_DIMENSION) {
+      // Human and ai visitors are the site's groups; crawler classes have dimensions of their own.
+      const entry = classEntry.get(row.grp === HUMAN_GROUP ? CLASS_CODES.human : row.grp === AI_GROUP ? CLASS_CODES.ai : -1);
+      if (entry) entry.visitors += row.visitors;
+    } else if (row.dim < 0) {
       const entry = classes.find((candidate) => classDimension(CLASS_CODES[candidate.class]) === row.dim);
       if (entry) entry.visitors += row.visitors;
     } else {
