@@ -53,7 +53,9 @@ export async function runAnalyticsBenchmarks(options: BenchOptions): Promise<Sui
         postgres ??= await startBenchPostgres();
         databaseUrl = await postgres.createDatabase(`docwright_bench_${Date.now()}`);
       }
-      reports.push(await measureBackend({ backend, databaseUrl, dataset, sample, question, baselines, options }));
+      const report = await measureBackend({ backend, databaseUrl, dataset, sample, question, baselines, options });
+      options.onReport?.(report);
+      reports.push(report);
     }
   } finally {
     await postgres?.stop();

@@ -62,14 +62,21 @@ async function main(argv: string[]): Promise<number> {
   const machine = describeMachine();
   const startedAt = new Date();
   process.stdout.write(`Docwright benchmarks, ${startedAt.toISOString()}\n  machine: ${formatMachine(machine)}\n  scale ${args.scale}, suites ${args.suites.join(', ')}, backends ${args.backends.join(', ')}\n\n`);
+  const reports: SuiteReport[] = [];
+  const failures: { suite: string; message: string }[] = [];
+  const keep = (report: SuiteReport): void => {
+    if (reports.includes(report)) return;
+    reports.push(report);
+    process.stdout.write(`${formatSuiteReport(report)}\n\n`);
+    if (args.outFile !== undefined) writeResults(args.outFile, { startedAt, machine, arguments: args, reports, failures });
+  };
   const options: BenchOptions = {
     scale: args.scale,
     backends: args.backends,
     dataDir,
     log: (message) => process.stderr.write(`  [${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).padStart(5)} s] ${message}\n`),
+    onReport: keep,
   };
-  const reports: SuiteReport[] = [];
-  const failures: { suite: string; message: string }[] = [];
   for (const suite of args.suites) {
     const runner = await SUITES[suite]();
     if (runner === undefined) {
@@ -78,10 +85,7 @@ async function main(argv: string[]): Promise<number> {
     }
     try {
       const produced = await runner(options);
-      for (const report of Array.isArray(produced) ? produced : [produced]) {
-        reports.push(report);
-        process.stdout.write(`${formatSuiteReport(report)}\n\n`);
-      }
+      for (const report of Array.isArray(produced) ? produced : [produced]) keep(report);
     } catch (error) {
       const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
       failures.push({ suite, message });
@@ -92,10 +96,13 @@ async function main(argv: string[]): Promise<number> {
   const seconds = (Date.now() - startedAt.getTime()) / 1000;
   const endLoad = describeMachine().loadAverage;
   process.stdout.write(`Done in ${seconds.toFixed(0)} s (load average ${machine.loadAverage} at the start, ${endLoad} at the end). Targets missed: ${missed.length === 0 ? 'none' : missed.join('; ')}.\n`);
-  if (args.outFile !== undefined) {
-    writeFileSync(args.outFile, JSON.stringify({ startedAt, machine, arguments: args, seconds, reports, failures }, null, 2));
-  }
+  if (args.outFile !== undefined) writeResults(args.outFile, { startedAt, machine, arguments: args, seconds, reports, failures });
   return failures.length > 0 ? 1 : 0;
+}
+
+/** Rewritten after every report, so a stopped run still leaves what it measured. */
+function writeResults(file: string, results: object): void {
+  writeFileSync(file, JSON.stringify(results, null, 2));
 }
 
 process.exitCode = await main(process.argv.slice(2));

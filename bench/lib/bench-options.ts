@@ -1,4 +1,5 @@
 import type { BackendName } from './bench-arguments.js';
+import type { SuiteReport } from './suite-report.js';
 
 /**
  * What bench/run.ts hands every suite, including the agent-jobs suite that plugs in as
@@ -13,4 +14,10 @@ export interface BenchOptions {
   dataDir: string;
   /** Progress for the person waiting; goes to stderr, never into the report. */
   log: (message: string) => void;
+  /**
+   * Hands over a finished report at once (e.g. one per backend), so it is printed and kept
+   * even if a later part of the suite fails or the run is stopped. Reports given here may
+   * be returned again at the end; they are printed once.
+   */
+  onReport?: (report: SuiteReport) => void;
 }
