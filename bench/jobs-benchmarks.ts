@@ -52,7 +52,7 @@ export async function runJobsBenchmarks(options: BenchOptions): Promise<SuiteRep
   const workload = workloadFor(options.scale);
   // DOCWRIGHT_BENCH_CPU_PROF=DIR writes a V8 CPU profile of each server process there.
   // DOCWRIGHT_BENCH_JOBS_DIR=DIR puts repositories, clones and job workspaces there instead
-  // of bench/.data/jobs: where creating files is slow (a watched tree), clones measure that.
+  // of bench/.data/jobs, e.g. on another disk: clones are bound by file creation.
   const cpuProfileDirectory = process.env.DOCWRIGHT_BENCH_CPU_PROF;
   const model = await startTimedFakeModel();
   let postgres: BenchPostgres | undefined;
@@ -212,6 +212,7 @@ function buildReport({ backend, workload, overhead, pickup, poll, load, location
       `overhead phases (medians): pickup ${ms(phases.pickup)}, prepare workspace ${ms(phases.prepare)}, agent steps ${ms(phases.agent)}, check + commit + push + PR ${ms(phases.finish)}, settle ${ms(phases.settle)}.`,
       `raw git medians: clone ${ms(median(overhead.git.map((timing) => timing.cloneMilliseconds)))}, whole change ${ms(gitMedian)}, rm -rf of the clone (not counted) ${ms(median(overhead.git.map((timing) => timing.cleanupMilliseconds)))}; job runs min ${ms(Math.min(...overhead.jobMilliseconds))}, max ${ms(Math.max(...overhead.jobMilliseconds))}.`,
       `pickup p50: to first model request ${ms(median(pickup.toFirstModelRequest))}, to turn.started ${ms(median(pickup.toTurnStarted))}, create round trip ${ms(median(pickup.createRoundTrip))} (p99 ${ms(p99(pickup.createRoundTrip))}); raw clone p50 ${ms(median(pickup.rawClone))}.`,
+      `event streams that ended without their job.completed event: ${overhead.missedSettlingEvents} of ${overhead.runs + 1} overhead jobs, ${pickup.missedSettlingEvents} of ${pickup.jobs + 3} pickup jobs (such a job is timed by the stream's end).`,
       `poll latency p50/p99: docwright ${poll.docwright.p50Milliseconds.toFixed(1)}/${poll.docwright.p99Milliseconds.toFixed(1)} ms, bare ${poll.bare.p50Milliseconds.toFixed(1)}/${poll.bare.p99Milliseconds.toFixed(1)} ms (${poll.docwright.total.toLocaleString('en-US')} and ${poll.bare.total.toLocaleString('en-US')} requests).`,
     ],
   };

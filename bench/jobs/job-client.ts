@@ -24,8 +24,10 @@ export interface SettledJob {
   /** Set when the job failed. */
   error?: { code: string; message: string };
   events: JobEventRecord[];
-  /** Client wall-clock time the settling event (job.completed / job.failed) arrived. */
+  /** Client wall-clock time the settling event (job.completed / job.failed) arrived, else the stream's end. */
   settledAt: number;
+  /** The stream ended without sending a settling event (the job had settled all the same). */
+  missedSettlingEvent: boolean;
 }
 
 const SETTLING = new Set(['job.completed', 'job.failed', 'job.archived']);
@@ -89,7 +91,12 @@ export class JobClient {
           });
           response.on('end', () => {
             clearTimeout(timer);
-            void this.get(jobId).then((job) => resolve({ status: job.status, prLink: job.prLink, ...(job.error ? { error: job.error } : {}), events, settledAt }), reject);
+            const missedSettlingEvent = settledAt === 0;
+            if (missedSettlingEvent) settledAt = wallClock();
+            void this.get(jobId).then(
+              (job) => resolve({ status: job.status, prLink: job.prLink, ...(job.error ? { error: job.error } : {}), events, settledAt, missedSettlingEvent }),
+              reject,
+            );
           });
           response.on('error', reject);
         },

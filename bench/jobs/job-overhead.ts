@@ -29,6 +29,8 @@ export interface OverheadResult {
   /** Median of each phase over the runs, ms. */
   phases: OverheadPhases;
   prLink: string | null;
+  /** Jobs whose event stream ended without their job.completed event (timed by the stream's end). */
+  missedSettlingEvents: number;
   /** The last measured job: completed, with a pull request; the poll benchmark reads it. */
   lastJobId: string;
 }
@@ -60,6 +62,7 @@ export async function measureJobOverhead(options: OverheadOptions): Promise<Over
   const phases: Record<keyof OverheadPhases, number[]> = { pickup: [], prepare: [], agent: [], finish: [], settle: [] };
   let prLink: string | null = null;
   let lastJobId = '';
+  let missedSettlingEvents = 0;
   for (let index = -1; index < options.runs; index++) {
     const measured = index >= 0;
     const gitTiming = await timeRawGitChange({
@@ -89,6 +92,7 @@ export async function measureJobOverhead(options: OverheadOptions): Promise<Over
     jobCpuMilliseconds.push(cpu);
     prLink = settled.prLink;
     lastJobId = created.id;
+    if (settled.missedSettlingEvent) missedSettlingEvents++;
     const sample = phasesOf(created.sentAt, arrivals, settled);
     for (const key of Object.keys(phases) as (keyof OverheadPhases)[]) phases[key].push(sample[key]);
     options.log(`jobs: overhead run ${index + 1}/${options.runs}: job ${(settled.settledAt - created.sentAt).toFixed(0)} ms, raw git ${gitTiming.milliseconds.toFixed(0)} ms`);
@@ -101,6 +105,7 @@ export async function measureJobOverhead(options: OverheadOptions): Promise<Over
     phases: { pickup: median(phases.pickup), prepare: median(phases.prepare), agent: median(phases.agent), finish: median(phases.finish), settle: median(phases.settle) },
     prLink,
     lastJobId,
+    missedSettlingEvents,
   };
 }
 

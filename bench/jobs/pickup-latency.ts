@@ -12,6 +12,8 @@ export interface PickupResult {
   createRoundTrip: number[];
   /** A raw `git clone` of the same repository, ms, one per job: the part of pickup no queue can save. */
   rawClone: number[];
+  /** Jobs whose event stream ended without their job.completed event. */
+  missedSettlingEvents: number;
 }
 
 export interface PickupOptions {
@@ -33,7 +35,7 @@ export interface PickupOptions {
  */
 export async function measurePickupLatency(options: PickupOptions): Promise<PickupResult> {
   const { client, model } = options;
-  const result: PickupResult = { jobs: options.jobs, toFirstModelRequest: [], toTurnStarted: [], createRoundTrip: [], rawClone: [] };
+  const result: PickupResult = { jobs: options.jobs, toFirstModelRequest: [], toTurnStarted: [], createRoundTrip: [], rawClone: [], missedSettlingEvents: 0 };
   const warmups = 3;
   for (let index = -warmups; index < options.jobs; index++) {
     const clone = await timeRawClone(options.repository, options.cloneDirectory);
@@ -44,6 +46,7 @@ export async function measurePickupLatency(options: PickupOptions): Promise<Pick
     const first = model.arrivals(tag)[0];
     model.forget(tag);
     if (settled.status !== 'completed' || first === undefined) throw new Error(`pickup job ${created.id} ended ${describeOutcome(settled)}${first === undefined ? ', without asking the model' : ''}`);
+    if (settled.missedSettlingEvent) result.missedSettlingEvents++;
     if (index < 0) continue;
     result.toFirstModelRequest.push(first - created.sentAt);
     result.toTurnStarted.push(eventTime(settled.events, 'turn.started') - created.sentAt);
