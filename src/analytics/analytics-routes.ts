@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemSchema } from '../app/problem.js';
 import type { Services } from '../app/services.js';
 import { authProblems, projectParamsSchema } from '../projects/project-routes.js';
@@ -32,7 +32,7 @@ const badInput = { 400: problemSchema.describe('Invalid parameters (errors lists
  * The analytics API (/v1/analytics/…), the page beacon and the analytics maintenance
  * (background folding, retention) of this process.
  */
-export function registerAnalyticsRoutes(app: FastifyInstance, services: Services, service: AnalyticsService = createAnalyticsService(services, app.log)): void {
+export async function registerAnalyticsRoutes(app: FastifyInstance, services: Services, service: AnalyticsService = createAnalyticsService(services, app.log)): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const maintenance = startAnalyticsMaintenance(service, app.log);
   app.addHook('onClose', async () => {
@@ -95,32 +95,42 @@ export function registerAnalyticsRoutes(app: FastifyInstance, services: Services
     async (request) => service.traffic(request.params.projectId, { from: bound(request.query.dateFrom), to: bound(request.query.dateTo) }),
   );
 
-  typed.post(
-    '/v1/analytics/:projectId/events',
-    {
-      config: { access: 'ingest' },
-      bodyLimit: EVENTS_BODY_LIMIT,
-      schema: {
-        tags: ['analytics'],
-        summary: 'Send page hits',
-        description:
-          'Admin or ingest key. Up to 1,000 hits per request, body up to 1 MiB. Each event is validated on its own: invalid ones are listed in rejected with their index and a code, the others are stored. An event id makes retries count once.',
-        security,
-        params: projectParamsSchema,
-        body: eventsBodySchema,
-        response: {
-          202: eventsResponseSchema,
-          400: problemSchema.describe('Not { events: [...] }, or more than 1,000 events.'),
-          413: problemSchema.describe('Body over 1 MiB.'),
-          ...authProblems,
+  // The events body is parsed on an ingest worker thread, not here: this scope hands the
+  // route the raw bytes, and skips the body schema (which stays, for the OpenAPI document).
+  await app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: EVENTS_BODY_LIMIT }, (_request, body, done) => done(null, body));
+    scope.withTypeProvider<ZodTypeProvider>().post(
+      '/v1/analytics/:projectId/events',
+      {
+        config: { access: 'ingest' },
+        bodyLimit: EVENTS_BODY_LIMIT,
+        validatorCompiler: (route) =>
+          route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route as unknown as Parameters<typeof validatorCompiler>[0]),
+        schema: {
+          tags: ['analytics'],
+          summary: 'Send page hits',
+          description:
+            'Admin or ingest key. Up to 1,000 hits per request, body up to 1 MiB. Each event is validated on its own: invalid ones are listed in rejected with their index and a code, the others are stored. An event id makes retries count once.',
+          security,
+          params: projectParamsSchema,
+          body: eventsBodySchema,
+          response: {
+            202: eventsResponseSchema,
+            400: problemSchema.describe('Not JSON, not { events: [...] }, or more than 1,000 events.'),
+            413: problemSchema.describe('Body over 1 MiB.'),
+            ...authProblems,
+          },
         },
       },
-    },
-    async (request, reply) => {
-      const result = await service.ingest(request.params.projectId, request.body.events);
-      return reply.status(202).send(result);
-    },
-  );
+      async (request, reply) => {
+        const raw = request.body as unknown;
+        const body = typeof raw === 'string' ? Buffer.from(raw) : (raw as Buffer);
+        const result = await service.ingestBody(request.params.projectId, body);
+        return reply.status(202).send(result);
+      },
+    );
+  });
 
   registerCollectRoutes(app, {
     analytics: service,

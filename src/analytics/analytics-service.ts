@@ -1,5 +1,5 @@
 import type { Clock } from '../core/clock.js';
-import { notFound, validationFailed, type FieldError } from '../core/errors.js';
+import { DocwrightError, notFound, validationFailed, type FieldError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
 import type { ProjectSettings } from '../projects/project.js';
 import type { AnalyticsStore, PruneCounts } from './analytics-store.js';
@@ -7,9 +7,10 @@ import { DAY_MS, dayOf } from './analytics-codes.js';
 import type { DailyResult, IngestOptions, IngestResult, TimeRange, TrafficResult, VisitorsQuery, VisitorsResult } from './analytics-types.js';
 import { dailyReport } from './daily-report.js';
 import { DimensionNames } from './dimension-names.js';
-import { validateEvent, type EventRejection, type ValidEvent } from './event-validation.js';
 import { FoldScheduler, type FoldSchedulerOptions } from './fold-scheduler.js';
 import { HitEncoder } from './hit-encoder.js';
+import { IngestPool } from './ingest-pool.js';
+import { MAX_BATCH_EVENTS, prepareBatch, type BatchContext, type PreparedBatch } from './prepare-batch.js';
 import { PostgresAnalyticsStore } from './postgres-analytics-store.js';
 import { checkedRange, checkEdgesRetained } from './query-range.js';
 import { planRange } from './range-plan.js';
@@ -18,7 +19,7 @@ import { trafficReport } from './traffic-report.js';
 import { VisitorIdentity } from './visitor-identity.js';
 import { visitorsReport } from './visitors-report.js';
 
-export const MAX_BATCH_EVENTS = 1_000;
+export { MAX_BATCH_EVENTS };
 export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
 export const DEFAULT_VISITORS_LIMIT = 50;
 export const MAX_VISITORS_LIMIT = 250;
@@ -35,6 +36,8 @@ export interface AnalyticsServiceOptions {
   /** Project settings (rotateVisitorIdsDaily) by id; null for an unknown project. */
   projectSettings: (projectId: string) => Promise<ProjectSettings | null>;
   fold?: FoldSchedulerOptions;
+  /** Worker threads preparing request bodies (see IngestPool); 0 = none. */
+  ingestWorkers?: number;
   onBackgroundError?: (error: unknown) => void;
 }
 
@@ -49,6 +52,8 @@ export class AnalyticsService {
   private readonly retentionDays: number;
   private readonly projectSettings: AnalyticsServiceOptions['projectSettings'];
   private readonly encoder: HitEncoder;
+  private readonly identity: VisitorIdentity;
+  private readonly pool: IngestPool;
   private readonly names: DimensionNames;
   private readonly scheduler: FoldScheduler;
   private readonly sites = new Map<string, number>();
@@ -60,7 +65,10 @@ export class AnalyticsService {
     this.clock = options.clock;
     this.retentionDays = options.retentionDays;
     this.projectSettings = options.projectSettings;
-    this.encoder = new HitEncoder(this.store, new VisitorIdentity(options.secret));
+    this.identity = new VisitorIdentity(options.secret);
+    this.encoder = new HitEncoder(this.store);
+    const poolOptions = { secret: options.secret, ...(options.onBackgroundError ? { onWorkerError: options.onBackgroundError } : {}) };
+    this.pool = new IngestPool(options.ingestWorkers === undefined ? poolOptions : { ...poolOptions, workers: options.ingestWorkers });
     this.names = new DimensionNames(this.store);
     this.scheduler = new FoldScheduler(this.store, options.fold, options.onBackgroundError);
   }
@@ -70,25 +78,37 @@ export class AnalyticsService {
    * At most MAX_BATCH_EVENTS per call.
    */
   async ingest(projectId: string, events: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult> {
-    if (events.length > MAX_BATCH_EVENTS) {
-      throw validationFailed(`A batch holds at most ${MAX_BATCH_EVENTS} events.`, [{ path: 'events', message: `must contain at most ${MAX_BATCH_EVENTS} items` }]);
-    }
+    const context = await this.batchContext(projectId, options);
+    return this.storeBatch(projectId, prepareBatch(events, context, this.identity));
+  }
+
+  /**
+   * The events endpoint's body (`{ "events": [...] }`, UTF-8 JSON) as received: parsed and
+   * prepared on a worker thread. Same answer as `ingest`.
+   */
+  async ingestBody(projectId: string, body: Uint8Array, options: IngestOptions = {}): Promise<IngestResult> {
+    const context = await this.batchContext(projectId, options);
+    return this.storeBatch(projectId, await this.pool.prepare(body, context));
+  }
+
+  private async batchContext(projectId: string, options: IngestOptions): Promise<BatchContext> {
     const settings = await this.settingsOf(projectId);
     const receivedAt = options.receivedAt ?? this.clock.now();
-    const window = { receivedAt, latest: receivedAt + MAX_FUTURE_SKEW_MS, earliest: await this.oldestAcceptable(receivedAt) };
-    const valid: ValidEvent[] = [];
-    const rejected: EventRejection[] = [];
-    events.forEach((item, index) => {
-      const checked = validateEvent(item, index, window);
-      if ('code' in checked) rejected.push(checked);
-      else valid.push(checked);
-    });
-    if (valid.length === 0) return { accepted: 0, duplicates: 0, rejected };
+    return {
+      projectId,
+      rotateDaily: settings.rotateVisitorIdsDaily === true,
+      window: { receivedAt, latest: receivedAt + MAX_FUTURE_SKEW_MS, earliest: await this.oldestAcceptable(receivedAt) },
+    };
+  }
+
+  private async storeBatch(projectId: string, batch: PreparedBatch): Promise<IngestResult> {
+    if (!batch.ok) throw new DocwrightError(batch.code, batch.message, batch.errors === undefined ? { status: batch.status } : { status: batch.status, errors: batch.errors });
+    const { columns, rejected } = batch;
+    if (columns.count === 0) return { accepted: 0, duplicates: 0, rejected };
     const site = await this.siteFor(projectId, true);
-    const rows = await this.encoder.encode(projectId, site, valid, settings.rotateVisitorIdsDaily === true);
-    const { duplicates } = await this.store.insertHits(rows);
+    const { duplicates } = await this.store.insertHits(await this.encoder.encode(site, columns));
     this.scheduler.noteIngest();
-    return { accepted: valid.length, duplicates, rejected };
+    return { accepted: columns.count, duplicates, rejected };
   }
 
   /** Site-wide totals and one page of per-page unique visitors (human, ai, total). */
@@ -141,6 +161,7 @@ export class AnalyticsService {
 
   async close(): Promise<void> {
     await this.pruning;
+    await this.pool.close();
     await this.scheduler.close();
   }
 

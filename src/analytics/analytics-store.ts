@@ -1,19 +1,25 @@
 import type { Dialect } from '../db/database.js';
 
-/** One raw hit as stored: no IP address, every string dictionary-encoded except the referrer. */
-export interface HitRow {
+/**
+ * Raw hits of one site to store, column by column: no IP address, every string
+ * dictionary-encoded except the referrer.
+ */
+export interface HitBatch {
   site: number;
-  at: number;
-  page: number;
-  visitor: bigint;
-  classCode: number;
-  agent: number | null;
-  userAgent: number | null;
-  referrer: string | null;
+  count: number;
+  at: Float64Array;
+  page: Int32Array;
+  visitor: BigInt64Array;
+  classCode: Uint8Array;
+  /** Dimension id of the agent; 0 for none. */
+  agent: Int32Array;
+  /** Dictionary id of the user agent; 0 for none. */
+  userAgent: Int32Array;
+  referrer: (string | null)[];
   /** 1 when the request's Accept header preferred Markdown: kept so history can be reclassified. */
-  markdownAccept: number;
+  markdownAccept: Uint8Array;
   classifierVersion: number;
-  eventId: string | null;
+  eventId: (string | null)[];
 }
 
 export interface InsertHitsResult {
@@ -40,7 +46,7 @@ export interface AnalyticsStore {
   ensureDimensions(site: number, kind: number, names: readonly string[]): Promise<Map<string, number>>;
   ensureUserAgents(userAgents: readonly string[]): Promise<Map<string, number>>;
   ensureClassifierVersion(version: string): Promise<number>;
-  insertHits(rows: readonly HitRow[]): Promise<InsertHitsResult>;
+  insertHits(batch: HitBatch): Promise<InsertHitsResult>;
   /** Folds every raw hit committed so far into the rollups, `chunkSize` hits per transaction; returns how many. */
   fold(chunkSize: number, yieldBetweenChunks?: () => Promise<void>): Promise<number>;
   /** Raw hits not yet folded. */

@@ -8,25 +8,26 @@ export class DictionaryCache<Key> {
 
   constructor(private readonly maxEntries: number) {}
 
-  /** Ids for every key, asking `load` once for all the missing ones. */
-  async resolve(keys: Iterable<Key>, load: (missing: Key[]) => Promise<Map<Key, number>>): Promise<Map<Key, number>> {
-    const found = new Map<Key, number>();
+  /**
+   * Makes sure every key has its id here, asking `load` once for all the missing ones,
+   * and returns the lookup for them (valid until the next call).
+   */
+  async resolve(keys: Iterable<Key>, load: (missing: Key[]) => Promise<Map<Key, number>>): Promise<(key: Key) => number> {
     const missing = new Set<Key>();
-    for (const key of keys) {
-      if (found.has(key)) continue;
-      const id = this.entries.get(key);
-      if (id === undefined) missing.add(key);
-      else found.set(key, id);
+    for (const key of keys) if (!this.entries.has(key)) missing.add(key);
+    if (missing.size > 0) {
+      const loaded = await load([...missing]);
+      for (const key of missing) if (!loaded.has(key)) throw new Error('a dictionary entry was not created');
+      if (this.entries.size + loaded.size > this.maxEntries) {
+        // Start over, keeping what this call needs.
+        const previous = this.entries;
+        this.entries = new Map(loaded);
+        for (const key of keys) if (!this.entries.has(key)) this.entries.set(key, previous.get(key)!);
+      } else {
+        for (const [key, id] of loaded) this.entries.set(key, id);
+      }
     }
-    if (missing.size === 0) return found;
-    const loaded = await load([...missing]);
-    if (this.entries.size + loaded.size > this.maxEntries) this.entries = new Map();
-    for (const key of missing) {
-      const id = loaded.get(key);
-      if (id === undefined) throw new Error('a dictionary entry was not created');
-      this.entries.set(key, id);
-      found.set(key, id);
-    }
-    return found;
+    const entries = this.entries;
+    return (key) => entries.get(key)!;
   }
 }

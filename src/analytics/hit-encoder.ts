@@ -1,18 +1,15 @@
-import { AI_AGENT_TABLE_VERSION, classifyHit } from './classification/classify-hit.js';
-import { prefersMarkdown } from './classification/markdown-request.js';
-import type { AnalyticsStore, HitRow } from './analytics-store.js';
-import { AGENT_KIND_BASE, CLASS_CODES, dayOf, PAGE_KIND } from './analytics-codes.js';
+import { AI_AGENT_TABLE_VERSION } from './classification/classify-hit.js';
+import type { AnalyticsStore, HitBatch } from './analytics-store.js';
+import { AGENT_KIND_BASE, PAGE_KIND } from './analytics-codes.js';
 import { DictionaryCache } from './dictionary-cache.js';
-import type { ValidEvent } from './event-validation.js';
-import type { VisitorIdentity } from './visitor-identity.js';
+import type { PreparedColumns } from './prepare-batch.js';
 
 const NAMES_PER_DICTIONARY = 100_000;
 const USER_AGENT_CACHE_SIZE = 50_000;
 
 /**
- * Classifies validated events, derives their visitor numbers and encodes their strings
- * as dictionary ids: everything a raw hit row needs. The IP address goes into the
- * visitor hash and nowhere else.
+ * Turns prepared events into raw hit rows: paths, agent names and user agents become
+ * dictionary ids, mostly from memory.
  */
 export class HitEncoder {
   /** One cache per (site, kind): keys are then the bare names, no composite strings per hit. */
@@ -20,66 +17,55 @@ export class HitEncoder {
   private readonly userAgents = new DictionaryCache<string>(USER_AGENT_CACHE_SIZE);
   private classifierVersion: number | undefined;
 
-  constructor(
-    private readonly store: AnalyticsStore,
-    private readonly identity: VisitorIdentity,
-  ) {}
+  constructor(private readonly store: AnalyticsStore) {}
 
-  async encode(projectId: string, site: number, events: readonly ValidEvent[], rotateDaily: boolean): Promise<HitRow[]> {
+  async encode(site: number, columns: PreparedColumns): Promise<HitBatch> {
     this.classifierVersion ??= await this.store.ensureClassifierVersion(AI_AGENT_TABLE_VERSION);
-    const classifierVersion = this.classifierVersion;
-    const rows: HitRow[] = new Array(events.length);
-    const paths: string[] = new Array(events.length);
-    const agentOf: (string | null)[] = new Array(events.length);
+    const count = columns.count;
     const agentNames = new Map<number, string[]>();
-    const userAgents: string[] = [];
-    for (let index = 0; index < events.length; index++) {
-      const event = events[index]!;
-      const classification = classifyHit({ userAgent: event.userAgent, path: event.path, accept: event.accept });
-      const classCode = CLASS_CODES[classification.class];
-      paths[index] = event.path;
-      agentOf[index] = classification.agent;
-      if (classification.agent !== null) {
-        const names = agentNames.get(classCode) ?? [];
-        names.push(classification.agent);
-        agentNames.set(classCode, names);
-      }
-      if (event.userAgent !== '') userAgents.push(event.userAgent);
-      rows[index] = {
-        site,
-        at: event.at,
-        page: 0,
-        visitor:
-          event.visitorId !== null
-            ? this.identity.fromVisitorId(projectId, event.visitorId)
-            : this.identity.fromAddress(projectId, event.ip ?? '', event.userAgent, rotateDaily ? dayOf(event.at) : null),
-        classCode,
-        agent: null,
-        userAgent: null,
-        referrer: event.referrer,
-        markdownAccept: prefersMarkdown(event.accept) ? 1 : 0,
-        classifierVersion,
-        eventId: event.id,
-      };
+    for (let index = 0; index < count; index++) {
+      const agent = columns.agent[index];
+      if (agent === null || agent === undefined) continue;
+      const classCode = columns.classCode[index]!;
+      const names = agentNames.get(classCode) ?? [];
+      names.push(agent);
+      agentNames.set(classCode, names);
     }
-
-    const pageIds = await this.dictionary(site, PAGE_KIND).resolve(paths, (missing) => this.store.ensureDimensions(site, PAGE_KIND, missing));
-    const agentIds = new Map<number, Map<string, number>>();
+    const pageIds = await this.dictionary(site, PAGE_KIND).resolve(columns.path, (missing) => this.store.ensureDimensions(site, PAGE_KIND, missing));
+    const agentIds = new Map<number, (name: string) => number>();
     for (const [classCode, names] of agentNames) {
       const kind = AGENT_KIND_BASE + classCode;
       agentIds.set(classCode, await this.dictionary(site, kind).resolve(names, (missing) => this.store.ensureDimensions(site, kind, missing)));
     }
-    const userAgentIds = await this.userAgents.resolve(userAgents, (missing) => this.store.ensureUserAgents(missing));
+    const userAgentIds = await this.userAgents.resolve(
+      columns.userAgent.filter((userAgent) => userAgent !== ''),
+      (missing) => this.store.ensureUserAgents(missing),
+    );
 
-    for (let index = 0; index < rows.length; index++) {
-      const row = rows[index]!;
-      const event = events[index]!;
-      const agent = agentOf[index];
-      row.page = pageIds.get(event.path)!;
-      if (agent !== null && agent !== undefined) row.agent = agentIds.get(row.classCode)!.get(agent)!;
-      if (event.userAgent !== '') row.userAgent = userAgentIds.get(event.userAgent)!;
+    const page = new Int32Array(count);
+    const agent = new Int32Array(count);
+    const userAgent = new Int32Array(count);
+    for (let index = 0; index < count; index++) {
+      page[index] = pageIds(columns.path[index]!);
+      const name = columns.agent[index];
+      if (name !== null && name !== undefined) agent[index] = agentIds.get(columns.classCode[index]!)!(name);
+      const text = columns.userAgent[index]!;
+      if (text !== '') userAgent[index] = userAgentIds(text);
     }
-    return rows;
+    return {
+      site,
+      count,
+      at: columns.at.subarray(0, count),
+      page,
+      visitor: columns.visitor.subarray(0, count),
+      classCode: columns.classCode.subarray(0, count),
+      agent,
+      userAgent,
+      referrer: columns.referrer,
+      markdownAccept: columns.markdownAccept.subarray(0, count),
+      classifierVersion: this.classifierVersion,
+      eventId: columns.eventId,
+    };
   }
 
   private dictionary(site: number, kind: number): DictionaryCache<string> {

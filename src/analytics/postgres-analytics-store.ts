@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Database } from '../db/database.js';
-import type { AnalyticsStore, HitRow, InsertHitsResult, PruneCounts } from './analytics-store.js';
+import type { AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './analytics-store.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 
@@ -18,7 +18,9 @@ const FOLD_LOCK = 'docwright:analytics:fold';
 
 const INSERT_HITS = `insert into analytics_hits
   (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version)
-  select * from unnest($1::integer[], $2::bigint[], $3::integer[], $4::bigint[], $5::smallint[], $6::integer[], $7::integer[], $8::text[], $9::smallint[], $10::integer[])`;
+  select $1, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, $10
+  from unnest($2::bigint[], $3::integer[], $4::bigint[], $5::smallint[], $6::integer[], $7::integer[], $8::text[], $9::smallint[])
+    as given (at, page, visitor, class, agent, user_agent, referrer, markdown_accept)`;
 
 /** PostgreSQL storage: one round trip per batch (unnest arrays), locks for the orderings that matter. */
 export class PostgresAnalyticsStore implements AnalyticsStore {
@@ -102,37 +104,41 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     return rows[0]!.id;
   }
 
-  async insertHits(rows: readonly HitRow[]): Promise<InsertHitsResult> {
-    if (rows.length === 0) return { stored: 0, duplicates: 0 };
+  async insertHits(batch: HitBatch): Promise<InsertHitsResult> {
+    if (batch.count === 0) return { stored: 0, duplicates: 0 };
     return this.transaction(async (client) => {
       await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [INGEST_LOCK]);
-      let keep = rows;
-      const withIds = rows.filter((row) => row.eventId !== null);
+      let keep = Array.from({ length: batch.count }, (_, index) => index);
+      const withIds = keep.filter((index) => batch.eventId[index] !== null);
       if (withIds.length > 0) {
         const { rows: inserted } = await client.query<{ event_id: string }>(
           `insert into analytics_event_ids (site, event_id, at)
-           select * from unnest($1::integer[], $2::text[], $3::bigint[]) on conflict do nothing returning event_id`,
-          [withIds.map((row) => row.site), withIds.map((row) => row.eventId), withIds.map((row) => row.at)],
+           select $1, id, at from unnest($2::text[], $3::bigint[]) as given (id, at) on conflict do nothing returning event_id`,
+          [batch.site, withIds.map((index) => batch.eventId[index]), withIds.map((index) => batch.at[index])],
         );
         // Only the first row carrying a newly stored id is kept: later ones in the same batch are retries too.
         const fresh = new Set(inserted.map((row) => row.event_id));
-        keep = rows.filter((row) => row.eventId === null || fresh.delete(row.eventId));
+        keep = keep.filter((index) => {
+          const eventId = batch.eventId[index];
+          return eventId === null || eventId === undefined || fresh.delete(eventId);
+        });
       }
       if (keep.length > 0) {
+        const column = <T>(read: (index: number) => T): T[] => keep.map(read);
         await client.query(INSERT_HITS, [
-          keep.map((row) => row.site),
-          keep.map((row) => row.at),
-          keep.map((row) => row.page),
-          keep.map((row) => row.visitor.toString()),
-          keep.map((row) => row.classCode),
-          keep.map((row) => row.agent),
-          keep.map((row) => row.userAgent),
-          keep.map((row) => row.referrer),
-          keep.map((row) => row.markdownAccept),
-          keep.map((row) => row.classifierVersion),
+          batch.site,
+          column((index) => batch.at[index]),
+          column((index) => batch.page[index]),
+          column((index) => batch.visitor[index]!.toString()),
+          column((index) => batch.classCode[index]),
+          column((index) => (batch.agent[index] === 0 ? null : batch.agent[index])),
+          column((index) => (batch.userAgent[index] === 0 ? null : batch.userAgent[index])),
+          column((index) => batch.referrer[index] ?? null),
+          column((index) => batch.markdownAccept[index]),
+          batch.classifierVersion,
         ]);
       }
-      return { stored: keep.length, duplicates: rows.length - keep.length };
+      return { stored: keep.length, duplicates: batch.count - keep.length };
     });
   }
 

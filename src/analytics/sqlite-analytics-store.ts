@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../db/database.js';
-import type { AnalyticsStore, HitRow, InsertHitsResult, PruneCounts } from './analytics-store.js';
+import type { AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './analytics-store.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 
@@ -99,19 +99,34 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
     });
   }
 
-  async insertHits(rows: readonly HitRow[]): Promise<InsertHitsResult> {
-    if (rows.length === 0) return { stored: 0, duplicates: 0 };
+  async insertHits(batch: HitBatch): Promise<InsertHitsResult> {
+    if (batch.count === 0) return { stored: 0, duplicates: 0 };
     return this.writeTransaction(() => {
       const insertHit = this.prepared(INSERT_HIT);
       const insertEventId = this.prepared('insert or ignore into analytics_event_ids (site, event_id, at) values (?, ?, ?)');
+      const { site, classifierVersion } = batch;
       let stored = 0;
       let duplicates = 0;
-      for (const row of rows) {
-        if (row.eventId !== null && insertEventId.run(row.site, row.eventId, row.at).changes === 0) {
+      for (let index = 0; index < batch.count; index++) {
+        const eventId = batch.eventId[index] ?? null;
+        if (eventId !== null && insertEventId.run(site, eventId, batch.at[index]).changes === 0) {
           duplicates++;
           continue;
         }
-        insertHit.run(row.site, row.at, row.page, row.visitor, row.classCode, row.agent, row.userAgent, row.referrer, row.markdownAccept, row.classifierVersion);
+        const agent = batch.agent[index]!;
+        const userAgent = batch.userAgent[index]!;
+        insertHit.run(
+          site,
+          batch.at[index],
+          batch.page[index],
+          batch.visitor[index],
+          batch.classCode[index],
+          agent === 0 ? null : agent,
+          userAgent === 0 ? null : userAgent,
+          batch.referrer[index] ?? null,
+          batch.markdownAccept[index],
+          classifierVersion,
+        );
         stored++;
       }
       return { stored, duplicates };

@@ -1,0 +1,77 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, test } from 'vitest';
+import { IngestPool } from '../../src/analytics/ingest-pool.js';
+import type { BatchContext } from '../../src/analytics/prepare-batch.js';
+import { USER_AGENTS } from '../helpers/analytics-kit.js';
+
+const NOW = Date.UTC(2026, 5, 1, 12);
+const context: BatchContext = { projectId: 'p1', rotateDaily: false, window: { receivedAt: NOW, latest: NOW + 300_000, earliest: NOW - 30 * 86_400_000 } };
+const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+const eventArbitrary = fc.oneof(
+  fc.record(
+    {
+      path: fc.constantFrom('/', '/a', '/a.md', 'bad', '/x?y=1'),
+      ip: fc.constantFrom('10.0.0.1', '2001:db8::1', 'nope'),
+      visitorId: fc.string({ minLength: 1, maxLength: 5 }),
+      userAgent: fc.constantFrom(...Object.values(USER_AGENTS), ''),
+      accept: fc.constantFrom('text/markdown', 'text/html'),
+      timestamp: fc.integer({ min: NOW - 40 * 86_400_000, max: NOW + 600_000 }).map((ms) => new Date(ms).toISOString()),
+      id: fc.string({ minLength: 1, maxLength: 4 }),
+      referrer: fc.constant('https://example.com/'),
+    },
+    { requiredKeys: ['path'] },
+  ),
+  fc.anything(),
+);
+
+describe('IngestPool', () => {
+  const pools: IngestPool[] = [];
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((pool) => pool.close()));
+  });
+  const pool = (workers: number) => {
+    const created = new IngestPool({ secret: 'a-secret-of-at-least-thirty-two-characters', workers });
+    pools.push(created);
+    return created;
+  };
+
+  test('a worker prepares exactly what the calling thread would', async () => {
+    const threaded = pool(1);
+    const inline = pool(0);
+    await fc.assert(
+      fc.asyncProperty(fc.array(eventArbitrary, { maxLength: 30 }), async (events) => {
+        const body = encode({ events });
+        expect(await threaded.prepare(body, context)).toEqual(inline.prepareInline(body, context));
+      }),
+      { numRuns: 40 },
+    );
+    expect(threaded.running).toBe(1);
+    expect(inline.running).toBe(0);
+  });
+
+  test('bad bodies are refused the same way on both paths', async () => {
+    const threaded = pool(1);
+    for (const body of ['{', '[]', '{"events": 3}', JSON.stringify({ events: Array.from({ length: 1001 }, () => ({})) })]) {
+      const bytes = new TextEncoder().encode(body);
+      const result = await threaded.prepare(bytes, context);
+      expect(result.ok, body.slice(0, 20)).toBe(false);
+      expect(result).toEqual(threaded.prepareInline(bytes, context));
+    }
+  });
+
+  test('batches held by a worker that dies are prepared on the calling thread', async () => {
+    const errors: unknown[] = [];
+    const threaded = new IngestPool({ secret: 'a-secret-of-at-least-thirty-two-characters', workers: 1, onWorkerError: (error) => errors.push(error) });
+    pools.push(threaded);
+    const body = encode({ events: [{ path: '/a', visitorId: 'v', userAgent: USER_AGENTS.human, timestamp: new Date(NOW).toISOString() }] });
+    await threaded.prepare(body, context);
+    const pending = threaded.prepare(body, context);
+    await (threaded as unknown as { slots: { worker: { terminate(): Promise<number> } }[] }).slots[0]!.worker.terminate();
+    const result = await pending;
+    expect(result.ok).toBe(true);
+    expect(errors).toHaveLength(1);
+    // The next batch starts a new worker.
+    expect((await threaded.prepare(body, context)).ok).toBe(true);
+  });
+});
