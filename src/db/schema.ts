@@ -121,6 +121,84 @@ export interface LocalPullRequestsTable {
   updated_at: number;
 }
 
+/**
+ * Analytics (migration 003). The hot paths use raw SQL per dialect (src/analytics/*-store.ts);
+ * these types serve typed ad-hoc queries. Visitor numbers are 63-bit: read them as strings or
+ * bigints, never as JavaScript numbers.
+ */
+export interface AnalyticsSitesTable {
+  site: Generated<number>;
+  project_id: string;
+  max_day: Generated<number>;
+}
+
+export interface AnalyticsDimensionsTable {
+  id: Generated<number>;
+  site: number;
+  kind: number;
+  name: string;
+}
+
+export interface AnalyticsUserAgentsTable {
+  id: Generated<number>;
+  user_agent: string;
+}
+
+export interface AnalyticsClassifierVersionsTable {
+  id: Generated<number>;
+  version: string;
+}
+
+export interface AnalyticsHitsTable {
+  seq: Generated<number>;
+  site: number;
+  at: number;
+  page: number;
+  visitor: bigint | string;
+  class: number;
+  agent: number | null;
+  user_agent: number | null;
+  referrer: string | null;
+  markdown_accept: number;
+  classifier_version: number;
+}
+
+export interface AnalyticsEventIdsTable {
+  site: number;
+  event_id: string;
+  at: number;
+}
+
+export interface AnalyticsVisitDaysTable {
+  site: number;
+  dim: number;
+  visitor: bigint | string;
+  day: number;
+  mask: number;
+}
+
+export interface AnalyticsVisitorCountsTable {
+  site: number;
+  grp: number;
+  dim: number;
+  day: number;
+  prev: number;
+  visitors: number;
+}
+
+export interface AnalyticsHitCountsTable {
+  site: number;
+  day: number;
+  class: number;
+  agent: number;
+  hits: number;
+}
+
+export interface AnalyticsStateTable {
+  name: string;
+  value: number;
+}
+
 export interface DatabaseSchema {
   projects: ProjectsTable;
   api_keys: ApiKeysTable;
@@ -132,6 +210,16 @@ export interface DatabaseSchema {
   rate_limit_hits: RateLimitHitsTable;
   idempotency_keys: IdempotencyKeysTable;
   local_pull_requests: LocalPullRequestsTable;
+  analytics_sites: AnalyticsSitesTable;
+  analytics_dimensions: AnalyticsDimensionsTable;
+  analytics_user_agents: AnalyticsUserAgentsTable;
+  analytics_classifier_versions: AnalyticsClassifierVersionsTable;
+  analytics_hits: AnalyticsHitsTable;
+  analytics_event_ids: AnalyticsEventIdsTable;
+  analytics_visit_days: AnalyticsVisitDaysTable;
+  analytics_visitor_counts: AnalyticsVisitorCountsTable;
+  analytics_hit_counts: AnalyticsHitCountsTable;
+  analytics_state: AnalyticsStateTable;
 }
 
 export type { Generated };
