@@ -9,7 +9,8 @@ export interface FoldSchedulerOptions {
   chunkSize?: number;
 }
 
-const DEFAULTS = { idleMs: 500, maxDelayMs: 30_000, chunkSize: 50_000 };
+// Each step holds the event loop (SQLite is synchronous) for a fraction of a second.
+const DEFAULTS = { idleMs: 500, maxDelayMs: 300_000, chunkSize: 20_000 };
 
 /**
  * Serialises folds in this process and runs them in the background after ingestion, so
