@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HIT_CLASSES } from './classification/classify-hit.js';
-import { MAX_BATCH_EVENTS, MAX_DAILY_DAYS, MAX_VISITORS_LIMIT } from './analytics-service.js';
+import { DEFAULT_VISITORS_LIMIT, MAX_BATCH_EVENTS, MAX_DAILY_DAYS, MAX_VISITORS_LIMIT } from './analytics-service.js';
 import { MAX_ID_LENGTH, MAX_PATH_LENGTH, MAX_REFERRER_LENGTH, MAX_USER_AGENT_LENGTH } from './event-validation.js';
 import { parseDateOrDateTime } from './parse-instant.js';
 
@@ -22,7 +22,7 @@ export const visitorsQuerySchema = rangeQuerySchema.extend({
     .int({ error: 'must be an integer' })
     .min(1)
     .max(MAX_VISITORS_LIMIT)
-    .default(50)
+    .default(DEFAULT_VISITORS_LIMIT)
     .describe(`Maximum entries per page, 1 to ${MAX_VISITORS_LIMIT}.`),
   offset: z.coerce
     .number({ error: 'must be an integer' })

@@ -113,7 +113,7 @@ export class AnalyticsService {
 
   /** Site-wide totals and one page of per-page unique visitors (human, ai, total). */
   async visitors(projectId: string, query: VisitorsQuery = {}): Promise<VisitorsResult> {
-    const limit = query.limit ?? 50;
+    const limit = query.limit ?? DEFAULT_VISITORS_LIMIT;
     const offset = query.offset ?? 0;
     const errors: FieldError[] = [];
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VISITORS_LIMIT) errors.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_VISITORS_LIMIT}` });
