@@ -95,7 +95,8 @@ async function main(argv: string[]): Promise<number> {
   const missed = reports.flatMap((report) => report.metrics.filter((item) => item.passed === false).map((item) => `${report.suite}: ${item.name}`));
   const seconds = (Date.now() - startedAt.getTime()) / 1000;
   const endLoad = describeMachine().loadAverage;
-  process.stdout.write(`Done in ${seconds.toFixed(0)} s (load average ${machine.loadAverage} at the start, ${endLoad} at the end). Targets missed: ${missed.length === 0 ? 'none' : missed.join('; ')}.\n`);
+  const failed = failures.length === 0 ? '' : ` FAILED suites: ${failures.map((failure) => failure.suite).join(', ')}.`;
+  process.stdout.write(`Done in ${seconds.toFixed(0)} s (load average ${machine.loadAverage} at the start, ${endLoad} at the end). Targets missed: ${missed.length === 0 ? 'none' : missed.join('; ')}.${failed}\n`);
   if (args.outFile !== undefined) writeResults(args.outFile, { startedAt, machine, arguments: args, seconds, reports, failures });
   return failures.length > 0 ? 1 : 0;
 }
