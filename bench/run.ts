@@ -13,6 +13,7 @@ import { BENCH_USAGE, BenchArgumentError, parseBenchArguments, type SuiteName } 
 import type { BenchOptions } from './lib/bench-options.js';
 import { formatSuiteReport } from './lib/format-report.js';
 import { describeMachine, formatMachine } from './lib/machine.js';
+import { describeSourceVersion } from './lib/source-version.js';
 import type { SuiteReport } from './lib/suite-report.js';
 
 type SuiteRunner = (options: BenchOptions) => Promise<SuiteReport | SuiteReport[]>;
@@ -61,14 +62,15 @@ async function main(argv: string[]): Promise<number> {
   mkdirSync(dataDir, { recursive: true });
   const machine = describeMachine();
   const startedAt = new Date();
-  process.stdout.write(`Docwright benchmarks, ${startedAt.toISOString()}\n  machine: ${formatMachine(machine)}\n  scale ${args.scale}, suites ${args.suites.join(', ')}, backends ${args.backends.join(', ')}\n\n`);
+  const source = describeSourceVersion(BENCH_DIRECTORY);
+  process.stdout.write(`Docwright benchmarks, ${startedAt.toISOString()}, ${source}\n  machine: ${formatMachine(machine)}\n  scale ${args.scale}, suites ${args.suites.join(', ')}, backends ${args.backends.join(', ')}\n\n`);
   const reports: SuiteReport[] = [];
   const failures: { suite: string; message: string }[] = [];
   const keep = (report: SuiteReport): void => {
     if (reports.includes(report)) return;
     reports.push(report);
     process.stdout.write(`${formatSuiteReport(report)}\n\n`);
-    if (args.outFile !== undefined) writeResults(args.outFile, { startedAt, machine, arguments: args, reports, failures });
+    if (args.outFile !== undefined) writeResults(args.outFile, { startedAt, source, machine, arguments: args, reports, failures });
   };
   const options: BenchOptions = {
     scale: args.scale,
@@ -97,7 +99,7 @@ async function main(argv: string[]): Promise<number> {
   const endLoad = describeMachine().loadAverage;
   const failed = failures.length === 0 ? '' : ` FAILED suites: ${failures.map((failure) => failure.suite).join(', ')}.`;
   process.stdout.write(`Done in ${seconds.toFixed(0)} s (load average ${machine.loadAverage} at the start, ${endLoad} at the end). Targets missed: ${missed.length === 0 ? 'none' : missed.join('; ')}.${failed}\n`);
-  if (args.outFile !== undefined) writeResults(args.outFile, { startedAt, machine, arguments: args, seconds, reports, failures });
+  if (args.outFile !== undefined) writeResults(args.outFile, { startedAt, source, machine, arguments: args, seconds, reports, failures });
   return failures.length > 0 ? 1 : 0;
 }
 
