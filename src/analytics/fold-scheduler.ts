@@ -10,7 +10,7 @@ export interface FoldSchedulerOptions {
 }
 
 // Each step holds the event loop (SQLite is synchronous) for a fraction of a second.
-const DEFAULTS = { idleMs: 500, maxDelayMs: 300_000, chunkSize: 20_000 };
+const DEFAULTS = { idleMs: 500, maxDelayMs: 60_000, chunkSize: 20_000 };
 
 /**
  * Serialises folds in this process and runs them in the background after ingestion, so
