@@ -3,7 +3,7 @@ import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-z
 import { problemSchema } from '../app/problem.js';
 import type { Services } from '../app/services.js';
 import { authProblems, projectParamsSchema } from '../projects/project-routes.js';
-import { AnalyticsService, createAnalyticsService } from './create-analytics-service.js';
+import { createAnalyticsService, type AnalyticsService } from './create-analytics-service.js';
 import {
   dailyQuerySchema,
   dailyResponseSchema,
