@@ -47,8 +47,11 @@ export interface AnalyticsStore {
   ensureUserAgents(userAgents: readonly string[]): Promise<Map<string, number>>;
   ensureClassifierVersion(version: string): Promise<number>;
   insertHits(batch: HitBatch): Promise<InsertHitsResult>;
-  /** Folds every raw hit committed so far into the rollups, `chunkSize` hits per transaction; returns how many. */
-  fold(chunkSize: number, yieldBetweenChunks?: () => Promise<void>): Promise<number>;
+  /**
+   * Folds the raw hits committed so far into the rollups, `chunkSize` hits per
+   * transaction, until none are left or `betweenChunks` answers false; returns how many.
+   */
+  fold(chunkSize: number, betweenChunks?: () => Promise<boolean>): Promise<number>;
   /** Raw hits not yet folded. */
   pendingHits(): Promise<number>;
   select<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]>;

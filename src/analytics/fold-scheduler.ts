@@ -3,7 +3,7 @@ import type { AnalyticsStore } from './analytics-store.js';
 export interface FoldSchedulerOptions {
   /** Fold once ingestion has been quiet this long. */
   idleMs?: number;
-  /** …but no later than this after the first unfolded batch, however busy ingestion is. */
+  /** …or this long after the first unfolded batch, however busy ingestion is. */
   maxDelayMs?: number;
   /** Raw hits per fold transaction: bounds how long one fold step holds the database. */
   chunkSize?: number;
@@ -17,12 +17,18 @@ const DEFAULTS = { idleMs: 500, maxDelayMs: 60_000, chunkSize: 20_000 };
  * a query usually finds little or nothing left to fold. Queries call `foldNow`, which
  * waits for a running fold and then folds whatever was committed before it was called:
  * their answers are always exact.
+ *
+ * A background fold gives way: it stops after the step during which a batch arrived.
+ * Its steps would otherwise queue ahead of every database call of every ingest request
+ * (the SQLite connection is taken in turn), and a fold that chases a busy stream of hits
+ * would starve it. A stopped fold resumes at the next quiet moment or deadline.
  */
 export class FoldScheduler {
   private readonly options: Required<FoldSchedulerOptions>;
   private chain: Promise<unknown> = Promise.resolve();
   private idleTimer: NodeJS.Timeout | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
+  private ingested = 0;
   private closed = false;
 
   constructor(
@@ -35,6 +41,7 @@ export class FoldScheduler {
 
   /** Called after each stored batch. */
   noteIngest(): void {
+    this.ingested++;
     if (this.closed) return;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.background(), this.options.idleMs).unref();
@@ -43,10 +50,10 @@ export class FoldScheduler {
 
   /** Folds everything committed so far; resolves with the number of hits folded by this call. */
   foldNow(): Promise<number> {
-    const run = this.chain.then(() => this.store.fold(this.options.chunkSize, yieldToEventLoop));
-    // The chain only orders runs; a failed run must not poison the ones after it.
-    this.chain = run.catch(() => {});
-    return run;
+    return this.enqueue(async () => {
+      await yieldToEventLoop();
+      return true;
+    });
   }
 
   async close(): Promise<void> {
@@ -55,10 +62,23 @@ export class FoldScheduler {
     await this.chain;
   }
 
+  private enqueue(betweenChunks: () => Promise<boolean>): Promise<number> {
+    const run = this.chain.then(() => this.store.fold(this.options.chunkSize, betweenChunks));
+    // The chain only orders runs; a failed run must not poison the ones after it.
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
   private background(): void {
     this.clearTimers();
     if (this.closed) return;
-    this.foldNow().catch(this.onError);
+    let seen = this.ingested;
+    this.enqueue(async () => {
+      await yieldToEventLoop();
+      const quiet = this.ingested === seen;
+      seen = this.ingested;
+      return quiet && !this.closed;
+    }).catch(this.onError);
   }
 
   private clearTimers(): void {

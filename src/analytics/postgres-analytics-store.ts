@@ -142,13 +142,13 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     });
   }
 
-  async fold(chunkSize: number, yieldBetweenChunks?: () => Promise<void>): Promise<number> {
+  async fold(chunkSize: number, betweenChunks?: () => Promise<boolean>): Promise<number> {
     let folded = 0;
     for (;;) {
       const chunk = await this.transaction((client) => this.foldChunk(client, chunkSize));
       if (chunk === null) return folded;
       folded += chunk;
-      if (yieldBetweenChunks) await yieldBetweenChunks();
+      if (betweenChunks && !(await betweenChunks())) return folded;
     }
   }
 

@@ -133,13 +133,13 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
     });
   }
 
-  async fold(chunkSize: number, yieldBetweenChunks?: () => Promise<void>): Promise<number> {
+  async fold(chunkSize: number, betweenChunks?: () => Promise<boolean>): Promise<number> {
     let folded = 0;
     for (;;) {
       const chunk = await this.writeTransaction(() => this.foldChunk(chunkSize));
       if (chunk === null) return folded;
       folded += chunk;
-      if (yieldBetweenChunks) await yieldBetweenChunks();
+      if (betweenChunks && !(await betweenChunks())) return folded;
     }
   }
 

@@ -1,0 +1,66 @@
+import { describe, expect, test } from 'vitest';
+import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
+import { FoldScheduler } from '../../src/analytics/fold-scheduler.js';
+
+/** A store whose fold has `pending` chunks of work and records how far it got. */
+function fakeStore(pending: number) {
+  const state = { pending, steps: 0, onStep: () => {} };
+  const store = {
+    async fold(_chunkSize: number, betweenChunks?: () => Promise<boolean>) {
+      let folded = 0;
+      while (state.pending > 0) {
+        state.pending--;
+        state.steps++;
+        folded++;
+        state.onStep();
+        if (betweenChunks && !(await betweenChunks())) break;
+      }
+      return folded;
+    },
+  } as unknown as AnalyticsStore;
+  return { store, state };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('FoldScheduler', () => {
+  test('folds in the background once ingestion is quiet', async () => {
+    const { store, state } = fakeStore(5);
+    const scheduler = new FoldScheduler(store, { idleMs: 20, maxDelayMs: 10_000 });
+    scheduler.noteIngest();
+    await sleep(5);
+    expect(state.steps).toBe(0);
+    await sleep(60);
+    expect(state.pending).toBe(0);
+    await scheduler.close();
+  });
+
+  test('a background fold gives way to ingestion; a query fold does not', async () => {
+    const { store, state } = fakeStore(10);
+    const scheduler = new FoldScheduler(store, { idleMs: 10, maxDelayMs: 10_000 });
+    // Each background step sees a new batch arrive, as under a steady stream of hits.
+    state.onStep = () => scheduler.noteIngest();
+    scheduler.noteIngest();
+    await sleep(30);
+    expect(state.steps).toBeGreaterThan(0);
+    expect(state.pending).toBeGreaterThan(0);
+    state.onStep = () => {};
+    const folded = await scheduler.foldNow();
+    expect(state.pending).toBe(0);
+    expect(folded).toBeGreaterThan(0);
+    await scheduler.close();
+  });
+
+  test('the deadline folds even while batches keep coming', async () => {
+    const { store, state } = fakeStore(3);
+    const scheduler = new FoldScheduler(store, { idleMs: 1_000, maxDelayMs: 30 });
+    const stream = setInterval(() => scheduler.noteIngest(), 5);
+    try {
+      await sleep(80);
+      expect(state.steps).toBeGreaterThan(0);
+    } finally {
+      clearInterval(stream);
+      await scheduler.close();
+    }
+  });
+});
