@@ -6,11 +6,12 @@
  * `runJobsBenchmarks(options: BenchOptions)` (see lib/bench-options.ts), so suites
  * can be added without touching this file.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { BENCH_USAGE, BenchArgumentError, parseBenchArguments, type SuiteName } from './lib/bench-arguments.js';
 import type { BenchOptions } from './lib/bench-options.js';
+import { findExportedFunction } from './lib/find-exported-function.js';
 import { formatSuiteReport } from './lib/format-report.js';
 import { describeMachine, formatMachine } from './lib/machine.js';
 import { describeSourceVersion } from './lib/source-version.js';
@@ -23,27 +24,8 @@ const BENCH_DIRECTORY = dirname(fileURLToPath(import.meta.url));
 const SUITES: Record<SuiteName, () => Promise<SuiteRunner | undefined>> = {
   analytics: async () => (await import('./analytics-suite.js')).runAnalyticsBenchmarks,
   import: async () => (await import('./analytics-import-suite.js')).runImportBenchmarks,
-  jobs: () => findRunner([/^jobs-[^/]*\.ts$/, /^jobs\/[^/]*\.ts$/], 'runJobsBenchmarks'),
+  jobs: () => findExportedFunction<SuiteRunner>(BENCH_DIRECTORY, ['jobs-*.ts', 'jobs/*.ts'], 'runJobsBenchmarks'),
 };
-
-/**
- * The first bench file (bench/jobs-*.ts, then bench/jobs/*.ts) that exports `name`. Files
- * are read as text before anything is imported: some bench files are child-process entry
- * points that start servers when loaded.
- */
-async function findRunner(patterns: readonly RegExp[], name: string): Promise<SuiteRunner | undefined> {
-  const exported = new RegExp(`export\\s+(async\\s+)?function\\s+${name}\\b|export\\s*\\{[^}]*\\b${name}\\b`);
-  const files = (readdirSync(BENCH_DIRECTORY, { recursive: true }) as string[]).map((file) => file.split(sep).join('/')).sort();
-  for (const pattern of patterns) {
-    for (const file of files.filter((candidate) => pattern.test(candidate))) {
-      const path = join(BENCH_DIRECTORY, file);
-      if (!exported.test(readFileSync(path, 'utf8'))) continue;
-      const loaded = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
-      if (typeof loaded[name] === 'function') return loaded[name] as SuiteRunner;
-    }
-  }
-  return undefined;
-}
 
 async function main(argv: string[]): Promise<number> {
   let args;
