@@ -1,0 +1,93 @@
+/**
+ * Runs one part of the jobs suite against a server with an experiment's patch loaded, to
+ * measure what a change in src/ would gain before anyone makes it:
+ *
+ *   node --import tsx bench/jobs/experiments/run-experiment.ts poll|pickup
+ *     [--patch statement-cache|key-cache|spawn-trace] [--postgres] [--seconds N] [--jobs N] [--profile DIR]
+ *
+ * `poll` prints requests/s and server CPU per request of the poll route and of the bare
+ * Fastify baseline; `pickup` prints pickup percentiles. --profile writes CPU profiles
+ * (summarize them with summarize-cpu-profile.ts).
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startBenchPostgres } from '../../lib/embedded-postgres.js';
+import { percentile } from '../../lib/percentiles.js';
+import { startBareFastifyServer } from '../bare-fastify-server.js';
+import { generateDocsRepository } from '../generate-docs-repository.js';
+import { JobClient } from '../job-client.js';
+import { startJobServer } from '../job-server.js';
+import { measurePickupLatency } from '../pickup-latency.js';
+import { comparePollThroughput } from '../poll-throughput.js';
+import { startTimedFakeModel } from '../timed-fake-model.js';
+
+const PATCHES: Record<string, string> = {
+  'statement-cache': 'statement-cache-patch.ts',
+  'key-cache': 'key-cache-patch.ts',
+  'spawn-trace': 'spawn-trace-patch.ts',
+};
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    patch: { type: 'string' },
+    postgres: { type: 'boolean', default: false },
+    seconds: { type: 'string', default: '5' },
+    jobs: { type: 'string', default: '100' },
+    profile: { type: 'string' },
+  },
+});
+const part = positionals[0];
+if (part !== 'poll' && part !== 'pickup') throw new Error('usage: run-experiment.ts poll|pickup [--patch NAME] [--postgres] [--seconds N] [--jobs N] [--profile DIR]');
+const patchFile = values.patch === undefined ? undefined : PATCHES[values.patch];
+if (values.patch !== undefined && patchFile === undefined) throw new Error(`unknown patch ${values.patch}; one of ${Object.keys(PATCHES).join(', ')}`);
+
+const root = join(tmpdir(), 'docwright-jobs-experiment');
+rmSync(root, { recursive: true, force: true });
+mkdirSync(join(root, 'scratch'), { recursive: true });
+const repository = generateDocsRepository(join(root, 'docs'), 10);
+const model = await startTimedFakeModel();
+const postgres = values.postgres ? await startBenchPostgres() : undefined;
+const databaseUrl = await postgres?.createDatabase('jobs_experiment');
+const server = await startJobServer({
+  dataDir: join(root, 'server'),
+  modelUrl: model.url,
+  repositories: { docs: repository.directory },
+  ...(databaseUrl === undefined ? {} : { databaseUrl }),
+  ...(values.profile === undefined ? {} : { cpuProfileDirectory: join(values.profile, 'server') }),
+  execArgv: patchFile === undefined ? [] : ['--import', fileURLToPath(new URL(patchFile, import.meta.url))],
+});
+const project = server.projects.docs;
+if (project === undefined) throw new Error('the server created no project');
+const client = new JobClient(server.url, project.projectId, project.apiKey);
+const format = (samples: number[]): string => `p50 ${percentile(samples, 50).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms`;
+try {
+  if (part === 'pickup') {
+    const result = await measurePickupLatency({ client, model, jobs: Number(values.jobs), repository: repository.directory, cloneDirectory: join(root, 'scratch', 'clone'), log: () => {} });
+    console.log(`create → first model request: ${format(result.toFirstModelRequest)}`);
+    console.log(`create → turn.started:        ${format(result.toTurnStarted)}`);
+    console.log(`create round trip:            ${format(result.createRoundTrip)}`);
+    console.log(`raw git clone:                ${format(result.rawClone)}`);
+  } else {
+    model.expect('poll', () => ({ text: 'Nothing to change.' }));
+    const job = await client.create('[bench:poll] Check the quickstart.');
+    await client.waitForSettled(job.id);
+    const bare = await startBareFastifyServer(values.profile === undefined ? {} : { cpuProfileDirectory: join(values.profile, 'bare') });
+    try {
+      const path = `/v2/agent/${project.projectId}/job/${job.id}`;
+      const settings = { connections: 10, pipelining: 1, seconds: Number(values.seconds), rounds: 1 };
+      const result = await comparePollThroughput({ pollUrl: `${server.url}${path}`, apiKey: project.apiKey, pollPid: server.pid, bareUrl: `${bare.url}${path}`, barePid: bare.pid, settings, log: console.log });
+      console.log(`ratio ${(result.docwright.requestsPerSecond / result.bare.requestsPerSecond).toFixed(2)}`);
+    } finally {
+      await bare.stop();
+    }
+  }
+} finally {
+  client.close();
+  await server.stop();
+  await model.close();
+  await postgres?.stop();
+}
