@@ -81,7 +81,8 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
       signal,
       onStep: dependencies.onStep,
     });
-    const problems = await toolset.checkDocs();
+    // Nothing changed means nothing to review: skip the final check (a whole-site compile).
+    const problems = toolset.changedFiles().length > 0 ? await toolset.checkDocs() : [];
     const filesChanged = await workspace.changedFiles();
     let commit: string | null = null;
     if (filesChanged.length > 0) {

@@ -84,6 +84,9 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
         response.end();
       };
       const flush = async (): Promise<void> => {
+        // Status first, events second: a job that settles in between still has its final
+        // event read below, so the stream never ends before sending it.
+        const job = await services.jobRepository.get(projectId, jobId);
         for (;;) {
           const events = await readJobEvents(services.database.db, jobId, cursor);
           for (const event of events) {
@@ -93,7 +96,6 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
           }
           if (events.length < 500) break;
         }
-        const job = await services.jobRepository.get(projectId, jobId);
         if (isSettled(job.status as JobStatus)) close();
       };
       const schedule = () => {

@@ -17,7 +17,15 @@ const IGNORED = ['**/node_modules/**', '**/.next/**', '**/.mintlify/**'];
  * and the navigation of every docs.json / mint.json. Reads only files listed by the
  * sandboxed glob, never following symbolic links.
  */
-export async function checkDocs(context: ToolContext): Promise<DocsCheckReport> {
+export interface CheckDocsOptions {
+  /**
+   * Compile and link-check only these pages (navigation is always checked in full).
+   * Compiling is the expensive part: a large site takes seconds.
+   */
+  pages?: readonly string[];
+}
+
+export async function checkDocs(context: ToolContext, options: CheckDocsOptions = {}): Promise<DocsCheckReport> {
   const { limits } = context;
   const root = await realpath(context.workspace);
   const files = await globWorkspace(root, '**/*', { maxPatternLength: limits.maxQueryLength, ignore: IGNORED });
@@ -41,7 +49,8 @@ export async function checkDocs(context: ToolContext): Promise<DocsCheckReport> 
     collector.addAll(checkNavigation(config, text, index));
   }
 
-  const checked = pages.slice(0, limits.maxScannedFiles);
+  const only = options.pages === undefined ? null : new Set(options.pages);
+  const checked = (only === null ? pages : pages.filter((page) => only.has(page))).slice(0, limits.maxScannedFiles);
   let filesChecked = 0;
   for (const page of checked) {
     if (collector.full) break;
@@ -67,9 +76,10 @@ export async function checkDocs(context: ToolContext): Promise<DocsCheckReport> 
   }
 
   let truncated = false;
-  if (pages.length > checked.length) {
+  const candidates = only === null ? pages.length : pages.filter((page) => only.has(page)).length;
+  if (candidates > checked.length) {
     truncated = true;
-    collector.force({ path: '.', kind: 'limit', message: `Only the first ${checked.length} of ${pages.length} pages were checked.` });
+    collector.force({ path: '.', kind: 'limit', message: `Only the first ${checked.length} of ${candidates} pages were checked.` });
   }
   if (collector.dropped > 0 || filesChecked < checked.length) {
     truncated = true;

@@ -40,6 +40,11 @@ export interface DocsToolset {
   changedFiles(): string[];
   /** The last change to each changed path, in the order changes happened. */
   changes(): FileChange[];
+  /**
+   * The final check of a run. When the run only wrote or edited files, only those pages
+   * are compiled (with navigation in full); a deletion or move may break links anywhere,
+   * so then every page is checked.
+   */
   checkDocs(): Promise<DocsProblem[]>;
 }
 
@@ -121,6 +126,11 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
     tools,
     changedFiles: () => context.changes.paths(),
     changes: () => context.changes.changes(),
-    checkDocs: async () => redact((await checkDocs(context)).problems),
+    checkDocs: async () => {
+      const changes = context.changes.changes();
+      const localOnly = changes.length > 0 && changes.every((change) => change.kind === 'written' || change.kind === 'edited');
+      const report = await checkDocs(context, localOnly ? { pages: changes.map((change) => change.path) } : {});
+      return redact(report.problems);
+    },
   };
 }

@@ -113,6 +113,16 @@ describe('createDocsToolset', () => {
     expect(await toolset.checkDocs()).toEqual(viaTool.problems);
   });
 
+  test("the orchestrator's final check compiles only the pages the run wrote, unless it deleted or moved one", async () => {
+    await fixture.put('old-broken.mdx', 'Broken {');
+    await fixture.put('other.mdx', '# Other');
+    const toolset = createDocsToolset({ workspace: fixture.workspace });
+    await call(toolset.tools, 'write_file', { path: 'new.mdx', content: 'Also broken {' });
+    expect((await toolset.checkDocs()).map((problem) => problem.path)).toEqual(['new.mdx']);
+    await call(toolset.tools, 'delete_file', { path: 'other.mdx' });
+    expect((await toolset.checkDocs()).map((problem) => problem.path).sort()).toEqual(['new.mdx', 'old-broken.mdx']);
+  });
+
   test('rejects invalid limits', () => {
     expect(() => createDocsToolset({ workspace: fixture.workspace, limits: { maxReadBytes: 0 } })).toThrow(/maxReadBytes/);
   });
