@@ -17,7 +17,22 @@ export function openSqliteDatabase(file: string): Database {
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
-  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: connection }) });
+  // Kysely prepares every query afresh; the SQL texts are few, so reusing their prepared
+  // statements saves a parse per query (a third of a cheap request's CPU).
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const cachingConnection = {
+    close: () => connection.close(),
+    prepare: (text: string) => {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = connection.prepare(text);
+        if (statements.size >= 500) statements.clear();
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+  const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: cachingConnection }) });
   return {
     dialect: 'sqlite',
     db,

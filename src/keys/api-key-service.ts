@@ -8,10 +8,25 @@ import { generateApiKey, hashApiKey, keyHint, parseApiKey, type KeyScope, KEY_SC
 import { apiKeyInfoFromRow, type ApiKeyInfo, type CreatedApiKey, type Principal } from './api-key.js';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
+/**
+ * How long a verified key is trusted without asking the store again. Revocation in this
+ * process takes effect at once; in other processes within this many milliseconds.
+ */
+export const KEY_CACHE_MS = 5_000;
+const KEY_CACHE_SIZE = 10_000;
+
+interface CachedKey {
+  principal: Principal;
+  expiresAt: number | null;
+  lastUsedAt: number | null;
+  cachedAt: number;
+}
 
 export class ApiKeyService {
   /** Per-process memory of the last lastUsedAt write, so a busy key costs no write per request. */
   private readonly lastUsedWrites = new Map<string, number>();
+  /** Verified keys by hash: a poll loop costs no key lookup per request. */
+  private readonly verified = new Map<string, CachedKey>();
 
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
@@ -60,6 +75,7 @@ export class ApiKeyService {
 
   /** Revoking twice is harmless and keeps the first revocation time. */
   async revoke(id: string): Promise<ApiKeyInfo> {
+    for (const [hash, cached] of this.verified) if (cached.principal.keyId === id) this.verified.delete(hash);
     await this.db
       .updateTable('api_keys')
       .set({ revoked_at: this.clock.now() })
@@ -79,6 +95,13 @@ export class ApiKeyService {
     const parsed = parseApiKey(presented);
     if (!parsed) return null;
     const hash = hashApiKey(presented);
+    const now = this.clock.now();
+    const cached = this.verified.get(hash);
+    if (cached && now - cached.cachedAt < KEY_CACHE_MS && (cached.expiresAt === null || cached.expiresAt > now)) {
+      this.touch(cached.principal.keyId, cached.lastUsedAt, now);
+      return cached.principal;
+    }
+    this.verified.delete(hash);
     const row = await this.db
       .selectFrom('api_keys')
       .select(['id', 'project_id', 'scope', 'key_hash', 'expires_at', 'revoked_at', 'last_used_at'])
@@ -86,11 +109,13 @@ export class ApiKeyService {
       .executeTakeFirst();
     if (!row) return null;
     if (!timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) return null;
-    const now = this.clock.now();
     if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) return null;
     if (row.scope !== parsed.scope) return null;
     this.touch(row.id, row.last_used_at, now);
-    return { keyId: row.id, projectId: row.project_id, scope: row.scope as KeyScope };
+    const principal: Principal = { keyId: row.id, projectId: row.project_id, scope: row.scope as KeyScope };
+    if (this.verified.size >= KEY_CACHE_SIZE) this.verified.clear();
+    this.verified.set(hash, { principal, expiresAt: row.expires_at, lastUsedAt: row.last_used_at, cachedAt: now });
+    return principal;
   }
 
   private touch(id: string, stored: number | null, now: number): void {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { BACKENDS } from '../helpers/test-database.js';
 import { createTestApp, createTestProject, type TestApp } from '../helpers/test-app.js';
 import { generateApiKey } from '../../src/keys/api-key-format.js';
+import { ApiKeyService, KEY_CACHE_MS } from '../../src/keys/api-key-service.js';
 
 describe.each(BACKENDS)('authentication [%s]', (dialect) => {
   let t: TestApp;
@@ -99,6 +100,26 @@ describe.each(BACKENDS)('authentication [%s]', (dialect) => {
     await get(`Bearer ${created.key}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await lastUsed()).toBe(new Date(t.clock.now()).toISOString());
+  });
+
+  test('verified keys are cached briefly: revocation is immediate here, within KEY_CACHE_MS elsewhere', async () => {
+    const local = await t.services.keys.create({ projectId });
+    expect((await get(`Bearer ${local.key}`)).statusCode).toBe(200);
+    await t.services.keys.revoke(local.id);
+    expect((await get(`Bearer ${local.key}`)).statusCode).toBe(401);
+
+    const remote = await t.services.keys.create({ projectId });
+    expect((await get(`Bearer ${remote.key}`)).statusCode).toBe(200);
+    // Another process revokes it: this one trusts its cache for at most KEY_CACHE_MS.
+    await new ApiKeyService(t.services.database.db, t.clock).revoke(remote.id);
+    expect((await get(`Bearer ${remote.key}`)).statusCode).toBe(200);
+    t.clock.advance(KEY_CACHE_MS);
+    expect((await get(`Bearer ${remote.key}`)).statusCode).toBe(401);
+
+    const expiring = await t.services.keys.create({ projectId, expiresAt: t.clock.now() + 1_000 });
+    expect((await get(`Bearer ${expiring.key}`)).statusCode).toBe(200);
+    t.clock.advance(1_000);
+    expect((await get(`Bearer ${expiring.key}`)).statusCode).toBe(401);
   });
 
   test('only a hash of the key is stored', async () => {
