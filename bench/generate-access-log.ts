@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import { createGzip } from 'node:zlib';
 import type { Writable } from 'node:stream';
+import { createSeededRandom } from './lib/seeded-random.js';
 
 export interface GenerateAccessLogOptions {
   file: string;
@@ -77,18 +78,6 @@ const ASSETS = [
 const SCANS = ['/wp-login.php', '/.env', '/xmlrpc.php', '/admin/config.php', '/.git/config', '/phpmyadmin/index.php'];
 const REFERRERS = ['-', '-', 'https://www.google.com/', 'https://docs.example.com/docs/guides/quickstart', 'https://github.com/example/sdk', 'https://chatgpt.com/'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** mulberry32: small, fast and good enough to make traffic look varied. */
-function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = state;
-    mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class TrafficModel {
   private readonly pick = <T>(items: readonly T[]): T => items[Math.floor(this.random() * items.length)] as T;
@@ -161,7 +150,7 @@ class TrafficModel {
 }
 
 export async function generateAccessLog(options: GenerateAccessLogOptions): Promise<GeneratedAccessLog> {
-  const model = new TrafficModel(createRandom(options.seed ?? 1), options.startTime ?? Date.UTC(2025, 0, 6));
+  const model = new TrafficModel(createSeededRandom(options.seed ?? 1), options.startTime ?? Date.UTC(2025, 0, 6));
   await mkdir(dirname(options.file), { recursive: true });
   // Written under a temporary name, so an interrupted run never leaves a short file behind under the real one.
   const partial = `${options.file}.partial`;
