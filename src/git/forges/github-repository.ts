@@ -1,4 +1,4 @@
-import { validationFailed } from '../../core/errors.js';
+import { repositoryUrlSegments } from './repository-url.js';
 
 export interface GitHubRepository {
   owner: string;
@@ -15,23 +15,7 @@ const NAME = /^[A-Za-z0-9._-]{1,100}$/;
  * not halfway through a job.
  */
 export function parseGitHubRepository(repository: string, webBaseUrl = 'https://github.com'): GitHubRepository {
-  const fail = (message: string): never => {
-    throw validationFailed(`Invalid GitHub repository ${JSON.stringify(repository)}: ${message}.`, [{ path: 'repository', message }]);
-  };
-  let url: URL;
-  let base: URL;
-  try {
-    url = new URL(repository.trim());
-    base = new URL(webBaseUrl);
-  } catch {
-    return fail(`expected ${webBaseUrl}/OWNER/NAME`);
-  }
-  if (url.protocol !== base.protocol || url.host.toLowerCase() !== base.host.toLowerCase()) fail(`expected ${webBaseUrl}/OWNER/NAME`);
-  if (url.username !== '' || url.password !== '') fail('must not contain credentials');
-  if (url.search !== '' || url.hash !== '') fail('must not have a query or fragment');
-  const basePath = base.pathname.replace(/\/+$/, '');
-  if (!url.pathname.startsWith(`${basePath}/`)) fail(`expected ${webBaseUrl}/OWNER/NAME`);
-  const segments = url.pathname.slice(basePath.length + 1).replace(/\/$/, '').split('/');
+  const { segments, fail } = repositoryUrlSegments(repository, webBaseUrl, 'GitHub', 'OWNER/NAME');
   if (segments.length !== 2) fail(`expected ${webBaseUrl}/OWNER/NAME`);
   const owner = segments[0] ?? '';
   const name = (segments[1] ?? '').replace(/\.git$/i, '');
