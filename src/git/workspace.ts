@@ -1,5 +1,5 @@
-import { mkdir, readdir, rm } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { systemClock, type Clock } from '../core/clock.js';
 import { DocwrightError } from '../core/errors.js';
 import { readDiff, tryResolveCommit, type UnifiedDiff } from './diff-between.js';
@@ -31,6 +31,12 @@ export interface PrepareWorkspaceOptions {
   timeoutMs?: number;
   /** Dates of the commits this workspace makes. */
   clock?: Clock;
+  /**
+   * What the caller knows of `branch` on the remote. `exists` (an earlier turn pushed it)
+   * clones the branch directly, falling back to `baseRef` when it has gone; `unknown` asks
+   * the remote while the base is cloned, and clones again only when the branch is there.
+   */
+  branchHint?: 'exists' | 'unknown';
 }
 
 export interface Workspace {
@@ -44,6 +50,10 @@ export interface Workspace {
   readonly startCommit: string;
   /** Stages everything and commits as the agent; the new commit id, or null when nothing changed. */
   commitAll(options: { message: string }): Promise<string | null>;
+  /** Stages every change (untracked files included); the staged paths, sorted, both ends of a rename. */
+  stageAll(): Promise<string[]>;
+  /** Commits what `stageAll` staged, as the agent; the new commit id, or null when nothing was staged. */
+  commitStaged(options: { message: string }): Promise<string | null>;
   /** Paths changed against HEAD, untracked files included, sorted. */
   changedFiles(): Promise<string[]>;
   /** Fast-forwards `branch` on the remote to HEAD; never forces. Returns the pushed commit. */
@@ -67,32 +77,88 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 
   await ensureEmptyDirectory(directory);
-  const continued = await remoteBranchExists(remoteUrl, branch, auth, { timeoutMs });
-  const cloneRef = continued ? branch : baseRef;
+  const clone = (ref: string): Promise<void> => cloneInto({ remoteUrl, ref, directory, auth, timeoutMs });
+  let continued: boolean;
+  if (options.branchHint === 'exists') {
+    continued = await clone(branch).then(
+      () => true,
+      (error: unknown) => {
+        if (!isRefNotFound(error)) throw error;
+        return false;
+      },
+    );
+    if (!continued) await clone(baseRef);
+  } else {
+    // The branch query and the base clone are independent; run together, the query costs nothing.
+    const [query, cloned] = await Promise.allSettled([remoteBranchExists(remoteUrl, branch, auth, { timeoutMs }), clone(baseRef)]);
+    if (query.status === 'rejected') {
+      if (cloned.status === 'fulfilled') await rm(directory, { recursive: true, force: true });
+      throw query.reason;
+    }
+    if (cloned.status === 'rejected') throw cloned.reason;
+    continued = query.value;
+    if (continued) {
+      // Rare: an earlier attempt of this turn pushed the branch before it was interrupted.
+      await rm(directory, { recursive: true, force: true });
+      await clone(branch);
+    }
+  }
 
+  const git = (args: string[], extra: { allowedExitCodes?: number[]; env?: Record<string, string> } = {}): Promise<GitResult> =>
+    runGit(args, { cwd: directory, auth, timeoutMs, ...extra });
+  // HEAD stays on the cloned branch: pushes name the job's branch explicitly, so a local
+  // `checkout -b` (a pass over the whole index) would buy nothing.
+  const startCommit = await readHeadCommit(directory, git);
+
+  return new GitWorkspace({ directory, remoteUrl, baseRef, branch, continued, startCommit, git, clock: options.clock ?? systemClock });
+}
+
+async function cloneInto(options: { remoteUrl: string; ref: string; directory: string; auth: GitAuth | null; timeoutMs: number }): Promise<void> {
+  const { remoteUrl, ref, directory, auth, timeoutMs } = options;
   // Local paths are cloned with hard links, which is already cheap; git ignores --depth there.
   const shallow = !isLocalPath(remoteUrl) ? ['--depth', '1'] : [];
   try {
-    await runGit(
-      ['clone', '--quiet', '--no-tags', '--single-branch', ...shallow, '--branch', cloneRef, '--', remoteUrl, directory],
-      { cwd: dirname(directory), auth, timeoutMs },
-    );
+    await runGit(['clone', '--quiet', '--no-tags', '--single-branch', ...shallow, '--branch', ref, '--', remoteUrl, directory], {
+      cwd: dirname(directory),
+      auth,
+      timeoutMs,
+    });
   } catch (error) {
-    if (error instanceof GitCommandError && /Remote branch .* not found/.test(error.stderr)) {
-      throw new DocwrightError('git_ref_not_found', `The ref ${JSON.stringify(cloneRef)} does not exist in ${describeRemote(remoteUrl)}.`, {
+    if (isRefNotFound(error)) {
+      throw new DocwrightError('git_ref_not_found', `The ref ${JSON.stringify(ref)} does not exist in ${describeRemote(remoteUrl)}.`, {
         status: 400,
         cause: error,
       });
     }
     throw error;
   }
+}
 
-  const git = (args: string[], extra: { allowedExitCodes?: number[]; env?: Record<string, string> } = {}): Promise<GitResult> =>
-    runGit(args, { cwd: directory, auth, timeoutMs, ...extra });
-  if (!continued) await git(['checkout', '--quiet', '-b', branch]);
-  const startCommit = (await git(['rev-parse', '--verify', 'HEAD'])).stdout.trim();
+function isRefNotFound(error: unknown): boolean {
+  if (error instanceof DocwrightError && error.code === 'git_ref_not_found') return true;
+  return error instanceof GitCommandError && /Remote branch .* not found/.test(error.stderr);
+}
 
-  return new GitWorkspace({ directory, remoteUrl, baseRef, branch, continued, startCommit, git, clock: options.clock ?? systemClock });
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * HEAD's commit id. After a clone or a commit, HEAD names a branch whose ref git has just
+ * written as a loose file, so reading two small files saves a git process (several ms of
+ * fork from a large server); anything unusual falls back to `rev-parse`.
+ */
+async function readHeadCommit(directory: string, git: GitRunner): Promise<string> {
+  try {
+    const head = (await readFile(join(directory, '.git', 'HEAD'), 'utf8')).trim();
+    if (OBJECT_ID.test(head)) return head;
+    const ref = /^ref: (refs\/heads\/[^\s]+)$/.exec(head)?.[1];
+    if (ref !== undefined && !ref.split('/').includes('..')) {
+      const value = (await readFile(join(directory, '.git', ref), 'utf8')).trim();
+      if (OBJECT_ID.test(value)) return value;
+    }
+  } catch {
+    // A packed ref or an unusual layout: ask git.
+  }
+  return (await git(['rev-parse', '--verify', 'HEAD'])).stdout.trim();
 }
 
 type GitRunner = (args: string[], extra?: { allowedExitCodes?: number[]; env?: Record<string, string> }) => Promise<GitResult>;
@@ -128,12 +194,23 @@ class GitWorkspace implements Workspace {
   }
 
   async commitAll({ message }: { message: string }): Promise<string | null> {
+    const staged = await this.stageAll();
+    return staged.length === 0 ? null : this.commitStaged({ message });
+  }
+
+  async stageAll(): Promise<string[]> {
     await this.git(['add', '--all', '--', '.']);
-    const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff'], { allowedExitCodes: [0, 1] });
-    if (staged.exitCode === 0) return null;
+    // Index against HEAD only: no second pass over the working tree, unlike `status`.
+    const result = await this.git(['diff', '--cached', '--name-only', '-z', '--no-renames', '--no-ext-diff']);
+    return result.stdout.split('\0').filter((path) => path.length > 0).sort();
+  }
+
+  async commitStaged({ message }: { message: string }): Promise<string | null> {
     const text = message.trim().length > 0 ? message : 'Update documentation';
     const date = `@${Math.floor(this.clock.now() / 1000)} +0000`;
-    await this.git(['commit', '--quiet', '--no-verify', '--cleanup=whitespace', `--message=${text}`], {
+    const result = await this.git(['commit', '--quiet', '--no-verify', '--cleanup=whitespace', `--message=${text}`], {
+      // Exit 1 is how commit says "nothing to commit"; anything else stays an error.
+      allowedExitCodes: [0, 1],
       env: {
         GIT_AUTHOR_NAME: AGENT_NAME,
         GIT_AUTHOR_EMAIL: AGENT_EMAIL,
@@ -143,6 +220,11 @@ class GitWorkspace implements Workspace {
         GIT_COMMITTER_DATE: date,
       },
     });
+    if (result.exitCode === 1) {
+      const nothingStaged = (await this.git(['diff', '--cached', '--quiet', '--no-ext-diff'], { allowedExitCodes: [0, 1] })).exitCode === 0;
+      if (nothingStaged) return null;
+      throw new GitCommandError(`git commit failed (exit 1): ${(result.stderr || result.stdout).trim().slice(-4000)}`, result.stderr, 1);
+    }
     return this.headCommit();
   }
 
@@ -181,7 +263,7 @@ class GitWorkspace implements Workspace {
   }
 
   async headCommit(): Promise<string> {
-    return (await this.git(['rev-parse', '--verify', 'HEAD'])).stdout.trim();
+    return readHeadCommit(this.directory, this.git);
   }
 
   async remove(): Promise<void> {

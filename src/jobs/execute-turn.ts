@@ -4,10 +4,10 @@ import type { LanguageModel } from 'ai';
 import { randomBase62 } from '../core/ids.js';
 import type { Clock } from '../core/clock.js';
 import { createDocsToolset } from '../agent/tools/index.js';
-import { runAgent, type AgentStepEvent } from '../agent/run-agent.js';
+import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run-agent.js';
 import { buildSystemPrompt, buildTurnMessages, type ConversationTurn } from '../agent/prompts.js';
 import type { Budgets } from '../agent/budgets.js';
-import { deriveCommitMessage, prepareWorkspace } from '../git/workspace.js';
+import { deriveCommitMessage, prepareWorkspace, type Workspace } from '../git/workspace.js';
 import type { Forge, ForgeProject } from '../git/forges/forge.js';
 import { secretSpellings } from '../git/git-auth.js';
 import type { JobProblem, ToolStepSummary } from './job.js';
@@ -37,6 +37,11 @@ export interface TurnDependencies {
   secrets: string[];
   signal: AbortSignal;
   onStep: (step: AgentStepEvent) => Promise<void>;
+  /**
+   * Takes the workspace's removal, to run once the turn's outcome is committed and
+   * announced: deleting thousands of files need not delay the caller's answer.
+   */
+  deferCleanup: (task: () => Promise<void>) => void;
 }
 
 export interface TurnOutcome {
@@ -60,35 +65,46 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
   const model = dependencies.resolveModel(input.model);
   const remote = await forge.remote(forgeProject);
   mkdirSync(dependencies.workspacesDir, { recursive: true });
-  const workspace = await prepareWorkspace({
+  const directory = join(dependencies.workspacesDir, `${input.jobId}-${input.sequence}-${randomBase62(6)}`);
+  // The model needs no file to read the instruction, so the clone runs while it answers
+  // its first request; tools wait for the clone, and a failed clone stops the run.
+  const preparing = prepareWorkspace({
     remoteUrl: remote.url,
     baseRef: input.baseRef,
     branch: input.branch,
-    directory: join(dependencies.workspacesDir, `${input.jobId}-${input.sequence}-${randomBase62(6)}`),
+    directory,
     auth: remote.auth,
     clock,
+    branchHint: input.history.some((turn) => turn.commit !== null) ? 'exists' : 'unknown',
   });
-  try {
-    const secrets = [...dependencies.secrets, ...secretSpellings(remote.auth)];
-    const toolset = createDocsToolset({ workspace: workspace.directory, secrets });
-    const result = await runAgent({
+  const secrets = [...dependencies.secrets, ...secretSpellings(remote.auth)];
+  const toolset = createDocsToolset({ workspace: directory, secrets, ready: preparing });
+  const result = await runWhilePreparing(preparing, signal, (runSignal) =>
+    runAgent({
       model,
       tools: toolset.tools,
       system: buildSystemPrompt({ projectName: input.projectName }),
       messages: buildTurnMessages(input.history, input.prompt),
       budgets: dependencies.budgets,
       maxRetries: dependencies.modelRetries,
-      signal,
+      signal: runSignal,
       onStep: dependencies.onStep,
-    });
-    // Nothing changed means nothing to review: skip the final check (a whole-site compile).
-    const problems = toolset.changedFiles().length > 0 ? await toolset.checkDocs() : [];
-    const filesChanged = await workspace.changedFiles();
-    let commit: string | null = null;
-    if (filesChanged.length > 0) {
-      commit = await workspace.commitAll({ message: deriveCommitMessage({ prompt: input.prompt, changedFiles: filesChanged, summary: result.finalMessage }) });
-      if (commit) await workspace.push();
-    }
+    }),
+    dependencies.deferCleanup,
+  );
+  const workspace = await preparing;
+  try {
+    // The final check reads files, git only reads and stages them: the two run side by side.
+    // Nothing changed means nothing to review: skip the check.
+    // Both are awaited even when one fails, so no git process outlives the workspace.
+    const [checked, committed] = await Promise.allSettled([
+      toolset.changedFiles().length > 0 ? toolset.checkDocs() : Promise.resolve([]),
+      commitAndPush(workspace, input, result.finalMessage),
+    ]);
+    if (committed.status === 'rejected') throw committed.reason;
+    if (checked.status === 'rejected') throw checked.reason;
+    const problems = checked.value;
+    const { filesChanged, commit } = committed.value;
     let pullRequest: TurnOutcome['pullRequest'] = null;
     // An existing branch means earlier commits: keep its PR's text current, and open the
     // PR if the attempt that pushed them died before it could.
@@ -114,6 +130,36 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
       pullRequest,
     };
   } finally {
-    await workspace.remove().catch(() => {});
+    dependencies.deferCleanup(() => workspace.remove());
   }
+}
+
+/**
+ * Runs the agent under a signal that also fires when the clone fails. When the run
+ * fails, the clone's own error (if any) is the one reported, since it is why the run
+ * stopped; a workspace that did get cloned is handed over for removal.
+ */
+async function runWhilePreparing(
+  preparing: Promise<Workspace>,
+  signal: AbortSignal,
+  run: (signal: AbortSignal) => Promise<AgentRunResult>,
+  deferCleanup: TurnDependencies['deferCleanup'],
+): Promise<AgentRunResult> {
+  const cloneFailed = new AbortController();
+  preparing.catch(() => cloneFailed.abort());
+  try {
+    return await run(AbortSignal.any([signal, cloneFailed.signal]));
+  } catch (error) {
+    const workspace = await preparing;
+    deferCleanup(() => workspace.remove());
+    throw error;
+  }
+}
+
+async function commitAndPush(workspace: Workspace, input: TurnInput, finalMessage: string): Promise<{ filesChanged: string[]; commit: string | null }> {
+  const filesChanged = await workspace.stageAll();
+  if (filesChanged.length === 0) return { filesChanged, commit: null };
+  const commit = await workspace.commitStaged({ message: deriveCommitMessage({ prompt: input.prompt, changedFiles: filesChanged, summary: finalMessage }) });
+  if (commit !== null) await workspace.push();
+  return { filesChanged, commit };
 }

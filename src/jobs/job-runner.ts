@@ -49,6 +49,18 @@ export class JobRunner {
   constructor(private readonly options: JobRunnerOptions) {}
 
   readonly handle = async (lease: Lease): Promise<void> => {
+    // Workspace removals wait until the outcome is committed and announced.
+    const cleanups: Array<() => Promise<void>> = [];
+    try {
+      await this.work(lease, cleanups);
+    } finally {
+      for (const result of await Promise.allSettled(cleanups.map((cleanup) => cleanup()))) {
+        if (result.status === 'rejected') this.options.logger.warn({ err: result.reason, jobId: lease.jobId }, 'could not remove a job workspace');
+      }
+    }
+  };
+
+  private async work(lease: Lease, cleanups: Array<() => Promise<void>>): Promise<void> {
     for (;;) {
       if (lease.signal.aborted) return this.stop(lease, null);
       const turn = await this.nextTurn(lease.jobId);
@@ -60,7 +72,7 @@ export class JobRunner {
       }
       await this.startTurn(lease, turn, attempts);
       try {
-        const outcome = await this.execute(lease, turn);
+        const outcome = await this.execute(lease, turn, cleanups);
         await this.completeTurn(lease, turn, outcome);
       } catch (error) {
         if (lease.signal.aborted) return this.stop(lease, turn);
@@ -68,7 +80,7 @@ export class JobRunner {
         await this.failTurn(lease, turn, error);
       }
     }
-  };
+  }
 
   private async nextTurn(jobId: string): Promise<JobTurnsTable | undefined> {
     return this.options.database.db
@@ -97,7 +109,7 @@ export class JobRunner {
     });
   }
 
-  private async execute(lease: Lease, turn: JobTurnsTable): Promise<TurnOutcome> {
+  private async execute(lease: Lease, turn: JobTurnsTable, cleanups: Array<() => Promise<void>>): Promise<TurnOutcome> {
     const { database, projects, forges, secretBox, options } = { ...this.options, options: this.options };
     const job = await database.db.selectFrom('jobs').selectAll().where('id', '=', lease.jobId).executeTakeFirstOrThrow();
     const project = await projects.get(job.project_id);
@@ -139,6 +151,7 @@ export class JobRunner {
         clock: options.clock,
         secrets: [...options.secrets, ...credentialValues],
         signal: lease.signal,
+        deferCleanup: (task) => cleanups.push(task),
         onStep: async (step) => {
           await this.event(lease.jobId, 'step', {
             sequence: turn.sequence,

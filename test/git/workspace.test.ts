@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
@@ -30,7 +30,8 @@ describe('prepareWorkspace against a non-bare local repository (local forge)', (
     const workspace = await prepareWorkspace({ remoteUrl: source, baseRef: 'main', branch: 'docwright/job-1', directory: join(temp.path, 'w1'), clock });
     expect(workspace.continued).toBe(false);
     expect(workspace.startCommit).toBe(mainBefore);
-    expect(fixtureGit(workspace.directory, 'symbolic-ref', '--short', 'HEAD')).toBe('docwright/job-1');
+    // HEAD stays on the cloned base branch; only the push names the job's branch.
+    expect(fixtureGit(workspace.directory, 'symbolic-ref', '--short', 'HEAD')).toBe('main');
 
     writeFiles(workspace.directory, { 'guide/intro.md': 'Hello, reader\n', 'guide/new page.md': '# New\n' });
     expect(await workspace.changedFiles()).toEqual(['guide/intro.md', 'guide/new page.md']);
@@ -90,6 +91,40 @@ describe('prepareWorkspace against a non-bare local repository (local forge)', (
     const turnDiff = await second.diff();
     expect(turnDiff?.text).toContain('+two');
     expect(turnDiff?.text).not.toContain('+one');
+  });
+
+  test('branchHint "exists" clones the job branch directly, and falls back to the base when the branch is gone', async () => {
+    const source = createRepository(join(temp.path, 'docs'));
+    const first = await prepareWorkspace({ remoteUrl: source, baseRef: 'main', branch: 'docwright/hinted', directory: join(temp.path, 'turn1') });
+    writeFiles(first.directory, { 'a.md': 'one\n' });
+    const firstCommit = await first.commitAll({ message: 'Add a' });
+    await first.push();
+
+    const hinted = await prepareWorkspace({ remoteUrl: source, baseRef: 'main', branch: 'docwright/hinted', directory: join(temp.path, 'turn2'), branchHint: 'exists' });
+    expect(hinted.continued).toBe(true);
+    expect(hinted.startCommit).toBe(firstCommit);
+    expect(fixtureGit(hinted.directory, 'symbolic-ref', '--short', 'HEAD')).toBe('docwright/hinted');
+
+    // Someone deleted the branch (say, after merging its PR): the turn starts again from the base.
+    fixtureGit(source, 'branch', '-D', 'docwright/hinted');
+    const restarted = await prepareWorkspace({ remoteUrl: source, baseRef: 'main', branch: 'docwright/hinted', directory: join(temp.path, 'turn3'), branchHint: 'exists' });
+    expect(restarted.continued).toBe(false);
+    expect(restarted.startCommit).toBe(fixtureGit(source, 'rev-parse', 'main'));
+    expect(existsSync(join(restarted.directory, 'a.md'))).toBe(false);
+  });
+
+  test('stageAll lists added, edited, deleted and both ends of moved files; commitStaged commits exactly those', async () => {
+    const source = createRepository(join(temp.path, 'docs'), { 'keep.md': 'keep\n', 'edit.md': 'old\n', 'gone.md': 'bye\n', 'from.md': 'moving\n' });
+    const workspace = await prepareWorkspace({ remoteUrl: source, baseRef: 'main', branch: 'docwright/stage', directory: join(temp.path, 'w') });
+    writeFiles(workspace.directory, { 'edit.md': 'new\n', 'sub dir/new page.md': '# New\n' });
+    rmSync(join(workspace.directory, 'gone.md'));
+    renameSync(join(workspace.directory, 'from.md'), join(workspace.directory, 'to.md'));
+
+    expect(await workspace.stageAll()).toEqual(['edit.md', 'from.md', 'gone.md', 'sub dir/new page.md', 'to.md']);
+    const commit = await workspace.commitStaged({ message: 'Rework pages' });
+    expect(commit).toBe(fixtureGit(workspace.directory, 'rev-parse', 'HEAD'));
+    expect(await workspace.stageAll()).toEqual([]);
+    expect(await workspace.commitStaged({ message: 'Nothing more' })).toBeNull();
   });
 
   test('nothing changed gives a null commit and leaves the history alone', async () => {

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { BACKENDS } from '../helpers/test-database.js';
 import { createJobHarness, type JobHarness } from '../helpers/job-harness.js';
@@ -96,6 +98,20 @@ describe.each(BACKENDS)('agent jobs end to end [%s]', (dialect) => {
     expect(done.prLink).toBeNull();
     expect(h.model.requests).toHaveLength(5);
     expect(branches(h.repository)).toEqual(['main']);
+  });
+
+  test('a clone that fails while the model is already running fails the job with the git error and leaves no workspace', async () => {
+    h = await createJobHarness(dialect, docsAgentScript);
+    await h.services.database.db.updateTable('projects').set({ ref: 'no-such-branch' }).where('id', '=', h.projectId).execute();
+    const created = await h.request('POST', `/v2/agent/${h.projectId}/job`, { prompt: 'Add a troubleshooting page' });
+    const done = await h.waitForSettled(created.body.id);
+    expect(done.status).toBe('failed');
+    expect(done.error?.code).toBe('git_ref_not_found');
+    expect(done.error?.message).toContain('no-such-branch');
+    expect(done.prLink).toBeNull();
+    expect(branches(h.repository)).toEqual(['main']);
+    const workspaces = join(h.services.config.dataDir, 'workspaces');
+    expect(existsSync(workspaces) ? readdirSync(workspaces) : []).toEqual([]);
   });
 
   test('an archived job rejects messages with 409', async () => {

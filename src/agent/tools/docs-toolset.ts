@@ -23,6 +23,12 @@ export interface DocsToolsetOptions {
   limits?: Partial<ToolLimits>;
   /** Told about errors that are bugs or environment trouble rather than model mistakes. */
   onUnexpectedError?: (toolName: string, error: unknown) => void;
+  /**
+   * Settles when the workspace is in place (the clone runs while the model thinks).
+   * Every tool waits for it; if it fails, tools answer with an error and the caller is
+   * expected to stop the run.
+   */
+  ready?: Promise<unknown>;
 }
 
 /**
@@ -48,6 +54,13 @@ export interface DocsToolset {
   checkDocs(): Promise<DocsProblem[]>;
 }
 
+async function workspaceReady(ready: Promise<unknown>): Promise<boolean> {
+  return ready.then(
+    () => true,
+    () => false,
+  );
+}
+
 const pathField = z.string().min(1).describe('Path relative to the workspace root, with "/" separators, e.g. "guides/intro.mdx".');
 
 export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
@@ -56,6 +69,9 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
   const run =
     <Input, Output>(name: string, operation: (context: ToolContext, input: Input) => Promise<Output>) =>
     async (input: Input): Promise<Output | ToolErrorResult> => {
+      if (options.ready !== undefined && !(await workspaceReady(options.ready))) {
+        return { ok: false, error: 'The repository could not be checked out, so no file can be used; the run is stopping.' };
+      }
       try {
         return redact(await operation(context, input));
       } catch (error) {

@@ -34,6 +34,29 @@ describe('createDocsToolset', () => {
     }
   });
 
+  test('tools wait for the workspace to be ready, and answer with an error when it never is', async () => {
+    let markReady: () => void = () => {};
+    const ready = new Promise<void>((resolve) => {
+      markReady = resolve;
+    });
+    const waiting = createDocsToolset({ workspace: fixture.workspace, ready });
+    let settled = false;
+    const written = call(waiting.tools, 'write_file', { path: 'late.md', content: 'after the clone\n' }).finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    markReady();
+    expect(await written).toMatchObject({ path: 'late.md' });
+    expect(await readRaw(path.join(fixture.workspace, 'late.md'), 'utf8')).toBe('after the clone\n');
+
+    const failed = Promise.reject(new Error('clone failed at /srv/secret/path'));
+    const broken = createDocsToolset({ workspace: fixture.workspace, ready: failed });
+    const answer = await call(broken.tools, 'read_file', { path: 'late.md' });
+    expect(answer).toEqual({ ok: false, error: expect.stringContaining('could not be checked out') });
+    expect(JSON.stringify(answer)).not.toContain('/srv/secret');
+  });
+
   test('returns tool failures to the model as { ok: false, error } instead of throwing', async () => {
     const { tools } = createDocsToolset({ workspace: fixture.workspace });
     expect(await call(tools, 'read_file', { path: '../outside/secret.txt' })).toEqual({
