@@ -24,21 +24,38 @@ const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
  */
 export function installAuthentication(app: FastifyInstance, keys: ApiKeyService): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  // Callback style: a key verified moments ago (every poll after the first) answers
+  // without a promise; only a cache miss waits for the store.
+  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     const access = request.routeOptions.config.access ?? 'public';
-    if (access === 'public') return;
+    if (access === 'public') return done();
     const match = BEARER.exec(request.headers.authorization ?? '');
-    if (!match) throw unauthorized();
-    const principal = await keys.authenticate(match[1]!);
-    if (!principal) throw unauthorized();
-    const projectId = (request.params as { projectId?: string } | undefined)?.projectId;
-    // Another project's key learns nothing about this project's existence: same 404 as an unknown id.
-    if (projectId !== undefined && projectId !== principal.projectId) throw notFound(`No project with id "${projectId}".`);
-    if (access === 'admin' && principal.scope !== 'admin') {
-      throw new DocwrightError('forbidden', 'This key has the ingest scope, which only allows sending analytics events; use an admin key.', {
-        status: 403,
-      });
-    }
-    request.principal = principal;
+    if (!match) return done(unauthorized());
+    const presented = match[1]!;
+    const known = keys.authenticateFromCache(presented);
+    if (known !== undefined) return admit(request, access, known, done);
+    keys.authenticate(presented).then((principal) => admit(request, access, principal, done), done);
   });
+}
+
+function admit(request: FastifyRequest, access: RouteAccess, principal: Principal | null, done: (error?: Error) => void): void {
+  try {
+    request.principal = authorize(request, access, principal);
+  } catch (error) {
+    return done(error as Error);
+  }
+  done();
+}
+
+function authorize(request: FastifyRequest, access: RouteAccess, principal: Principal | null): Principal {
+  if (!principal) throw unauthorized();
+  const projectId = (request.params as { projectId?: string } | undefined)?.projectId;
+  // Another project's key learns nothing about this project's existence: same 404 as an unknown id.
+  if (projectId !== undefined && projectId !== principal.projectId) throw notFound(`No project with id "${projectId}".`);
+  if (access === 'admin' && principal.scope !== 'admin') {
+    throw new DocwrightError('forbidden', 'This key has the ingest scope, which only allows sending analytics events; use an admin key.', {
+      status: 403,
+    });
+  }
+  return principal;
 }

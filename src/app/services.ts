@@ -45,7 +45,7 @@ export async function createServices(input: { config: Config; database: Database
   const notifier = await Notifier.create(database);
   const projects = new ProjectRepository(database.db, clock);
   const limiter = new SlidingWindowLimiter(database, clock, 'agent');
-  const jobRepository = new JobRepository(database.db);
+  const jobRepository = new JobRepository(database);
   const models = config.models;
   const secrets = [config.secret, models.anthropicApiKey, models.openaiApiKey, models.openaiCompatibleApiKey].filter(
     (value): value is string => typeof value === 'string' && value.length >= 8,

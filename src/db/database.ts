@@ -19,5 +19,15 @@ export interface Database {
 }
 
 export type RawConnection =
-  | { dialect: 'sqlite'; connection: BetterSqlite3.Database; file: string }
+  | {
+      dialect: 'sqlite';
+      connection: BetterSqlite3.Database;
+      file: string;
+      /**
+       * A second, query-only connection to the same file (null for `:memory:`), opened on
+       * first use. WAL lets it read the last committed state while the main connection is
+       * inside a transaction, which the main connection itself could not do.
+       */
+      reader(): BetterSqlite3.Database | null;
+    }
   | { dialect: 'postgres'; pool: pg.Pool; url: string };

@@ -33,10 +33,20 @@ export function openSqliteDatabase(file: string): Database {
     },
   };
   const db = new Kysely<DatabaseSchema>({ dialect: new SqliteDialect({ database: cachingConnection }) });
+  let reader: BetterSqlite3.Database | null = null;
+  const openReader = (): BetterSqlite3.Database | null => {
+    if (file === ':memory:' || !connection.open) return null;
+    if (reader === null) {
+      reader = new BetterSqlite3(file);
+      reader.pragma('busy_timeout = 15000');
+      reader.pragma('query_only = ON');
+    }
+    return reader;
+  };
   return {
     dialect: 'sqlite',
     db,
-    raw: { dialect: 'sqlite', connection, file },
+    raw: { dialect: 'sqlite', connection, file, reader: openReader },
     async ping() {
       await sql`select 1`.execute(db);
     },
@@ -44,6 +54,8 @@ export function openSqliteDatabase(file: string): Database {
       // Kysely only closes a driver it has used; the migrator may have used the connection alone.
       await db.destroy();
       if (connection.open) connection.close();
+      const opened = reader as BetterSqlite3.Database | null;
+      if (opened?.open) opened.close();
     },
   };
 }

@@ -1,12 +1,22 @@
 import type { Kysely } from 'kysely';
 import { notFound } from '../core/errors.js';
+import type { Database } from '../db/database.js';
+import { prepareRead, type PreparedRead } from '../db/prepared-read.js';
 import type { DatabaseSchema, JobsTable } from '../db/schema.js';
 import type { Executor } from '../db/transaction.js';
 import { jobFromRow, turnFromRow, type Job, type JobStatus, type JobTurn } from './job.js';
 
 /** Reads of jobs and their conversations; every read is scoped to the caller's project. */
 export class JobRepository {
-  constructor(private readonly db: Kysely<DatabaseSchema>) {}
+  private readonly db: Kysely<DatabaseSchema>;
+  /** The poll operation's read, compiled once: clients poll it in loops. */
+  private readonly pollRead: PreparedRead<JobsTable>;
+
+  constructor(database: Database) {
+    this.db = database.db;
+    // Placeholder values; prepareRead replaces them in order: id, then project.
+    this.pollRead = prepareRead(database, 'job_by_id', this.db.selectFrom('jobs').selectAll().where('id', '=', '').where('project_id', '=', '').compile());
+  }
 
   async findRow(executor: Executor, projectId: string, jobId: string): Promise<JobsTable | undefined> {
     return executor.selectFrom('jobs').selectAll().where('id', '=', jobId).where('project_id', '=', projectId).executeTakeFirst();
@@ -19,7 +29,9 @@ export class JobRepository {
   }
 
   async get(projectId: string, jobId: string): Promise<Job> {
-    return jobFromRow(await this.getRow(this.db, projectId, jobId));
+    const row = await this.pollRead.first([jobId, projectId]);
+    if (!row) throw notFound(`No job with id "${jobId}" in this project.`);
+    return jobFromRow(row);
   }
 
   /** Newest first; one extra row tells whether there are more. */

@@ -88,19 +88,30 @@ export class ApiKeyService {
   }
 
   /**
+   * Without waiting: the principal of a key verified in the last few seconds, null for a
+   * key that cannot be valid (malformed, bad checksum), undefined when the store must be asked.
+   */
+  authenticateFromCache(presented: string): Principal | null | undefined {
+    if (!parseApiKey(presented)) return null;
+    const hash = hashApiKey(presented);
+    const now = this.clock.now();
+    const cached = this.verified.get(hash);
+    if (cached === undefined || now - cached.cachedAt >= KEY_CACHE_MS || (cached.expiresAt !== null && cached.expiresAt <= now)) return undefined;
+    this.touch(cached.principal.keyId, cached.lastUsedAt, now);
+    return cached.principal;
+  }
+
+  /**
    * The principal behind a presented key, or null. A malformed key or a bad checksum is
    * rejected before the database is asked; the stored hash is compared in constant time.
    */
   async authenticate(presented: string): Promise<Principal | null> {
+    const known = this.authenticateFromCache(presented);
+    if (known !== undefined) return known;
     const parsed = parseApiKey(presented);
     if (!parsed) return null;
     const hash = hashApiKey(presented);
     const now = this.clock.now();
-    const cached = this.verified.get(hash);
-    if (cached && now - cached.cachedAt < KEY_CACHE_MS && (cached.expiresAt === null || cached.expiresAt > now)) {
-      this.touch(cached.principal.keyId, cached.lastUsedAt, now);
-      return cached.principal;
-    }
     this.verified.delete(hash);
     const row = await this.db
       .selectFrom('api_keys')
