@@ -43,7 +43,10 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     ...options.environment,
   };
   if (options.databaseUrl !== undefined) environment.DOCWRIGHT_DATABASE_URL = options.databaseUrl;
-  const child = fork(ENTRY, [], { env: environment, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // DOCWRIGHT_BENCH_CPU_PROF=DIR: a V8 CPU profile of the server (and its worker threads) when it stops.
+  const profileDirectory = process.env.DOCWRIGHT_BENCH_CPU_PROF;
+  const profile = profileDirectory === undefined || profileDirectory === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDirectory];
+  const child = fork(ENTRY, [], { env: environment, execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = once(child, 'exit');
   const ready = new Promise<{ url: string; projectId: string; apiKey: string }>((resolve, reject) => {
     child.on('message', (message: { type?: string; url: string; projectId: string; apiKey: string }) => {

@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import type { AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './analytics-store.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
+import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
 
 /** `?` placeholders (shared SQL) to PostgreSQL's `$1, $2…`. The shared SQL has no `?` inside literals. */
 export function numberPlaceholders(sql: string): string {
@@ -114,7 +115,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
         const { rows: inserted } = await client.query<{ event_id: string }>(
           `insert into analytics_event_ids (site, event_id, at)
            select $1, id, at from unnest($2::text[], $3::bigint[]) as given (id, at) on conflict do nothing returning event_id`,
-          [batch.site, withIds.map((index) => batch.eventId[index]), withIds.map((index) => batch.at[index])],
+          [batch.site, textArrayLiteral(withIds, (index) => batch.eventId[index] ?? null), integerArrayLiteral(withIds, (index) => batch.at[index]!)],
         );
         // Only the first row carrying a newly stored id is kept: later ones in the same batch are retries too.
         const fresh = new Set(inserted.map((row) => row.event_id));
@@ -124,17 +125,17 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
         });
       }
       if (keep.length > 0) {
-        const column = <T>(read: (index: number) => T): T[] => keep.map(read);
+        const column = (read: (index: number) => number | bigint | null): string => integerArrayLiteral(keep, read);
         await client.query(INSERT_HITS, [
           batch.site,
-          column((index) => batch.at[index]),
-          column((index) => batch.page[index]),
-          column((index) => batch.visitor[index]!.toString()),
-          column((index) => batch.classCode[index]),
-          column((index) => (batch.agent[index] === 0 ? null : batch.agent[index])),
-          column((index) => (batch.userAgent[index] === 0 ? null : batch.userAgent[index])),
-          column((index) => batch.referrer[index] ?? null),
-          column((index) => batch.markdownAccept[index]),
+          column((index) => batch.at[index]!),
+          column((index) => batch.page[index]!),
+          column((index) => batch.visitor[index]!),
+          column((index) => batch.classCode[index]!),
+          column((index) => (batch.agent[index] === 0 ? null : batch.agent[index]!)),
+          column((index) => (batch.userAgent[index] === 0 ? null : batch.userAgent[index]!)),
+          textArrayLiteral(keep, (index) => batch.referrer[index] ?? null),
+          column((index) => batch.markdownAccept[index]!),
           batch.classifierVersion,
         ]);
       }
