@@ -11,6 +11,8 @@ export class JobRepository {
   private readonly db: Kysely<DatabaseSchema>;
   /** The poll operation's read, compiled once: clients poll it in loops. */
   private readonly pollRead: PreparedRead<JobsTable>;
+  /** The API object of each row the poll read handed out; it hands out the same row while nothing changed. */
+  private readonly pollJobs = new WeakMap<JobsTable, Job>();
 
   constructor(database: Database) {
     this.db = database.db;
@@ -31,7 +33,14 @@ export class JobRepository {
   async get(projectId: string, jobId: string): Promise<Job> {
     const row = await this.pollRead.first([jobId, projectId]);
     if (!row) throw notFound(`No job with id "${jobId}" in this project.`);
-    return jobFromRow(row);
+    let job = this.pollJobs.get(row);
+    if (job === undefined) {
+      const fresh = jobFromRow(row);
+      // Shared between requests: frozen throughout, so no caller can change another's answer.
+      job = Object.freeze({ ...fresh, source: Object.freeze(fresh.source), error: fresh.error === null ? null : Object.freeze(fresh.error) });
+      this.pollJobs.set(row, job);
+    }
+    return job;
   }
 
   /** Newest first; one extra row tells whether there are more. */

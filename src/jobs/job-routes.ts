@@ -35,6 +35,20 @@ function rateLimitHooks(services: Services) {
   };
 }
 
+/** JSON.stringify, remembered per object: for answers that are frozen objects shared between requests. */
+function memoizedJson(): (data: unknown) => string {
+  const texts = new WeakMap<object, string>();
+  return (data) => {
+    if (typeof data !== 'object' || data === null || !Object.isFrozen(data)) return JSON.stringify(data);
+    let text = texts.get(data);
+    if (text === undefined) {
+      text = JSON.stringify(data);
+      texts.set(data, text);
+    }
+    return text;
+  };
+}
+
 export function registerJobRoutes(app: FastifyInstance, services: Services): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   const hooks = rateLimitHooks(services);
@@ -68,8 +82,10 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
       config: { access: 'admin' },
       schema: { tags: ['agent jobs'], summary: 'Get an agent job (the poll operation)', security, params: jobParamsSchema, response: { 200: jobSchema, ...authProblems } },
       // Callers poll this in loops. jobFromRow builds exactly the schema's fields (the API
-      // tests pin them), so re-validating every answer against the zod schema buys nothing.
-      serializerCompiler: () => (data) => JSON.stringify(data),
+      // tests pin them), so re-validating every answer against the zod schema buys nothing;
+      // and the repository hands out the same frozen job while it is unchanged, so its JSON
+      // is made once.
+      serializerCompiler: () => memoizedJson(),
     },
     async (request) => services.jobRepository.get(request.params.projectId, request.params.id),
   );

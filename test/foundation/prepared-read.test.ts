@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, test } from 'vitest';
 import { prepareRead } from '../../src/db/prepared-read.js';
 import { writeTransaction } from '../../src/db/transaction.js';
@@ -43,5 +44,31 @@ describe.each(BACKENDS)('prepareRead [%s]', (dialect) => {
     release();
     await writing;
     expect(await read.first(['p1'])).toEqual({ name: 'renamed' });
+  });
+
+  test('an unchanged database answers with the very same row; a commit by any connection is seen at once', async () => {
+    t = await openTestDatabase(dialect);
+    await seedProject('p1');
+    const read = prepareRead<{ name: string }>(t.database, 'test_project_again', t.database.db.selectFrom('projects').select('name').where('id', '=', '').compile());
+    const first = await read.first(['p1']);
+    const again = await read.first(['p1']);
+    expect(again).toEqual({ name: 'p1' });
+    if (dialect === 'sqlite') expect(again).toBe(first);
+
+    await t.database.db.updateTable('projects').set({ name: 'by this process' }).where('id', '=', 'p1').execute();
+    expect(await read.first(['p1'])).toEqual({ name: 'by this process' });
+
+    if (dialect === 'sqlite') {
+      // Another process sharing the file: its commit changes data_version too.
+      const other = new BetterSqlite3(t.location);
+      try {
+        other.prepare("update projects set name = 'by another process' where id = 'p1'").run();
+      } finally {
+        other.close();
+      }
+      expect(await read.first(['p1'])).toEqual({ name: 'by another process' });
+      await t.database.db.deleteFrom('projects').where('id', '=', 'p1').execute();
+      expect(await read.first(['p1'])).toBeUndefined();
+    }
   });
 });
