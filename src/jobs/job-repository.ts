@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { notFound } from '../core/errors.js';
 import type { Database } from '../db/database.js';
-import { prepareRead, type PreparedRead } from '../db/prepared-read.js';
+import { prepareRead } from '../db/prepared-read.js';
+import { createBatchedRead } from '../db/batched-read.js';
 import type { DatabaseSchema, JobsTable } from '../db/schema.js';
 import type { Executor } from '../db/transaction.js';
 import { jobFromRow, turnFromRow, type Job, type JobStatus, type JobTurn } from './job.js';
@@ -9,15 +10,35 @@ import { jobFromRow, turnFromRow, type Job, type JobStatus, type JobTurn } from 
 /** Reads of jobs and their conversations; every read is scoped to the caller's project. */
 export class JobRepository {
   private readonly db: Kysely<DatabaseSchema>;
-  /** The poll operation's read, compiled once: clients poll it in loops. */
-  private readonly pollRead: PreparedRead<JobsTable>;
+  /** The poll operation's read: clients poll it in loops. */
+  private readonly pollRead: (projectId: string, jobId: string) => Promise<JobsTable | undefined>;
   /** The API object of each row the poll read handed out; it hands out the same row while nothing changed. */
   private readonly pollJobs = new WeakMap<JobsTable, Job>();
 
   constructor(database: Database) {
     this.db = database.db;
+    this.pollRead = JobRepository.pollReader(database);
+  }
+
+  /**
+   * SQLite: a statement compiled once that answers from memory while the file is unchanged.
+   * PostgreSQL: every poll is a round trip, so polls arriving together share one query.
+   */
+  private static pollReader(database: Database): (projectId: string, jobId: string) => Promise<JobsTable | undefined> {
+    const raw = database.raw;
+    if (raw.dialect === 'postgres') {
+      const read = createBatchedRead<JobsTable>(
+        async (ids) => (await raw.pool.query<JobsTable>({ name: 'docwright_jobs_by_ids', text: 'select * from jobs where id = any($1::text[])', values: [ids] })).rows,
+        (row) => row.id,
+      );
+      return async (projectId, jobId) => {
+        const row = await read(jobId);
+        return row?.project_id === projectId ? row : undefined;
+      };
+    }
     // Placeholder values; prepareRead replaces them in order: id, then project.
-    this.pollRead = prepareRead(database, 'job_by_id', this.db.selectFrom('jobs').selectAll().where('id', '=', '').where('project_id', '=', '').compile());
+    const read = prepareRead<JobsTable>(database, 'job_by_id', database.db.selectFrom('jobs').selectAll().where('id', '=', '').where('project_id', '=', '').compile());
+    return (projectId, jobId) => read.first([jobId, projectId]);
   }
 
   async findRow(executor: Executor, projectId: string, jobId: string): Promise<JobsTable | undefined> {
@@ -31,7 +52,7 @@ export class JobRepository {
   }
 
   async get(projectId: string, jobId: string): Promise<Job> {
-    const row = await this.pollRead.first([jobId, projectId]);
+    const row = await this.pollRead(projectId, jobId);
     if (!row) throw notFound(`No job with id "${jobId}" in this project.`);
     let job = this.pollJobs.get(row);
     if (job === undefined) {
