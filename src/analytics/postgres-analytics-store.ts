@@ -4,6 +4,7 @@ import type { AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
+import { createGroupCommit, type GroupCommit } from './group-commit.js';
 
 /** `?` placeholders (shared SQL) to PostgreSQL's `$1, $2…`. The shared SQL has no `?` inside literals. */
 export function numberPlaceholders(sql: string): string {
@@ -19,9 +20,13 @@ const FOLD_LOCK = 'docwright:analytics:fold';
 
 const INSERT_HITS = `insert into analytics_hits
   (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version)
-  select $1, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, $10
-  from unnest($2::bigint[], $3::integer[], $4::bigint[], $5::smallint[], $6::integer[], $7::integer[], $8::text[], $9::smallint[])
-    as given (at, page, visitor, class, agent, user_agent, referrer, markdown_accept)`;
+  select site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version
+  from unnest($1::integer[], $2::bigint[], $3::integer[], $4::bigint[], $5::smallint[], $6::integer[], $7::integer[], $8::text[], $9::smallint[], $10::integer[])
+    as given (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version)`;
+
+/** Batches written in one transaction at most, and their hits. */
+const GROUP_MAX_BATCHES = 16;
+const GROUP_MAX_HITS = 16_000;
 
 /** PostgreSQL storage: one round trip per batch (unnest arrays), locks for the orderings that matter. */
 export class PostgresAnalyticsStore implements AnalyticsStore {
@@ -30,9 +35,22 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   private readonly foldSql = foldStatements('postgres');
   private readonly converted = new Map<string, string>();
 
+  /**
+   * Ingest transactions hold one lock (see INGEST_LOCK), so this process's concurrent
+   * batches would only queue for it: instead they are written together, one transaction
+   * per group, sharing its round trips and its commit.
+   */
+  private readonly insertGrouped: GroupCommit<HitBatch, InsertHitsResult>;
+
   constructor(database: Database) {
     if (database.raw.dialect !== 'postgres') throw new Error('PostgresAnalyticsStore needs a PostgreSQL database');
     this.pool = database.raw.pool;
+    this.insertGrouped = createGroupCommit({
+      commit: (batches) => this.insertGroup(batches),
+      maxItems: GROUP_MAX_BATCHES,
+      maxWeight: GROUP_MAX_HITS,
+      weightOf: (batch) => batch.count,
+    });
   }
 
   private sql(text: string): string {
@@ -107,39 +125,53 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
 
   async insertHits(batch: HitBatch): Promise<InsertHitsResult> {
     if (batch.count === 0) return { stored: 0, duplicates: 0 };
+    return this.insertGrouped(batch);
+  }
+
+  /** One transaction for several batches, in order: the same rows and answers as one transaction each. */
+  private async insertGroup(batches: HitBatch[]): Promise<InsertHitsResult[]> {
     return this.transaction(async (client) => {
       await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [INGEST_LOCK]);
-      let keep = Array.from({ length: batch.count }, (_, index) => index);
-      const withIds = keep.filter((index) => batch.eventId[index] !== null);
-      if (withIds.length > 0) {
-        const { rows: inserted } = await client.query<{ event_id: string }>(
-          `insert into analytics_event_ids (site, event_id, at)
-           select $1, id, at from unnest($2::text[], $3::bigint[]) as given (id, at) on conflict do nothing returning event_id`,
-          [batch.site, textArrayLiteral(withIds, (index) => batch.eventId[index] ?? null), integerArrayLiteral(withIds, (index) => batch.at[index]!)],
-        );
-        // Only the first row carrying a newly stored id is kept: later ones in the same batch are retries too.
-        const fresh = new Set(inserted.map((row) => row.event_id));
-        keep = keep.filter((index) => {
-          const eventId = batch.eventId[index];
-          return eventId === null || eventId === undefined || fresh.delete(eventId);
-        });
+      const kept: Array<{ batch: HitBatch; index: number }> = [];
+      const results: InsertHitsResult[] = [];
+      for (const batch of batches) {
+        let keep = Array.from({ length: batch.count }, (_, index) => index);
+        const withIds = keep.filter((index) => batch.eventId[index] !== null);
+        if (withIds.length > 0) {
+          // An id stored by an earlier batch of this group conflicts here, as it would have after its commit.
+          const { rows: inserted } = await client.query<{ event_id: string }>(
+            `insert into analytics_event_ids (site, event_id, at)
+             select $1, id, at from unnest($2::text[], $3::bigint[]) as given (id, at) on conflict do nothing returning event_id`,
+            [batch.site, textArrayLiteral(withIds, (index) => batch.eventId[index] ?? null), integerArrayLiteral(withIds, (index) => batch.at[index]!)],
+          );
+          // Only the first row carrying a newly stored id is kept: later ones in the same batch are retries too.
+          const fresh = new Set(inserted.map((row) => row.event_id));
+          keep = keep.filter((index) => {
+            const eventId = batch.eventId[index];
+            return eventId === null || eventId === undefined || fresh.delete(eventId);
+          });
+        }
+        for (const index of keep) kept.push({ batch, index });
+        results.push({ stored: keep.length, duplicates: batch.count - keep.length });
       }
-      if (keep.length > 0) {
-        const column = (read: (index: number) => number | bigint | null): string => integerArrayLiteral(keep, read);
+      if (kept.length > 0) {
+        const positions = Array.from({ length: kept.length }, (_, position) => position);
+        const column = (read: (batch: HitBatch, index: number) => number | bigint | null): string =>
+          integerArrayLiteral(positions, (position) => read(kept[position]!.batch, kept[position]!.index));
         await client.query(INSERT_HITS, [
-          batch.site,
-          column((index) => batch.at[index]!),
-          column((index) => batch.page[index]!),
-          column((index) => batch.visitor[index]!),
-          column((index) => batch.classCode[index]!),
-          column((index) => (batch.agent[index] === 0 ? null : batch.agent[index]!)),
-          column((index) => (batch.userAgent[index] === 0 ? null : batch.userAgent[index]!)),
-          textArrayLiteral(keep, (index) => batch.referrer[index] ?? null),
-          column((index) => batch.markdownAccept[index]!),
-          batch.classifierVersion,
+          column((batch) => batch.site),
+          column((batch, index) => batch.at[index]!),
+          column((batch, index) => batch.page[index]!),
+          column((batch, index) => batch.visitor[index]!),
+          column((batch, index) => batch.classCode[index]!),
+          column((batch, index) => (batch.agent[index] === 0 ? null : batch.agent[index]!)),
+          column((batch, index) => (batch.userAgent[index] === 0 ? null : batch.userAgent[index]!)),
+          textArrayLiteral(positions, (position) => kept[position]!.batch.referrer[kept[position]!.index] ?? null),
+          column((batch, index) => batch.markdownAccept[index]!),
+          column((batch) => batch.classifierVersion),
         ]);
       }
-      return { stored: keep.length, duplicates: batch.count - keep.length };
+      return results;
     });
   }
 

@@ -139,6 +139,27 @@ describe.each(BACKENDS)('POST /v1/analytics/{projectId}/events [%s]', (dialect) 
     expect(response.json()).toMatchObject({ accepted: 1, duplicates: 0 });
   });
 
+  test('concurrent batches for two projects, retrying each other\'s ids, store every hit once and in the right project', async () => {
+    const other = await createTestProject(kit.t.services, { name: 'Concurrent' });
+    const otherKey = (await kit.t.services.keys.create({ projectId: other.id, scope: 'ingest' })).key;
+    const sendOther = (events: unknown[]) =>
+      kit.t.app.inject({ method: 'POST', url: `/v1/analytics/${other.id}/events`, headers: { authorization: `Bearer ${otherKey}` }, payload: { events } });
+    // Twelve batches at once (they queue for the same ingest lock and may be written together):
+    // each id appears in two batches of this project, and the other project reuses the same ids.
+    const batchOf = (round: number) => Array.from({ length: 5 }, (_, index) => good({ id: `c${(round % 6) * 5 + index}`, visitorId: `v${round}-${index}` }));
+    const responses = await Promise.all([
+      ...Array.from({ length: 12 }, (_, round) => kit.send(batchOf(round))),
+      ...Array.from({ length: 3 }, (_, round) => sendOther(batchOf(round))),
+    ]);
+    const bodies = responses.map((response) => response.json() as { accepted: number; duplicates: number });
+    const mine = bodies.slice(0, 12);
+    expect(mine.reduce((sum, body) => sum + body.accepted, 0)).toBe(60);
+    expect(mine.reduce((sum, body) => sum + body.duplicates, 0)).toBe(30);
+    expect(bodies.slice(12).reduce((sum, body) => sum + body.duplicates, 0)).toBe(0);
+    expect(await hits()).toBe(30);
+    expect((await kit.get('visitors')).json().totals.total).toBe(30);
+  });
+
   test('the retention period and clock skew bound timestamps; both move with the clock', async () => {
     expect((await kit.send([good({ timestamp: at(-29 * DAY) })])).json().rejected).toEqual([]);
     kit.t.clock.advance(2 * DAY);
