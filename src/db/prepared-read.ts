@@ -15,30 +15,21 @@ export interface PreparedRead<Row> {
 const MAX_REMEMBERED_ROWS = 1_000;
 
 /**
- * For the hottest reads (the poll route), where building the query through Kysely and
- * looking up its statement cost more than running it. The query is built once, with
+ * For the hottest SQLite reads (the poll route), where building the query through Kysely
+ * and looking up its statement cost more than running it. The query is built once, with
  * Kysely, by the caller; its parameters are then replaced positionally on every call.
  *
- * SQLite: a statement prepared once on the query-only reader connection, so it sees only
+ * The statement is prepared once on the query-only reader connection, so it sees only
  * committed data and never queues behind a write transaction. The last answer per
  * parameter list is remembered together with the connection's `PRAGMA data_version`,
  * which changes whenever any other connection (this process's writer, another process)
  * commits: while it stands still, the remembered row is exactly what the query would
- * return, for about half the cost of running it.
- *
- * PostgreSQL: a named prepared statement, which each pooled connection parses once.
+ * return, for about half the cost of running it. (PostgreSQL's counterpart, where every
+ * read is a round trip, is `createBatchedRead`.)
  */
-export function prepareRead<Row>(database: Database, name: string, query: CompiledQuery): PreparedRead<Row> {
+export function prepareSqliteRead<Row>(database: Database, query: CompiledQuery): PreparedRead<Row> {
   const { raw } = database;
-  if (raw.dialect === 'postgres') {
-    const statementName = `docwright_${name}`;
-    return {
-      async first(parameters) {
-        const result = await raw.pool.query({ name: statementName, text: query.sql, values: [...parameters] });
-        return result.rows[0] as Row | undefined;
-      },
-    };
-  }
+  if (raw.dialect !== 'sqlite') throw new Error('prepareSqliteRead needs a SQLite database');
   let statements: { select: BetterSqlite3.Statement; dataVersion: BetterSqlite3.Statement } | null = null;
   const remembered = new Map<string, { version: number; row: Row | undefined }>();
   return {

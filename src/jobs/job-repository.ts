@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { notFound } from '../core/errors.js';
 import type { Database } from '../db/database.js';
-import { prepareRead } from '../db/prepared-read.js';
+import { prepareSqliteRead } from '../db/prepared-read.js';
 import { createBatchedRead } from '../db/batched-read.js';
 import type { DatabaseSchema, JobsTable } from '../db/schema.js';
 import type { Executor } from '../db/transaction.js';
@@ -36,8 +36,8 @@ export class JobRepository {
         return row?.project_id === projectId ? row : undefined;
       };
     }
-    // Placeholder values; prepareRead replaces them in order: id, then project.
-    const read = prepareRead<JobsTable>(database, 'job_by_id', database.db.selectFrom('jobs').selectAll().where('id', '=', '').where('project_id', '=', '').compile());
+    // Placeholder values; the read replaces them in order: id, then project.
+    const read = prepareSqliteRead<JobsTable>(database, database.db.selectFrom('jobs').selectAll().where('id', '=', '').where('project_id', '=', '').compile());
     return (projectId, jobId) => read.first([jobId, projectId]);
   }
 

@@ -1,10 +1,11 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, test } from 'vitest';
-import { prepareRead } from '../../src/db/prepared-read.js';
+import { prepareSqliteRead } from '../../src/db/prepared-read.js';
 import { writeTransaction } from '../../src/db/transaction.js';
-import { BACKENDS, openTestDatabase, type TestDatabase } from '../helpers/test-database.js';
+import { openTestDatabase, type TestDatabase } from '../helpers/test-database.js';
 
-describe.each(BACKENDS)('prepareRead [%s]', (dialect) => {
+describe('prepareSqliteRead', () => {
+  const dialect = 'sqlite';
   let t: TestDatabase;
   afterEach(async () => t?.close());
 
@@ -16,7 +17,7 @@ describe.each(BACKENDS)('prepareRead [%s]', (dialect) => {
     t = await openTestDatabase(dialect);
     await seedProject('p1');
     await seedProject('p2');
-    const read = prepareRead<{ id: string; name: string }>(t.database, 'test_project', t.database.db.selectFrom('projects').select(['id', 'name']).where('id', '=', '').compile());
+    const read = prepareSqliteRead<{ id: string; name: string }>(t.database, t.database.db.selectFrom('projects').select(['id', 'name']).where('id', '=', '').compile());
     expect(await read.first(['p1'])).toEqual({ id: 'p1', name: 'p1' });
     expect(await read.first(['p2'])).toEqual({ id: 'p2', name: 'p2' });
     expect(await read.first(['nope'])).toBeUndefined();
@@ -25,7 +26,7 @@ describe.each(BACKENDS)('prepareRead [%s]', (dialect) => {
   test('never sees a write transaction half-done, and sees it once committed', async () => {
     t = await openTestDatabase(dialect);
     await seedProject('p1');
-    const read = prepareRead<{ name: string }>(t.database, 'test_project_name', t.database.db.selectFrom('projects').select('name').where('id', '=', '').compile());
+    const read = prepareSqliteRead<{ name: string }>(t.database, t.database.db.selectFrom('projects').select('name').where('id', '=', '').compile());
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -49,26 +50,24 @@ describe.each(BACKENDS)('prepareRead [%s]', (dialect) => {
   test('an unchanged database answers with the very same row; a commit by any connection is seen at once', async () => {
     t = await openTestDatabase(dialect);
     await seedProject('p1');
-    const read = prepareRead<{ name: string }>(t.database, 'test_project_again', t.database.db.selectFrom('projects').select('name').where('id', '=', '').compile());
+    const read = prepareSqliteRead<{ name: string }>(t.database, t.database.db.selectFrom('projects').select('name').where('id', '=', '').compile());
     const first = await read.first(['p1']);
     const again = await read.first(['p1']);
     expect(again).toEqual({ name: 'p1' });
-    if (dialect === 'sqlite') expect(again).toBe(first);
+    expect(again).toBe(first);
 
     await t.database.db.updateTable('projects').set({ name: 'by this process' }).where('id', '=', 'p1').execute();
     expect(await read.first(['p1'])).toEqual({ name: 'by this process' });
 
-    if (dialect === 'sqlite') {
-      // Another process sharing the file: its commit changes data_version too.
-      const other = new BetterSqlite3(t.location);
-      try {
-        other.prepare("update projects set name = 'by another process' where id = 'p1'").run();
-      } finally {
-        other.close();
-      }
-      expect(await read.first(['p1'])).toEqual({ name: 'by another process' });
-      await t.database.db.deleteFrom('projects').where('id', '=', 'p1').execute();
-      expect(await read.first(['p1'])).toBeUndefined();
+    // Another process sharing the file: its commit changes data_version too.
+    const other = new BetterSqlite3(t.location);
+    try {
+      other.prepare("update projects set name = 'by another process' where id = 'p1'").run();
+    } finally {
+      other.close();
     }
+    expect(await read.first(['p1'])).toEqual({ name: 'by another process' });
+    await t.database.db.deleteFrom('projects').where('id', '=', 'p1').execute();
+    expect(await read.first(['p1'])).toBeUndefined();
   });
 });
