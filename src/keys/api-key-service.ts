@@ -93,12 +93,7 @@ export class ApiKeyService {
    */
   authenticateFromCache(presented: string): Principal | null | undefined {
     if (!parseApiKey(presented)) return null;
-    const hash = hashApiKey(presented);
-    const now = this.clock.now();
-    const cached = this.verified.get(hash);
-    if (cached === undefined || now - cached.cachedAt >= KEY_CACHE_MS || (cached.expiresAt !== null && cached.expiresAt <= now)) return undefined;
-    this.touch(cached.principal.keyId, cached.lastUsedAt, now);
-    return cached.principal;
+    return this.verifiedPrincipal(hashApiKey(presented), this.clock.now());
   }
 
   /**
@@ -106,12 +101,12 @@ export class ApiKeyService {
    * rejected before the database is asked; the stored hash is compared in constant time.
    */
   async authenticate(presented: string): Promise<Principal | null> {
-    const known = this.authenticateFromCache(presented);
-    if (known !== undefined) return known;
     const parsed = parseApiKey(presented);
     if (!parsed) return null;
     const hash = hashApiKey(presented);
     const now = this.clock.now();
+    const known = this.verifiedPrincipal(hash, now);
+    if (known !== undefined) return known;
     this.verified.delete(hash);
     const row = await this.db
       .selectFrom('api_keys')
@@ -127,6 +122,14 @@ export class ApiKeyService {
     if (this.verified.size >= KEY_CACHE_SIZE) this.verified.clear();
     this.verified.set(hash, { principal, expiresAt: row.expires_at, lastUsedAt: row.last_used_at, cachedAt: now });
     return principal;
+  }
+
+  /** A key (by hash) verified less than KEY_CACHE_MS ago and not expired since; undefined otherwise. */
+  private verifiedPrincipal(hash: string, now: number): Principal | undefined {
+    const cached = this.verified.get(hash);
+    if (cached === undefined || now - cached.cachedAt >= KEY_CACHE_MS || (cached.expiresAt !== null && cached.expiresAt <= now)) return undefined;
+    this.touch(cached.principal.keyId, cached.lastUsedAt, now);
+    return cached.principal;
   }
 
   private touch(id: string, stored: number | null, now: number): void {
