@@ -1,22 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const SECRET_FILE = 'secret';
 
 /**
  * Returns the instance secret: the configured one, or the one generated into the data
- * dir on first run. Creation uses an exclusive open so two processes starting together
- * agree on one secret instead of overwriting each other's.
+ * dir on first run. The secret is written whole to a private file first and then linked
+ * into place, which fails if the file exists: two processes starting together agree on
+ * one secret, and neither can read the other's half-written file.
  */
 export function resolveInstanceSecret(dataDir: string, configured: string | undefined): string {
   if (configured) return configured;
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, SECRET_FILE);
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  writeFileSync(draft, randomBytes(32).toString('base64url') + '\n', { flag: 'wx', mode: 0o600 });
   try {
-    writeFileSync(file, randomBytes(32).toString('base64url') + '\n', { flag: 'wx', mode: 0o600 });
+    linkSync(draft, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(draft, { force: true });
   }
   const secret = readFileSync(file, 'utf8').trim();
   if (secret.length < 32) {
