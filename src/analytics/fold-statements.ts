@@ -2,8 +2,10 @@ import type { Dialect } from '../db/database.js';
 import { DAY_MS } from './analytics-codes.js';
 
 /**
- * The fold: turns raw hits with seq in (from, to] into rollup changes. Both dialects run
- * the same statements; only the temporary tables and GREATEST differ.
+ * The fold: turns one range of raw hits into rollup changes. Both dialects run the same
+ * statements; only the range, the temporary tables and GREATEST differ. The range is
+ * seq in (from, to] on SQLite, whose single writer hands out sequence numbers in commit
+ * order, and transaction_id in [from, to) on PostgreSQL (postgres-fold-horizon.ts).
  *
  * For each (dimension, visitor, day) with a group bit that day did not have yet (a new
  * "point"), the previous and next visit days of the same group are found among the stored
@@ -12,7 +14,7 @@ import { DAY_MS } from './analytics-codes.js';
  * cell loses one and its new cell gains one. Everything is summed per cell before it
  * touches analytics_visitor_counts, so a fold writes few rows however many hits it has.
  *
- * Only the statements marked so take parameters: (from, to), the seq range.
+ * Only the statements marked so take parameters: (from, to), the range.
  */
 export interface FoldStatements {
   setup: string[];
@@ -29,7 +31,10 @@ export interface FoldStatements {
 }
 
 const DAY = `at / ${DAY_MS}`;
-const HIT_RANGE = 'seq > ? and seq <= ?';
+/** Raw hits of one fold, by dialect: see the comment above. */
+export function hitRange(dialect: Dialect): string {
+  return dialect === 'postgres' ? 'transaction_id >= ?::xid8 and transaction_id < ?::xid8' : 'seq > ? and seq <= ?';
+}
 const HUMAN_OR_AI_MASK = 'max(case when class = 1 then 1 else 0 end) + max(case when class = 2 then 2 else 0 end)';
 const SAME_PAIR = 'v.site = k.site and v.dim = k.dim and v.visitor = k.visitor';
 /** The stored visit day of group g.grp before key k: usually the nearest one, probed already. */
@@ -41,6 +46,7 @@ end`;
 
 export function foldStatements(dialect: Dialect): FoldStatements {
   const greatest = dialect === 'postgres' ? 'greatest' : 'max';
+  const inRange = hitRange(dialect);
   const temporary =
     dialect === 'postgres'
       ? (name: string, columns: string) => [`create temporary table ${name} (${columns}) on commit drop`]
@@ -53,17 +59,17 @@ export function foldStatements(dialect: Dialect): FoldStatements {
     collectKeys: [
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
        select site, page, visitor, ${DAY}, ${HUMAN_OR_AI_MASK} from analytics_hits
-       where ${HIT_RANGE} and class <= 2 group by site, page, visitor, ${DAY}`,
+       where ${inRange} and class <= 2 group by site, page, visitor, ${DAY}`,
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
        select site, 0, visitor, ${DAY}, ${HUMAN_OR_AI_MASK} from analytics_hits
-       where ${HIT_RANGE} and class <= 2 group by site, visitor, ${DAY}`,
+       where ${inRange} and class <= 2 group by site, visitor, ${DAY}`,
       // Human and ai visitors per class are the site's groups 1 and 2: only crawlers need their own.
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
        select site, -class, visitor, ${DAY}, 4 from analytics_hits
-       where ${HIT_RANGE} and class >= 3 group by site, class, visitor, ${DAY}`,
+       where ${inRange} and class >= 3 group by site, class, visitor, ${DAY}`,
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
        select site, agent, visitor, ${DAY}, 4 from analytics_hits
-       where ${HIT_RANGE} and agent is not null group by site, agent, visitor, ${DAY}`,
+       where ${inRange} and agent is not null group by site, agent, visitor, ${DAY}`,
     ],
     // Visit days are encoded day * 8 + mask so one index probe returns both. The probe for
     // a later visit day is skipped when the key is on or after the site's latest day: the
@@ -139,7 +145,7 @@ export function foldStatements(dialect: Dialect): FoldStatements {
     countHits: `
       insert into analytics_hit_counts (site, day, class, agent, hits)
       select site, ${DAY}, class, coalesce(agent, 0), count(*) from analytics_hits
-      where ${HIT_RANGE} group by site, ${DAY}, class, coalesce(agent, 0)
+      where ${inRange} group by site, ${DAY}, class, coalesce(agent, 0)
       on conflict (site, day, class, agent) do update set hits = analytics_hit_counts.hits + excluded.hits`,
     raiseMaxDays: `
       update analytics_sites set max_day = ${greatest}(analytics_sites.max_day, m.day)

@@ -2,21 +2,26 @@
 export type GroupCommit<Item, Result> = (item: Item) => Promise<Result>;
 
 /**
- * Group commit: `commit` writes a group of items in one transaction, one group at a time,
- * and the items that arrive while a group is being written form the next group (up to
- * `maxItems`, or `maxWeight` by `weightOf`). Concurrent writers that would queue on the
- * same lock anyway then share its round trips and its commit. A failed group fails every
- * item in it; the next group starts afresh.
+ * Group commit: `commit` writes a group of items in one transaction, and the items that
+ * arrive while `concurrency` groups are being written form the next group (up to
+ * `maxItems`, or `maxWeight` by `weightOf`). Writers then share round trips and commits
+ * instead of each paying its own, while a few groups in flight keep the database busy
+ * during another group's round trips. A failed group fails every item in it; other
+ * groups are not affected.
  */
 export function createGroupCommit<Item, Result>(options: {
   commit: (items: Item[]) => Promise<Result[]>;
   maxItems: number;
   maxWeight: number;
   weightOf: (item: Item) => number;
+  /** Groups written at the same time; default 1. */
+  concurrency?: number;
 }): GroupCommit<Item, Result> {
   type Waiting = { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void };
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('concurrency must be a positive integer');
   const queue: Waiting[] = [];
-  let writing = false;
+  let writing = 0;
 
   const nextGroup = (): Waiting[] => {
     let count = 0;
@@ -31,8 +36,8 @@ export function createGroupCommit<Item, Result>(options: {
     return queue.splice(0, count);
   };
 
-  const drain = async (): Promise<void> => {
-    writing = true;
+  const writeGroups = async (): Promise<void> => {
+    writing += 1;
     try {
       while (queue.length > 0) {
         const group = nextGroup();
@@ -44,13 +49,13 @@ export function createGroupCommit<Item, Result>(options: {
         }
       }
     } finally {
-      writing = false;
+      writing -= 1;
     }
   };
 
   return (item) =>
     new Promise<Result>((resolve, reject) => {
       queue.push({ item, resolve, reject });
-      if (!writing) void drain();
+      if (writing < concurrency) void writeGroups();
     });
 }

@@ -5,6 +5,8 @@ import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
 import { createGroupCommit, type GroupCommit } from './group-commit.js';
+import { BEGIN_INGEST, FOLD_HORIZON, SNAPSHOT_END } from './postgres-fold-horizon.js';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /** `?` placeholders (shared SQL) to PostgreSQL's `$1, $2…`. The shared SQL has no `?` inside literals. */
 export function numberPlaceholders(sql: string): string {
@@ -12,10 +14,6 @@ export function numberPlaceholders(sql: string): string {
   return sql.replace(/\?/g, () => `$${++index}`);
 }
 
-// Ingest takes this lock for its whole transaction, so sequence numbers are handed out in
-// commit order: a fold that has seen seq N has seen every hit below N, and its folded
-// mark never skips a hit that commits late.
-const INGEST_LOCK = 'docwright:analytics:ingest';
 const FOLD_LOCK = 'docwright:analytics:fold';
 
 const INSERT_HITS = `insert into analytics_hits
@@ -27,29 +25,48 @@ const INSERT_HITS = `insert into analytics_hits
 /** Batches written in one transaction at most, and their hits. */
 const GROUP_MAX_BATCHES = 16;
 const GROUP_MAX_HITS = 16_000;
+/** Ingest transactions of this process in flight at once: one writes while another is on the wire. */
+const GROUP_CONCURRENCY = 3;
+/**
+ * A fold for a query waits for the ingest transactions that were running when it was
+ * asked, polling this often, for at most this long: hits of a transaction still open
+ * then are counted by a later fold.
+ */
+const HORIZON_POLL_MS = 2;
+const DEFAULT_HORIZON_WAIT_MS = 10_000;
 
-/** PostgreSQL storage: one round trip per batch (unnest arrays), locks for the orderings that matter. */
+export interface PostgresAnalyticsStoreOptions {
+  /** How long a fold waits for ingest transactions that were running when it was asked. */
+  horizonWaitMs?: number;
+}
+
+const INSERT_EVENT_IDS = `insert into analytics_event_ids (site, event_id, at)
+  select site, id, at from unnest($1::integer[], $2::text[], $3::bigint[]) as given (site, id, at)
+  order by site, id
+  on conflict do nothing returning site, event_id`;
+
+/** PostgreSQL storage: a few round trips per group of batches (unnest arrays); folds by transaction id. */
 export class PostgresAnalyticsStore implements AnalyticsStore {
   readonly dialect = 'postgres' as const;
   private readonly pool: pg.Pool;
   private readonly foldSql = foldStatements('postgres');
   private readonly converted = new Map<string, string>();
 
-  /**
-   * Ingest transactions hold one lock (see INGEST_LOCK), so this process's concurrent
-   * batches would only queue for it: instead they are written together, one transaction
-   * per group, sharing its round trips and its commit.
-   */
+  /** Concurrent batches are written together, a few transactions at a time, sharing round trips and commits. */
   private readonly insertGrouped: GroupCommit<HitBatch, InsertHitsResult>;
 
-  constructor(database: Database) {
+  private readonly horizonWaitMs: number;
+
+  constructor(database: Database, options: PostgresAnalyticsStoreOptions = {}) {
     if (database.raw.dialect !== 'postgres') throw new Error('PostgresAnalyticsStore needs a PostgreSQL database');
     this.pool = database.raw.pool;
+    this.horizonWaitMs = options.horizonWaitMs ?? DEFAULT_HORIZON_WAIT_MS;
     this.insertGrouped = createGroupCommit({
       commit: (batches) => this.insertGroup(batches),
       maxItems: GROUP_MAX_BATCHES,
       maxWeight: GROUP_MAX_HITS,
       weightOf: (batch) => batch.count,
+      concurrency: GROUP_CONCURRENCY,
     });
   }
 
@@ -62,10 +79,10 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     return converted;
   }
 
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, begin = 'begin'): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query('begin');
+      await client.query(begin);
       try {
         const result = await work(client);
         await client.query('commit');
@@ -131,28 +148,19 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   /** One transaction for several batches, in order: the same rows and answers as one transaction each. */
   private async insertGroup(batches: HitBatch[]): Promise<InsertHitsResult[]> {
     return this.transaction(async (client) => {
-      await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [INGEST_LOCK]);
+      const fresh = await this.storeEventIds(client, batches);
       const kept: Array<{ batch: HitBatch; index: number }> = [];
       const results: InsertHitsResult[] = [];
       for (const batch of batches) {
-        let keep = Array.from({ length: batch.count }, (_, index) => index);
-        const withIds = keep.filter((index) => batch.eventId[index] !== null);
-        if (withIds.length > 0) {
-          // An id stored by an earlier batch of this group conflicts here, as it would have after its commit.
-          const { rows: inserted } = await client.query<{ event_id: string }>(
-            `insert into analytics_event_ids (site, event_id, at)
-             select $1, id, at from unnest($2::text[], $3::bigint[]) as given (id, at) on conflict do nothing returning event_id`,
-            [batch.site, textArrayLiteral(withIds, (index) => batch.eventId[index] ?? null), integerArrayLiteral(withIds, (index) => batch.at[index]!)],
-          );
-          // Only the first row carrying a newly stored id is kept: later ones in the same batch are retries too.
-          const fresh = new Set(inserted.map((row) => row.event_id));
-          keep = keep.filter((index) => {
-            const eventId = batch.eventId[index];
-            return eventId === null || eventId === undefined || fresh.delete(eventId);
-          });
+        let stored = 0;
+        for (let index = 0; index < batch.count; index++) {
+          const eventId = batch.eventId[index];
+          // Only the first row of the group carrying a newly stored id is kept: later ones are retries too.
+          if (eventId !== null && eventId !== undefined && !fresh.delete(eventIdKey(batch.site, eventId))) continue;
+          kept.push({ batch, index });
+          stored += 1;
         }
-        for (const index of keep) kept.push({ batch, index });
-        results.push({ stored: keep.length, duplicates: batch.count - keep.length });
+        results.push({ stored, duplicates: batch.count - stored });
       }
       if (kept.length > 0) {
         const positions = Array.from({ length: kept.length }, (_, position) => position);
@@ -172,29 +180,73 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
         ]);
       }
       return results;
-    });
+    }, BEGIN_INGEST);
+  }
+
+  /**
+   * Stores the group's event ids in one statement; returns the ones that were new. Sorted,
+   * so two transactions storing the same ids wait for each other in one order and cannot
+   * deadlock. A transaction that meets an id another one has stored but not committed
+   * waits for it: a retry counts once however the two interleave.
+   */
+  private async storeEventIds(client: pg.PoolClient, batches: HitBatch[]): Promise<Set<string>> {
+    const withIds: Array<{ batch: HitBatch; index: number }> = [];
+    for (const batch of batches) {
+      for (let index = 0; index < batch.count; index++) if (batch.eventId[index] != null) withIds.push({ batch, index });
+    }
+    if (withIds.length === 0) return new Set();
+    const positions = Array.from({ length: withIds.length }, (_, position) => position);
+    const { rows } = await client.query<{ site: number; event_id: string }>(INSERT_EVENT_IDS, [
+      integerArrayLiteral(positions, (position) => withIds[position]!.batch.site),
+      textArrayLiteral(positions, (position) => withIds[position]!.batch.eventId[withIds[position]!.index] ?? null),
+      integerArrayLiteral(positions, (position) => withIds[position]!.batch.at[withIds[position]!.index]!),
+    ]);
+    return new Set(rows.map((row) => eventIdKey(row.site, row.event_id)));
   }
 
   async fold(chunkSize: number, betweenChunks?: () => Promise<boolean>): Promise<number> {
+    // Every hit committed before this call has a transaction id below `end`.
+    const { rows } = await this.pool.query<{ end: string }>(SNAPSHOT_END);
+    const end = BigInt(rows[0]!.end);
+    const waitUntil = performance.now() + this.horizonWaitMs;
     let folded = 0;
     for (;;) {
-      const chunk = await this.transaction((client) => this.foldChunk(client, chunkSize));
-      if (chunk === null) return folded;
-      folded += chunk;
-      if (betweenChunks && !(await betweenChunks())) return folded;
+      const step = await this.transaction((client) => this.foldChunk(client, chunkSize));
+      if (step.folded > 0) {
+        folded += step.folded;
+        if (betweenChunks && !(await betweenChunks())) return folded;
+        continue;
+      }
+      // Nothing below the horizon: done, unless an ingest transaction that was running
+      // when this fold was asked for still holds it below hits committed before then.
+      if (step.horizon >= end || performance.now() > waitUntil) return folded;
+      await delay(HORIZON_POLL_MS);
     }
   }
 
-  private async foldChunk(client: pg.PoolClient, chunkSize: number): Promise<number | null> {
+  /** One transaction: up to about `chunkSize` hits from the folded mark, of ended transactions only. */
+  private async foldChunk(client: pg.PoolClient, chunkSize: number): Promise<{ folded: number; horizon: bigint }> {
     await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [FOLD_LOCK]);
-    const state = await client.query<{ value: number }>("select value from analytics_state where name = 'folded_seq'");
-    const from = state.rows[0]!.value;
-    const last = (await client.query<{ seq: number }>('select coalesce(max(seq), 0) as seq from analytics_hits')).rows[0]!.seq;
-    if (last <= from) return null;
-    const to = Math.min(last, from + chunkSize);
+    const state = await client.query<{ value: string }>("select value::text as value from analytics_state where name = 'folded_transaction'");
+    const from = BigInt(state.rows[0]!.value);
+    const horizon = BigInt((await client.query<{ horizon: string }>(FOLD_HORIZON)).rows[0]!.horizon);
+    if (horizon <= from) return { folded: 0, horizon };
+    const { rows } = await client.query<{ first: string | null; bound: string | null }>(
+      `select
+        (select transaction_id::text from analytics_hits where transaction_id >= $1::xid8 and transaction_id < $2::xid8 order by transaction_id limit 1) as first,
+        (select transaction_id::text from analytics_hits where transaction_id >= $1::xid8 and transaction_id < $2::xid8 order by transaction_id offset $3 limit 1) as bound`,
+      [from.toString(), horizon.toString(), chunkSize],
+    );
+    if (rows[0]!.first === null) return { folded: 0, horizon };
+    // Nothing is below the first hit left. A chunk ends before the transaction of its
+    // `chunkSize`th hit; a bigger transaction goes whole.
+    const first = BigInt(rows[0]!.first);
+    const bound = rows[0]!.bound === null ? horizon : BigInt(rows[0]!.bound);
+    const to = bound > first ? bound : first + 1n;
+    const range = [first.toString(), to.toString()];
     const statements = this.foldSql;
     for (const sql of statements.setup) await client.query(sql);
-    for (const sql of statements.collectKeys) await client.query(this.sql(sql), [from, to]);
+    for (const sql of statements.collectKeys) await client.query(this.sql(sql), range);
     // Fresh temporary tables have no statistics; without them the planner guesses badly.
     await client.query('analyze analytics_fold_keys');
     await client.query(statements.describeKeys);
@@ -202,16 +254,16 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     await client.query(statements.countLoneVisitors);
     await client.query(statements.countVisitors);
     await client.query(statements.storeVisitDays);
-    await client.query(this.sql(statements.countHits), [from, to]);
+    await client.query(this.sql(statements.countHits), range);
     await client.query(statements.raiseMaxDays);
-    await client.query("update analytics_state set value = $1 where name = 'folded_seq'", [to]);
-    const counted = await client.query<{ n: number }>('select count(*) as n from analytics_hits where seq > $1 and seq <= $2', [from, to]);
-    return counted.rows[0]!.n;
+    await client.query("update analytics_state set value = $1 where name = 'folded_transaction'", [to.toString()]);
+    const counted = await client.query<{ n: number }>('select count(*) as n from analytics_hits where transaction_id >= $1::xid8 and transaction_id < $2::xid8', range);
+    return { folded: counted.rows[0]!.n, horizon };
   }
 
   async pendingHits(): Promise<number> {
     const { rows } = await this.pool.query<{ n: number }>(
-      "select count(*) as n from analytics_hits where seq > (select value from analytics_state where name = 'folded_seq')",
+      "select count(*) as n from analytics_hits where transaction_id >= (select value::text::xid8 from analytics_state where name = 'folded_transaction')",
     );
     return rows[0]!.n;
   }
@@ -247,4 +299,8 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     const rows = await this.select<{ value: number }>("select value from analytics_state where name = 'pruned_before'", []);
     return rows[0]?.value ?? 0;
   }
+}
+
+function eventIdKey(site: number, eventId: string): string {
+  return `${site}\u0000${eventId}`;
 }

@@ -25,8 +25,11 @@ export interface PruneStatements {
 export function pruneStatements(dialect: Dialect): PruneStatements {
   const greatest = dialect === 'postgres' ? 'greatest' : 'max';
   return {
-    hits: `delete from analytics_hits where site in (select site from analytics_sites) and at < ?
-      and seq <= (select value from analytics_state where name = 'folded_seq')`,
+    hits: `delete from analytics_hits where site in (select site from analytics_sites) and at < ? and ${
+      dialect === 'postgres'
+        ? "transaction_id < (select value::text::xid8 from analytics_state where name = 'folded_transaction')"
+        : "seq <= (select value from analytics_state where name = 'folded_seq')"
+    }`,
     eventIds: 'delete from analytics_event_ids where at < ?',
     visitDays: `delete from analytics_visit_days as old where old.site = ? and old.day < ? and exists (
       select 1 from analytics_visit_days newer

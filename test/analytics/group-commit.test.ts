@@ -70,4 +70,43 @@ describe('createGroupCommit', () => {
     expect(await after).toBe('ok-3');
     expect(await write('ok-4')).toBe('ok-4');
   });
+
+  test('with concurrency 2, two groups are written at once and the rest queue into the next free writer', async () => {
+    const started: number[][] = [];
+    const gates = new Map<number, ReturnType<typeof gate>>();
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const write = createGroupCommit<number, number>({
+      commit: async (items) => {
+        started.push(items);
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        const own = gate();
+        gates.set(items[0]!, own);
+        await own.opened;
+        inFlight -= 1;
+        return items.map((item) => item * 10);
+      },
+      maxItems: 10,
+      maxWeight: 100,
+      weightOf: () => 1,
+      concurrency: 2,
+    });
+    const first = write(1);
+    const second = write(2);
+    const queued = [write(3), write(4), write(5)];
+    expect(started).toEqual([[1], [2]]);
+    gates.get(2)!.open();
+    expect(await second).toBe(20);
+    expect(started).toEqual([[1], [2], [3, 4, 5]]);
+    gates.get(3)!.open();
+    expect(await Promise.all(queued)).toEqual([30, 40, 50]);
+    gates.get(1)!.open();
+    expect(await first).toBe(10);
+    expect(mostInFlight).toBe(2);
+  });
+
+  test('concurrency must be a positive integer', () => {
+    expect(() => createGroupCommit({ commit: async () => [], maxItems: 1, maxWeight: 1, weightOf: () => 1, concurrency: 0 })).toThrow(/concurrency/);
+  });
 });

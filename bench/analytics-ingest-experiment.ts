@@ -1,0 +1,56 @@
+/**
+ * A quick ingest-only measurement for trying changes, not a suite:
+ *   node --import tsx bench/analytics-ingest-experiment.ts [--backend sqlite|postgres] [--hits N] [--clients N]
+ * Ingests the first N dataset hits (default 300,000) over HTTP into a fresh server and
+ * prints hits/s next to the raw better-sqlite3 insert of the same rows, measured just
+ * before. Folding is not measured: see the `analytics` suite's "ingest until queryable".
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { AnalyticsDataset, datasetSpec } from './analytics-dataset.js';
+import { ingestOverHttp } from './analytics-http-ingest.js';
+import { encodeHits, measureRawSqliteInsert } from './analytics-sqlite-baseline.js';
+import { startBenchServer } from './lib/docwright-server.js';
+import { startBenchPostgres, type BenchPostgres } from './lib/embedded-postgres.js';
+
+const { values } = parseArgs({
+  options: {
+    backend: { type: 'string', default: 'postgres' },
+    hits: { type: 'string', default: '300000' },
+    clients: { type: 'string', default: '4' },
+  },
+});
+const backend = values.backend;
+if (backend !== 'sqlite' && backend !== 'postgres') throw new Error('--backend is sqlite or postgres');
+const hits = Number(values.hits);
+const clients = Number(values.clients);
+if (!Number.isInteger(hits) || hits < 1000) throw new Error('--hits is an integer of at least 1,000');
+if (!Number.isInteger(clients) || clients < 1) throw new Error('--clients is a positive integer');
+
+const dataset = new AnalyticsDataset(datasetSpec(1));
+const scratch = mkdtempSync(join(tmpdir(), 'docwright-ingest-experiment-'));
+let postgres: BenchPostgres | undefined;
+try {
+  const raw = await measureRawSqliteInsert(encodeHits(dataset, 0, hits, 'experiment-secret', 'prj_experiment'), join(scratch, 'raw.sqlite'));
+  let databaseUrl: string | undefined;
+  if (backend === 'postgres') {
+    postgres = await startBenchPostgres();
+    databaseUrl = await postgres.createDatabase('docwright_ingest_experiment');
+  }
+  const server = await startBenchServer({ dataDir: join(scratch, 'server'), databaseUrl });
+  try {
+    const run = await ingestOverHttp({ server, dataset, from: 0, to: hits, concurrency: clients, prebuild: true });
+    const ratio = run.hitsPerSecond / raw.hitsPerSecond;
+    console.log(
+      `${backend}: ${Math.round(run.hitsPerSecond).toLocaleString('en-US')} hits/s (${ratio.toFixed(2)}× raw ${Math.round(raw.hitsPerSecond).toLocaleString('en-US')}),` +
+        ` ${Math.round(hits / run.serverCpuSeconds).toLocaleString('en-US')} hits per server CPU-s, request p50 ${run.latency.p50.toFixed(0)} ms`,
+    );
+  } finally {
+    await server.stop();
+  }
+} finally {
+  await postgres?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+}
