@@ -2,10 +2,10 @@ import type { Dialect } from '../db/database.js';
 import { DAY_MS } from './analytics-codes.js';
 
 /**
- * The fold: turns one range of raw hits into rollup changes. Both dialects run the same
- * statements; only the range, the temporary tables and GREATEST differ. The range is
- * seq in (from, to] on SQLite, whose single writer hands out sequence numbers in commit
- * order, and transaction_id in [from, to) on PostgreSQL (postgres-fold-horizon.ts).
+ * The fold: turns a set of raw hits into rollup changes. Both dialects run the same
+ * statements; only the set, the temporary tables and GREATEST differ. On SQLite the set
+ * is seq in (from, to]: its single writer hands out sequence numbers in commit order. On
+ * PostgreSQL it is the hits of the ingest batches the fold has claimed (migration 004).
  *
  * For each (dimension, visitor, day) with a group bit that day did not have yet (a new
  * "point"), the previous and next visit days of the same group are found among the stored
@@ -14,26 +14,30 @@ import { DAY_MS } from './analytics-codes.js';
  * cell loses one and its new cell gains one. Everything is summed per cell before it
  * touches analytics_visitor_counts, so a fold writes few rows however many hits it has.
  *
- * Only the statements marked so take parameters: (from, to), the range.
+ * Only the statements marked so take parameters: those of `hitSet` (see there).
  */
 export interface FoldStatements {
   setup: string[];
-  /** Each takes (from, to). */
+  /** Each takes the parameters of `hitSet`. */
   collectKeys: string[];
   describeKeys: string;
   /** The common case, without window functions: the only new visit day of its visitor and dimension, none later. */
   countLoneVisitors: string;
   countVisitors: string;
   storeVisitDays: string;
-  /** Takes (from, to). */
+  /** Takes the parameters of `hitSet`. */
   countHits: string;
   raiseMaxDays: string;
 }
 
 const DAY = `at / ${DAY_MS}`;
-/** Raw hits of one fold, by dialect: see the comment above. */
-export function hitRange(dialect: Dialect): string {
-  return dialect === 'postgres' ? 'transaction_id >= ?::xid8 and transaction_id < ?::xid8' : 'seq > ? and seq <= ?';
+/**
+ * The raw hits of one fold. SQLite: (from, to), a seq range. PostgreSQL: (lowest,
+ * highest, ids) of the claimed batches: the bounds let the block-range index skip the
+ * table, the array is exact (batches between the bounds may be unclaimed or folded).
+ */
+export function hitSet(dialect: Dialect): string {
+  return dialect === 'postgres' ? 'batch between ? and ? and batch = any(?::bigint[])' : 'seq > ? and seq <= ?';
 }
 const HUMAN_OR_AI_MASK = 'max(case when class = 1 then 1 else 0 end) + max(case when class = 2 then 2 else 0 end)';
 const SAME_PAIR = 'v.site = k.site and v.dim = k.dim and v.visitor = k.visitor';
@@ -46,7 +50,7 @@ end`;
 
 export function foldStatements(dialect: Dialect): FoldStatements {
   const greatest = dialect === 'postgres' ? 'greatest' : 'max';
-  const inRange = hitRange(dialect);
+  const inSet = hitSet(dialect);
   const temporary =
     dialect === 'postgres'
       ? (name: string, columns: string) => [`create temporary table ${name} (${columns}) on commit drop`]
@@ -59,17 +63,17 @@ export function foldStatements(dialect: Dialect): FoldStatements {
     collectKeys: [
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
        select site, page, visitor, ${DAY}, ${HUMAN_OR_AI_MASK} from analytics_hits
-       where ${inRange} and class <= 2 group by site, page, visitor, ${DAY}`,
+       where ${inSet} and class <= 2 group by site, page, visitor, ${DAY}`,
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
        select site, 0, visitor, ${DAY}, ${HUMAN_OR_AI_MASK} from analytics_hits
-       where ${inRange} and class <= 2 group by site, visitor, ${DAY}`,
+       where ${inSet} and class <= 2 group by site, visitor, ${DAY}`,
       // Human and ai visitors per class are the site's groups 1 and 2: only crawlers need their own.
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
        select site, -class, visitor, ${DAY}, 4 from analytics_hits
-       where ${inRange} and class >= 3 group by site, class, visitor, ${DAY}`,
+       where ${inSet} and class >= 3 group by site, class, visitor, ${DAY}`,
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
        select site, agent, visitor, ${DAY}, 4 from analytics_hits
-       where ${inRange} and agent is not null group by site, agent, visitor, ${DAY}`,
+       where ${inSet} and agent is not null group by site, agent, visitor, ${DAY}`,
     ],
     // Visit days are encoded day * 8 + mask so one index probe returns both. The probe for
     // a later visit day is skipped when the key is on or after the site's latest day: the
@@ -145,7 +149,7 @@ export function foldStatements(dialect: Dialect): FoldStatements {
     countHits: `
       insert into analytics_hit_counts (site, day, class, agent, hits)
       select site, ${DAY}, class, coalesce(agent, 0), count(*) from analytics_hits
-      where ${inRange} group by site, ${DAY}, class, coalesce(agent, 0)
+      where ${inSet} group by site, ${DAY}, class, coalesce(agent, 0)
       on conflict (site, day, class, agent) do update set hits = analytics_hit_counts.hits + excluded.hits`,
     raiseMaxDays: `
       update analytics_sites set max_day = ${greatest}(analytics_sites.max_day, m.day)

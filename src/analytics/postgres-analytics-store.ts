@@ -5,8 +5,6 @@ import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
 import { createGroupCommit, type GroupCommit } from './group-commit.js';
-import { BEGIN_INGEST, FOLD_HORIZON, SNAPSHOT_END } from './postgres-fold-horizon.js';
-import { setTimeout as delay } from 'node:timers/promises';
 
 /** `?` placeholders (shared SQL) to PostgreSQL's `$1, $2…`. The shared SQL has no `?` inside literals. */
 export function numberPlaceholders(sql: string): string {
@@ -16,36 +14,41 @@ export function numberPlaceholders(sql: string): string {
 
 const FOLD_LOCK = 'docwright:analytics:fold';
 
-const INSERT_HITS = `insert into analytics_hits
-  (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version)
-  select site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version
+/** The group's batch row and its hits, in one statement: the batch is visible exactly when its hits are. */
+const INSERT_HITS = `with batch as (insert into analytics_ingest_batches (hits) values ($11) returning id)
+  insert into analytics_hits
+  (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, batch)
+  select site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, (select id from batch)
   from unnest($1::integer[], $2::bigint[], $3::integer[], $4::bigint[], $5::smallint[], $6::integer[], $7::integer[], $8::text[], $9::smallint[], $10::integer[])
     as given (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version)`;
-
-/** Batches written in one transaction at most, and their hits. */
-const GROUP_MAX_BATCHES = 16;
-const GROUP_MAX_HITS = 16_000;
-/** Ingest transactions of this process in flight at once: one writes while another is on the wire. */
-const GROUP_CONCURRENCY = 3;
-/**
- * A fold for a query waits for the ingest transactions that were running when it was
- * asked, polling this often, for at most this long: hits of a transaction still open
- * then are counted by a later fold.
- */
-const HORIZON_POLL_MS = 2;
-const DEFAULT_HORIZON_WAIT_MS = 10_000;
-
-export interface PostgresAnalyticsStoreOptions {
-  /** How long a fold waits for ingest transactions that were running when it was asked. */
-  horizonWaitMs?: number;
-}
 
 const INSERT_EVENT_IDS = `insert into analytics_event_ids (site, event_id, at)
   select site, id, at from unnest($1::integer[], $2::text[], $3::bigint[]) as given (site, id, at)
   order by site, id
   on conflict do nothing returning site, event_id`;
 
-/** PostgreSQL storage: a few round trips per group of batches (unnest arrays); folds by transaction id. */
+/**
+ * Claims the oldest committed batches, in id order, until they hold `$1` hits (at least
+ * one batch, however big). Deleting them is the claim: the fold's rollup changes commit
+ * or roll back together with it. Batches of transactions still running are invisible
+ * here and are claimed by a later fold once they commit.
+ */
+const CLAIM_BATCHES = `delete from analytics_ingest_batches where id in (
+    select id from (
+      select id, sum(hits) over (order by id) - hits as before from (select id, hits from analytics_ingest_batches order by id limit 10000) oldest
+    ) running where before < $1)
+  returning id, hits`;
+
+/** Batches written in one transaction at most, and their hits. */
+const GROUP_MAX_BATCHES = 16;
+const GROUP_MAX_HITS = 16_000;
+/** Ingest transactions of this process in flight at once: one is in the database while another is on the wire. */
+const GROUP_CONCURRENCY = 3;
+
+/**
+ * PostgreSQL storage. Ingest writes a few batches per transaction (unnest arrays), with
+ * no lock shared between transactions; a fold claims committed batches and folds their hits.
+ */
 export class PostgresAnalyticsStore implements AnalyticsStore {
   readonly dialect = 'postgres' as const;
   private readonly pool: pg.Pool;
@@ -55,12 +58,9 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   /** Concurrent batches are written together, a few transactions at a time, sharing round trips and commits. */
   private readonly insertGrouped: GroupCommit<HitBatch, InsertHitsResult>;
 
-  private readonly horizonWaitMs: number;
-
-  constructor(database: Database, options: PostgresAnalyticsStoreOptions = {}) {
+  constructor(database: Database) {
     if (database.raw.dialect !== 'postgres') throw new Error('PostgresAnalyticsStore needs a PostgreSQL database');
     this.pool = database.raw.pool;
-    this.horizonWaitMs = options.horizonWaitMs ?? DEFAULT_HORIZON_WAIT_MS;
     this.insertGrouped = createGroupCommit({
       commit: (batches) => this.insertGroup(batches),
       maxItems: GROUP_MAX_BATCHES,
@@ -79,10 +79,10 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     return converted;
   }
 
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, begin = 'begin'): Promise<T> {
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query(begin);
+      await client.query('begin');
       try {
         const result = await work(client);
         await client.query('commit');
@@ -177,10 +177,11 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
           textArrayLiteral(positions, (position) => kept[position]!.batch.referrer[kept[position]!.index] ?? null),
           column((batch, index) => batch.markdownAccept[index]!),
           column((batch) => batch.classifierVersion),
+          kept.length,
         ]);
       }
       return results;
-    }, BEGIN_INGEST);
+    });
   }
 
   /**
@@ -205,48 +206,40 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   }
 
   async fold(chunkSize: number, betweenChunks?: () => Promise<boolean>): Promise<number> {
-    // Every hit committed before this call has a transaction id below `end`.
-    const { rows } = await this.pool.query<{ end: string }>(SNAPSHOT_END);
-    const end = BigInt(rows[0]!.end);
-    const waitUntil = performance.now() + this.horizonWaitMs;
+    await this.summarizeNewBatches();
     let folded = 0;
     for (;;) {
-      const step = await this.transaction((client) => this.foldChunk(client, chunkSize));
-      if (step.folded > 0) {
-        folded += step.folded;
-        if (betweenChunks && !(await betweenChunks())) return folded;
-        continue;
-      }
-      // Nothing below the horizon: done, unless an ingest transaction that was running
-      // when this fold was asked for still holds it below hits committed before then.
-      if (step.horizon >= end || performance.now() > waitUntil) return folded;
-      await delay(HORIZON_POLL_MS);
+      const chunk = await this.transaction((client) => this.foldChunk(client, chunkSize));
+      if (chunk === null) return folded;
+      folded += chunk;
+      if (betweenChunks && !(await betweenChunks())) return folded;
     }
   }
 
-  /** One transaction: up to about `chunkSize` hits from the folded mark, of ended transactions only. */
-  private async foldChunk(client: pg.PoolClient, chunkSize: number): Promise<{ folded: number; horizon: bigint }> {
+  /**
+   * The block-range index learns about pages filled since the last fold. A range not yet
+   * summarised matches every lookup, so without this each chunk would read every page
+   * written since autovacuum last came by.
+   */
+  private async summarizeNewBatches(): Promise<void> {
+    try {
+      await this.pool.query("select brin_summarize_new_values('analytics_hits_batch'::regclass)");
+    } catch (error) {
+      // Only the index's owner may summarise; folds stay exact without it, just slower.
+      if ((error as { code?: string }).code !== '42501') throw error;
+    }
+  }
+
+  /** One transaction: claims about `chunkSize` hits' worth of committed batches and folds them; null when there were none. */
+  private async foldChunk(client: pg.PoolClient, chunkSize: number): Promise<number | null> {
     await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [FOLD_LOCK]);
-    const state = await client.query<{ value: string }>("select value::text as value from analytics_state where name = 'folded_transaction'");
-    const from = BigInt(state.rows[0]!.value);
-    const horizon = BigInt((await client.query<{ horizon: string }>(FOLD_HORIZON)).rows[0]!.horizon);
-    if (horizon <= from) return { folded: 0, horizon };
-    const { rows } = await client.query<{ first: string | null; bound: string | null }>(
-      `select
-        (select transaction_id::text from analytics_hits where transaction_id >= $1::xid8 and transaction_id < $2::xid8 order by transaction_id limit 1) as first,
-        (select transaction_id::text from analytics_hits where transaction_id >= $1::xid8 and transaction_id < $2::xid8 order by transaction_id offset $3 limit 1) as bound`,
-      [from.toString(), horizon.toString(), chunkSize],
-    );
-    if (rows[0]!.first === null) return { folded: 0, horizon };
-    // Nothing is below the first hit left. A chunk ends before the transaction of its
-    // `chunkSize`th hit; a bigger transaction goes whole.
-    const first = BigInt(rows[0]!.first);
-    const bound = rows[0]!.bound === null ? horizon : BigInt(rows[0]!.bound);
-    const to = bound > first ? bound : first + 1n;
-    const range = [first.toString(), to.toString()];
+    const { rows } = await client.query<{ id: number; hits: number }>(CLAIM_BATCHES, [chunkSize]);
+    if (rows.length === 0) return null;
+    const ids = rows.map((row) => row.id).sort((a, b) => a - b);
+    const hitSet = [ids[0]!, ids.at(-1)!, `{${ids.join(',')}}`];
     const statements = this.foldSql;
     for (const sql of statements.setup) await client.query(sql);
-    for (const sql of statements.collectKeys) await client.query(this.sql(sql), range);
+    for (const sql of statements.collectKeys) await client.query(this.sql(sql), hitSet);
     // Fresh temporary tables have no statistics; without them the planner guesses badly.
     await client.query('analyze analytics_fold_keys');
     await client.query(statements.describeKeys);
@@ -254,17 +247,13 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     await client.query(statements.countLoneVisitors);
     await client.query(statements.countVisitors);
     await client.query(statements.storeVisitDays);
-    await client.query(this.sql(statements.countHits), range);
+    await client.query(this.sql(statements.countHits), hitSet);
     await client.query(statements.raiseMaxDays);
-    await client.query("update analytics_state set value = $1 where name = 'folded_transaction'", [to.toString()]);
-    const counted = await client.query<{ n: number }>('select count(*) as n from analytics_hits where transaction_id >= $1::xid8 and transaction_id < $2::xid8', range);
-    return { folded: counted.rows[0]!.n, horizon };
+    return rows.reduce((sum, row) => sum + row.hits, 0);
   }
 
   async pendingHits(): Promise<number> {
-    const { rows } = await this.pool.query<{ n: number }>(
-      "select count(*) as n from analytics_hits where transaction_id >= (select value::text::xid8 from analytics_state where name = 'folded_transaction')",
-    );
+    const { rows } = await this.pool.query<{ n: number }>('select coalesce(sum(hits), 0) as n from analytics_ingest_batches');
     return rows[0]!.n;
   }
 

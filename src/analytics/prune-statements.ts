@@ -27,7 +27,7 @@ export function pruneStatements(dialect: Dialect): PruneStatements {
   return {
     hits: `delete from analytics_hits where site in (select site from analytics_sites) and at < ? and ${
       dialect === 'postgres'
-        ? "transaction_id < (select value::text::xid8 from analytics_state where name = 'folded_transaction')"
+        ? 'batch <> all (select id from analytics_ingest_batches)'
         : "seq <= (select value from analytics_state where name = 'folded_seq')"
     }`,
     eventIds: 'delete from analytics_event_ids where at < ?',

@@ -150,7 +150,10 @@ export interface AnalyticsClassifierVersionsTable {
 }
 
 export interface AnalyticsHitsTable {
-  seq: Generated<number>;
+  /** SQLite only: commit-ordered, the fold's mark. */
+  seq?: Generated<number>;
+  /** PostgreSQL only: the ingest batch (analytics_ingest_batches) that wrote the hit. */
+  batch?: number;
   site: number;
   at: number;
   page: number;
@@ -161,6 +164,12 @@ export interface AnalyticsHitsTable {
   referrer: string | null;
   markdown_accept: number;
   classifier_version: number;
+}
+
+/** PostgreSQL only: ingest batches whose hits are not folded yet. */
+export interface AnalyticsIngestBatchesTable {
+  id: Generated<number>;
+  hits: number;
 }
 
 export interface AnalyticsEventIdsTable {
@@ -215,6 +224,7 @@ export interface DatabaseSchema {
   analytics_user_agents: AnalyticsUserAgentsTable;
   analytics_classifier_versions: AnalyticsClassifierVersionsTable;
   analytics_hits: AnalyticsHitsTable;
+  analytics_ingest_batches: AnalyticsIngestBatchesTable;
   analytics_event_ids: AnalyticsEventIdsTable;
   analytics_visit_days: AnalyticsVisitDaysTable;
   analytics_visitor_counts: AnalyticsVisitorCountsTable;
