@@ -22,35 +22,32 @@ export class HitEncoder {
   async encode(site: number, columns: PreparedColumns): Promise<HitBatch> {
     this.classifierVersion ??= await this.store.ensureClassifierVersion(AI_AGENT_TABLE_VERSION);
     const count = columns.count;
-    const agentNames = new Map<number, string[]>();
-    for (let index = 0; index < count; index++) {
-      const agent = columns.agent[index];
-      if (agent === null || agent === undefined) continue;
-      const classCode = columns.classCode[index]!;
-      const names = agentNames.get(classCode) ?? [];
-      names.push(agent);
-      agentNames.set(classCode, names);
+    // Each distinct string once: its id, by the index the rows carry.
+    const pageIdOf = await this.idsOf(columns.paths, this.dictionary(site, PAGE_KIND), (missing) => this.store.ensureDimensions(site, PAGE_KIND, missing));
+    const userAgentIdOf = await this.idsOf(columns.userAgents, this.userAgents, (missing) => this.store.ensureUserAgents(missing));
+    const agentIdOf = new Int32Array(columns.agents.length);
+    const agentsByClass = new Map<number, number[]>();
+    for (const [index, agent] of columns.agents.entries()) {
+      const indexes = agentsByClass.get(agent.classCode);
+      if (indexes === undefined) agentsByClass.set(agent.classCode, [index]);
+      else indexes.push(index);
     }
-    const pageIds = await this.dictionary(site, PAGE_KIND).resolve(columns.path, (missing) => this.store.ensureDimensions(site, PAGE_KIND, missing));
-    const agentIds = new Map<number, (name: string) => number>();
-    for (const [classCode, names] of agentNames) {
+    for (const [classCode, indexes] of agentsByClass) {
       const kind = AGENT_KIND_BASE + classCode;
-      agentIds.set(classCode, await this.dictionary(site, kind).resolve(names, (missing) => this.store.ensureDimensions(site, kind, missing)));
+      const names = indexes.map((index) => columns.agents[index]!.name);
+      const ids = await this.idsOf(names, this.dictionary(site, kind), (missing) => this.store.ensureDimensions(site, kind, missing));
+      indexes.forEach((agentIndex, position) => (agentIdOf[agentIndex] = ids[position]!));
     }
-    const userAgentIds = await this.userAgents.resolve(
-      columns.userAgent.filter((userAgent) => userAgent !== ''),
-      (missing) => this.store.ensureUserAgents(missing),
-    );
 
     const page = new Int32Array(count);
     const agent = new Int32Array(count);
     const userAgent = new Int32Array(count);
-    for (let index = 0; index < count; index++) {
-      page[index] = pageIds(columns.path[index]!);
-      const name = columns.agent[index];
-      if (name !== null && name !== undefined) agent[index] = agentIds.get(columns.classCode[index]!)!(name);
-      const text = columns.userAgent[index]!;
-      if (text !== '') userAgent[index] = userAgentIds(text);
+    for (let row = 0; row < count; row++) {
+      page[row] = pageIdOf[columns.pathIndex[row]!]!;
+      const agentIndex = columns.agentIndex[row]!;
+      if (agentIndex >= 0) agent[row] = agentIdOf[agentIndex]!;
+      const userAgentIndex = columns.userAgentIndex[row]!;
+      if (userAgentIndex >= 0) userAgent[row] = userAgentIdOf[userAgentIndex]!;
     }
     return {
       site,
@@ -66,6 +63,14 @@ export class HitEncoder {
       classifierVersion: this.classifierVersion,
       eventId: columns.eventId,
     };
+  }
+
+  /** The ids of distinct `names`, in their order. */
+  private async idsOf(names: string[], cache: DictionaryCache<string>, load: (missing: string[]) => Promise<Map<string, number>>): Promise<Int32Array> {
+    const lookup = await cache.resolve(names, load);
+    const ids = new Int32Array(names.length);
+    names.forEach((name, index) => (ids[index] = lookup(name)));
+    return ids;
   }
 
   private dictionary(site: number, kind: number): DictionaryCache<string> {

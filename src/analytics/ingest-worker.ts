@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { parseEventsBody, prepareBatch, type BatchContext, type PreparedBatch } from './prepare-batch.js';
+import { parseEventsBody, prepareBatch, transferableBuffers, type BatchContext, type PreparedBatch } from './prepare-batch.js';
 import { VisitorIdentity } from './visitor-identity.js';
 
 /** A request to an ingest worker: a raw events body and its context. */
@@ -20,8 +20,7 @@ function serve(port: NonNullable<typeof parentPort>, secret: string): void {
   port.on('message', (request: WorkerRequest) => {
     const parsed = parseEventsBody(request.body);
     const batch = Array.isArray(parsed) ? prepareBatch(parsed, request.context, identity) : (parsed as PreparedBatch);
-    const transfer = batch.ok ? [batch.columns.at.buffer, batch.columns.visitor.buffer, batch.columns.classCode.buffer, batch.columns.markdownAccept.buffer] : [];
-    port.postMessage({ id: request.id, batch } satisfies WorkerResponse, transfer as ArrayBuffer[]);
+    port.postMessage({ id: request.id, batch } satisfies WorkerResponse, batch.ok ? transferableBuffers(batch.columns) : []);
   });
 }
 

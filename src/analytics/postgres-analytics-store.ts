@@ -14,13 +14,17 @@ export function numberPlaceholders(sql: string): string {
 
 const FOLD_LOCK = 'docwright:analytics:fold';
 
-/** The group's batch row and its hits, in one statement: the batch is visible exactly when its hits are. */
-const INSERT_HITS = `with batch as (insert into analytics_ingest_batches (hits) values ($11) returning id)
+/**
+ * A batch row and its hits, in one statement: the batch is visible exactly when its hits
+ * are. Site and classifier version are the same for every row ($1, $2), $3 is the
+ * number of rows, and the rest come as arrays, one per column (see hitColumns).
+ */
+const INSERT_HITS = `with batch as (insert into analytics_ingest_batches (hits) values ($3) returning id)
   insert into analytics_hits
   (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, batch)
-  select site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, (select id from batch)
-  from unnest($1::integer[], $2::bigint[], $3::integer[], $4::bigint[], $5::smallint[], $6::integer[], $7::integer[], $8::text[], $9::smallint[], $10::integer[])
-    as given (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version)`;
+  select $1::integer, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, $2::integer, (select id from batch)
+  from unnest($4::bigint[], $5::integer[], $6::bigint[], $7::smallint[], $8::integer[], $9::integer[], $10::text[], $11::smallint[])
+    as given (at, page, visitor, class, agent, user_agent, referrer, markdown_accept)`;
 
 const INSERT_EVENT_IDS = `insert into analytics_event_ids (site, event_id, at)
   select site, id, at from unnest($1::integer[], $2::text[], $3::bigint[]) as given (site, id, at)
@@ -162,24 +166,15 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
         }
         results.push({ stored, duplicates: batch.count - stored });
       }
-      if (kept.length > 0) {
-        const positions = Array.from({ length: kept.length }, (_, position) => position);
-        const column = (read: (batch: HitBatch, index: number) => number | bigint | null): string =>
-          integerArrayLiteral(positions, (position) => read(kept[position]!.batch, kept[position]!.index));
-        await client.query(INSERT_HITS, [
-          column((batch) => batch.site),
-          column((batch, index) => batch.at[index]!),
-          column((batch, index) => batch.page[index]!),
-          column((batch, index) => batch.visitor[index]!),
-          column((batch, index) => batch.classCode[index]!),
-          column((batch, index) => (batch.agent[index] === 0 ? null : batch.agent[index]!)),
-          column((batch, index) => (batch.userAgent[index] === 0 ? null : batch.userAgent[index]!)),
-          textArrayLiteral(positions, (position) => kept[position]!.batch.referrer[kept[position]!.index] ?? null),
-          column((batch, index) => batch.markdownAccept[index]!),
-          column((batch) => batch.classifierVersion),
-          kept.length,
-        ]);
+      // One statement per site and classifier version (almost always one): those two are the same for every row of it.
+      const bySite = new Map<string, Array<{ batch: HitBatch; index: number }>>();
+      for (const row of kept) {
+        const key = `${row.batch.site}:${row.batch.classifierVersion}`;
+        const rows = bySite.get(key);
+        if (rows === undefined) bySite.set(key, [row]);
+        else rows.push(row);
       }
+      for (const rows of bySite.values()) await client.query(INSERT_HITS, hitColumns(rows));
       return results;
     });
   }
@@ -292,4 +287,24 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
 
 function eventIdKey(site: number, eventId: string): string {
   return `${site}\u0000${eventId}`;
+}
+
+/** The parameters of INSERT_HITS for rows of one site and classifier version. */
+function hitColumns(rows: Array<{ batch: HitBatch; index: number }>): unknown[] {
+  const positions = Array.from({ length: rows.length }, (_, position) => position);
+  const column = (read: (batch: HitBatch, index: number) => number | bigint | null): string =>
+    integerArrayLiteral(positions, (position) => read(rows[position]!.batch, rows[position]!.index));
+  return [
+    rows[0]!.batch.site,
+    rows[0]!.batch.classifierVersion,
+    rows.length,
+    column((batch, index) => batch.at[index]!),
+    column((batch, index) => batch.page[index]!),
+    column((batch, index) => batch.visitor[index]!),
+    column((batch, index) => batch.classCode[index]!),
+    column((batch, index) => (batch.agent[index] === 0 ? null : batch.agent[index]!)),
+    column((batch, index) => (batch.userAgent[index] === 0 ? null : batch.userAgent[index]!)),
+    textArrayLiteral(positions, (position) => rows[position]!.batch.referrer[rows[position]!.index] ?? null),
+    column((batch, index) => batch.markdownAccept[index]!),
+  ];
 }

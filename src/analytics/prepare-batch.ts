@@ -1,6 +1,6 @@
 import type { FieldError } from '../core/errors.js';
 import { CLASS_CODES } from './analytics-codes.js';
-import { classifyHit, type Classification } from './classification/classify-hit.js';
+import { classifyHit } from './classification/classify-hit.js';
 import { isMarkdownRequest, prefersMarkdown } from './classification/markdown-request.js';
 import { dayOf } from './analytics-codes.js';
 import { validateEvent, type EventRejection, type EventTimeWindow } from './event-validation.js';
@@ -15,20 +15,36 @@ export interface BatchContext {
   window: EventTimeWindow;
 }
 
-/** The valid events of a batch, column by column (typed arrays transfer to and from workers for free). */
+/**
+ * The valid events of a batch, column by column. Typed arrays transfer to and from
+ * workers for free; strings are copied, so each distinct path, agent and user agent is
+ * listed once and rows point at it by index.
+ */
 export interface PreparedColumns {
   count: number;
   at: Float64Array;
   visitor: BigInt64Array;
   classCode: Uint8Array;
   markdownAccept: Uint8Array;
-  path: string[];
-  /** Agent name, or null. */
-  agent: (string | null)[];
-  /** '' when the event had no user agent. */
-  userAgent: string[];
+  /** Per row, an index into `paths`. */
+  pathIndex: Int32Array;
+  paths: string[];
+  /** Per row, an index into `agents`, or -1 for none. */
+  agentIndex: Int32Array;
+  /** Distinct (class, agent name) pairs: an agent is counted per class. */
+  agents: { classCode: number; name: string }[];
+  /** Per row, an index into `userAgents`, or -1 when the event had none. */
+  userAgentIndex: Int32Array;
+  userAgents: string[];
   referrer: (string | null)[];
   eventId: (string | null)[];
+}
+
+/** The typed arrays of prepared columns, for a worker's transfer list. */
+export function transferableBuffers(columns: PreparedColumns): ArrayBuffer[] {
+  return [columns.at, columns.visitor, columns.classCode, columns.markdownAccept, columns.pathIndex, columns.agentIndex, columns.userAgentIndex].map(
+    (array) => array.buffer as ArrayBuffer,
+  );
 }
 
 export type PreparedBatch =
@@ -71,17 +87,32 @@ export function prepareBatch(events: readonly unknown[], context: BatchContext, 
     visitor: new BigInt64Array(size),
     classCode: new Uint8Array(size),
     markdownAccept: new Uint8Array(size),
-    path: [],
-    agent: [],
-    userAgent: [],
+    pathIndex: new Int32Array(size),
+    paths: [],
+    agentIndex: new Int32Array(size),
+    agents: [],
+    userAgentIndex: new Int32Array(size),
+    userAgents: [],
     referrer: [],
     eventId: [],
   };
   const rejected: EventRejection[] = [];
   // A batch repeats few user agents. The classification depends on the user agent and on
   // whether the hit fetches Markdown, so that pair is the memo key; one lookup here
-  // replaces the classifier's own LRU bookkeeping per hit.
-  const classifications = new Map<string, Classification>();
+  // replaces the classifier's own LRU bookkeeping per hit, and also finds the indexes of
+  // the user agent and the agent.
+  const memo = new Map<string, { classCode: number; userAgentIndex: number; agentIndex: number }>();
+  const paths = new Map<string, number>();
+  const userAgents = new Map<string, number>();
+  const agents = new Map<string, number>();
+  const indexIn = <Item>(map: Map<string, number>, list: Item[], key: string, item: () => Item): number => {
+    let index = map.get(key);
+    if (index === undefined) {
+      index = list.push(item()) - 1;
+      map.set(key, index);
+    }
+    return index;
+  };
   for (let index = 0; index < size; index++) {
     const event = validateEvent(events[index], index, context.window);
     if ('code' in event) {
@@ -89,10 +120,17 @@ export function prepareBatch(events: readonly unknown[], context: BatchContext, 
       continue;
     }
     const memoKey = isMarkdownRequest(event) ? `\u0001${event.userAgent}` : event.userAgent;
-    let classification = classifications.get(memoKey);
-    if (classification === undefined) {
-      classification = classifyHit({ userAgent: event.userAgent, path: event.path, accept: event.accept });
-      classifications.set(memoKey, classification);
+    let known = memo.get(memoKey);
+    if (known === undefined) {
+      const classification = classifyHit({ userAgent: event.userAgent, path: event.path, accept: event.accept });
+      const classCode = CLASS_CODES[classification.class];
+      const agent = classification.agent;
+      known = {
+        classCode,
+        userAgentIndex: event.userAgent === '' ? -1 : indexIn(userAgents, columns.userAgents, event.userAgent, () => event.userAgent),
+        agentIndex: agent === null ? -1 : indexIn(agents, columns.agents, `${classCode}:${agent}`, () => ({ classCode, name: agent })),
+      };
+      memo.set(memoKey, known);
     }
     const row = columns.count++;
     columns.at[row] = event.at;
@@ -100,11 +138,16 @@ export function prepareBatch(events: readonly unknown[], context: BatchContext, 
       event.visitorId !== null
         ? identity.fromVisitorId(context.projectId, event.visitorId)
         : identity.fromAddress(context.projectId, event.ip ?? '', event.userAgent, context.rotateDaily ? dayOf(event.at) : null);
-    columns.classCode[row] = CLASS_CODES[classification.class];
+    columns.classCode[row] = known.classCode;
     columns.markdownAccept[row] = prefersMarkdown(event.accept) ? 1 : 0;
-    columns.path.push(event.path);
-    columns.agent.push(classification.agent);
-    columns.userAgent.push(event.userAgent);
+    let pathIndex = paths.get(event.path);
+    if (pathIndex === undefined) {
+      pathIndex = columns.paths.push(event.path) - 1;
+      paths.set(event.path, pathIndex);
+    }
+    columns.pathIndex[row] = pathIndex;
+    columns.agentIndex[row] = known.agentIndex;
+    columns.userAgentIndex[row] = known.userAgentIndex;
     columns.referrer.push(event.referrer);
     columns.eventId.push(event.id);
   }
