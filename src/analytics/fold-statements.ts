@@ -14,31 +14,31 @@ import { DAY_MS } from './analytics-codes.js';
  * cell loses one and its new cell gains one. Everything is summed per cell before it
  * touches analytics_visitor_counts, so a fold writes few rows however many hits it has.
  *
- * Only the statements marked so take parameters: those of `hitSet` (see there).
+ * Only the statements marked so take parameters: (from, to) on SQLite, and on
+ * PostgreSQL `loadHits` takes (lowest, highest, ids) of the claimed batches.
  */
 export interface FoldStatements {
   setup: string[];
-  /** Each takes the parameters of `hitSet`. */
+  /**
+   * PostgreSQL only: copies the claimed batches' hits into a temporary table, which the
+   * later statements read instead of the hit table. Takes (lowest, highest, ids): the
+   * bounds let the block-range index skip the table, the array is exact (batches
+   * between the bounds may be unclaimed or folded already).
+   */
+  loadHits: string | null;
+  /** Each takes (from, to) on SQLite, nothing on PostgreSQL. */
   collectKeys: string[];
   describeKeys: string;
   /** The common case, without window functions: the only new visit day of its visitor and dimension, none later. */
   countLoneVisitors: string;
   countVisitors: string;
   storeVisitDays: string;
-  /** Takes the parameters of `hitSet`. */
+  /** Takes (from, to) on SQLite, nothing on PostgreSQL. */
   countHits: string;
   raiseMaxDays: string;
 }
 
 const DAY = `at / ${DAY_MS}`;
-/**
- * The raw hits of one fold. SQLite: (from, to), a seq range. PostgreSQL: (lowest,
- * highest, ids) of the claimed batches: the bounds let the block-range index skip the
- * table, the array is exact (batches between the bounds may be unclaimed or folded).
- */
-export function hitSet(dialect: Dialect): string {
-  return dialect === 'postgres' ? 'batch between ? and ? and batch = any(?::bigint[])' : 'seq > ? and seq <= ?';
-}
 const HUMAN_OR_AI_MASK = 'max(case when class = 1 then 1 else 0 end) + max(case when class = 2 then 2 else 0 end)';
 const SAME_PAIR = 'v.site = k.site and v.dim = k.dim and v.visitor = k.visitor';
 /** The stored visit day of group g.grp before key k: usually the nearest one, probed already. */
@@ -50,30 +50,33 @@ end`;
 
 export function foldStatements(dialect: Dialect): FoldStatements {
   const greatest = dialect === 'postgres' ? 'greatest' : 'max';
-  const inSet = hitSet(dialect);
+  // The hits of this fold: a seq range of the hit table on SQLite, the loaded copy on PostgreSQL.
+  const hits = dialect === 'postgres' ? 'analytics_fold_hits where true' : 'analytics_hits where seq > ? and seq <= ?';
   const temporary =
     dialect === 'postgres'
       ? (name: string, columns: string) => [`create temporary table ${name} (${columns}) on commit drop`]
       : (name: string, columns: string) => [`create temporary table if not exists ${name} (${columns})`, `delete from temp.${name}`];
   return {
     setup: [
+      ...(dialect === 'postgres' ? temporary('analytics_fold_hits', 'site integer, at bigint, page integer, visitor bigint, class smallint, agent integer') : []),
       ...temporary('analytics_fold_keys', 'site integer, dim integer, visitor bigint, day integer, mask integer, primary key (site, dim, visitor, day)'),
       ...temporary('analytics_fold_info', 'site integer, dim integer, visitor bigint, day integer, mask integer, same_mask integer, earlier integer, later integer, lone integer'),
     ],
+    loadHits:
+      dialect === 'postgres'
+        ? `insert into analytics_fold_hits (site, at, page, visitor, class, agent)
+           select site, at, page, visitor, class, agent from analytics_hits where batch between ? and ? and batch = any(?::bigint[])`
+        : null,
     collectKeys: [
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
-       select site, page, visitor, ${DAY}, ${HUMAN_OR_AI_MASK} from analytics_hits
-       where ${inSet} and class <= 2 group by site, page, visitor, ${DAY}`,
+       select site, page, visitor, ${DAY}, ${HUMAN_OR_AI_MASK} from ${hits} and class <= 2 group by site, page, visitor, ${DAY}`,
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
-       select site, 0, visitor, ${DAY}, ${HUMAN_OR_AI_MASK} from analytics_hits
-       where ${inSet} and class <= 2 group by site, visitor, ${DAY}`,
+       select site, 0, visitor, ${DAY}, ${HUMAN_OR_AI_MASK} from ${hits} and class <= 2 group by site, visitor, ${DAY}`,
       // Human and ai visitors per class are the site's groups 1 and 2: only crawlers need their own.
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
-       select site, -class, visitor, ${DAY}, 4 from analytics_hits
-       where ${inSet} and class >= 3 group by site, class, visitor, ${DAY}`,
+       select site, -class, visitor, ${DAY}, 4 from ${hits} and class >= 3 group by site, class, visitor, ${DAY}`,
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)
-       select site, agent, visitor, ${DAY}, 4 from analytics_hits
-       where ${inSet} and agent is not null group by site, agent, visitor, ${DAY}`,
+       select site, agent, visitor, ${DAY}, 4 from ${hits} and agent is not null group by site, agent, visitor, ${DAY}`,
     ],
     // Visit days are encoded day * 8 + mask so one index probe returns both. The probe for
     // a later visit day is skipped when the key is on or after the site's latest day: the
@@ -148,8 +151,7 @@ export function foldStatements(dialect: Dialect): FoldStatements {
       on conflict (site, dim, visitor, day) do update set mask = analytics_visit_days.mask | excluded.mask`,
     countHits: `
       insert into analytics_hit_counts (site, day, class, agent, hits)
-      select site, ${DAY}, class, coalesce(agent, 0), count(*) from analytics_hits
-      where ${inSet} group by site, ${DAY}, class, coalesce(agent, 0)
+      select site, ${DAY}, class, coalesce(agent, 0), count(*) from ${hits} group by site, ${DAY}, class, coalesce(agent, 0)
       on conflict (site, day, class, agent) do update set hits = analytics_hit_counts.hits + excluded.hits`,
     raiseMaxDays: `
       update analytics_sites set max_day = ${greatest}(analytics_sites.max_day, m.day)

@@ -13,6 +13,8 @@ export function numberPlaceholders(sql: string): string {
 }
 
 const FOLD_LOCK = 'docwright:analytics:fold';
+const INSUFFICIENT_PRIVILEGE = '42501';
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /**
  * A batch row and its hits, in one statement: the batch is visible exactly when its hits
@@ -218,10 +220,17 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
    */
   private async summarizeNewBatches(): Promise<void> {
     try {
-      await this.pool.query("select brin_summarize_new_values('analytics_hits_batch'::regclass)");
+      await this.transaction(async (client) => {
+        // It needs the lock a vacuum holds. Autovacuum gives way to a waiter after
+        // deadlock_timeout (1 s by default); a manual or anti-wraparound vacuum would not,
+        // and a fold does not wait for one of those.
+        await client.query("set local lock_timeout = '2s'");
+        await client.query("select brin_summarize_new_values('analytics_hits_batch'::regclass)");
+      });
     } catch (error) {
-      // Only the index's owner may summarise; folds stay exact without it, just slower.
-      if ((error as { code?: string }).code !== '42501') throw error;
+      // Only the index's owner may summarise. Either way folds stay exact, they just read more.
+      const code = (error as { code?: string }).code;
+      if (code !== INSUFFICIENT_PRIVILEGE && code !== LOCK_NOT_AVAILABLE) throw error;
     }
   }
 
@@ -231,10 +240,14 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     const { rows } = await client.query<{ id: number; hits: number }>(CLAIM_BATCHES, [chunkSize]);
     if (rows.length === 0) return null;
     const ids = rows.map((row) => row.id).sort((a, b) => a - b);
-    const hitSet = [ids[0]!, ids.at(-1)!, `{${ids.join(',')}}`];
     const statements = this.foldSql;
     for (const sql of statements.setup) await client.query(sql);
-    for (const sql of statements.collectKeys) await client.query(this.sql(sql), hitSet);
+    // Until autovacuum has analysed a freshly loaded hit table, the planner takes it for
+    // small and would scan all of it rather than use the block-range index.
+    await client.query('set local enable_seqscan = off');
+    await client.query(this.sql(statements.loadHits!), [ids[0]!, ids.at(-1)!, `{${ids.join(',')}}`]);
+    await client.query('reset enable_seqscan');
+    for (const sql of statements.collectKeys) await client.query(sql);
     // Fresh temporary tables have no statistics; without them the planner guesses badly.
     await client.query('analyze analytics_fold_keys');
     await client.query(statements.describeKeys);
@@ -242,7 +255,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     await client.query(statements.countLoneVisitors);
     await client.query(statements.countVisitors);
     await client.query(statements.storeVisitDays);
-    await client.query(this.sql(statements.countHits), hitSet);
+    await client.query(statements.countHits);
     await client.query(statements.raiseMaxDays);
     return rows.reduce((sum, row) => sum + row.hits, 0);
   }

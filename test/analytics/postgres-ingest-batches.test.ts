@@ -80,6 +80,20 @@ describe('PostgreSQL ingest batches and folds', () => {
     expect(await service.store.pendingHits()).toBe(0);
   });
 
+  test('a fold does not wait for a long lock (as vacuum holds) on the hit table, and stays exact', async () => {
+    await ingest('first');
+    await held.query('begin');
+    // The lock brin_summarize_new_values needs; a plain vacuum holds it for as long as it runs.
+    await held.query('lock table analytics_hits in share update exclusive mode');
+    await ingest('second');
+    const started = performance.now();
+    expect(await totalVisitors()).toBe(2);
+    expect(performance.now() - started).toBeLessThan(6_000);
+    await held.query('commit');
+    await ingest('third');
+    expect(await totalVisitors()).toBe(3);
+  });
+
   test('a batch with more hits than a fold chunk is folded whole, later batches in further chunks', async () => {
     const events = Array.from({ length: 50 }, (_, index) => event(`v${index}`, `/p${index % 7}`));
     expect((await service.ingest(kit.projectId, events)).accepted).toBe(50);
