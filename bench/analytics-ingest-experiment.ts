@@ -5,7 +5,7 @@
  * prints hits/s next to the raw better-sqlite3 insert of the same rows, measured just
  * before. Folding is not measured: see the `analytics` suite's "ingest until queryable".
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,6 +29,30 @@ const clients = Number(values.clients);
 if (!Number.isInteger(hits) || hits < 1000) throw new Error('--hits is an integer of at least 1,000');
 if (!Number.isInteger(clients) || clients < 1) throw new Error('--clients is a positive integer');
 
+/** CPU seconds used so far by every process running the postgres binary (Linux /proc; 0 elsewhere). */
+function postgresCpuSeconds(): number {
+  let ticks = 0;
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return 0;
+  }
+  for (const pid of entries) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return ticks / 100;
+}
+
+const microseconds = (seconds: number): string => `${((seconds * 1e6) / hits).toFixed(1)} µs`;
+
 const dataset = new AnalyticsDataset(datasetSpec(1));
 const scratch = mkdtempSync(join(tmpdir(), 'docwright-ingest-experiment-'));
 let postgres: BenchPostgres | undefined;
@@ -41,8 +65,15 @@ try {
   }
   const server = await startBenchServer({ dataDir: join(scratch, 'server'), databaseUrl });
   try {
+    const postgresBefore = postgresCpuSeconds();
+    const clientBefore = process.cpuUsage();
     const run = await ingestOverHttp({ server, dataset, from: 0, to: hits, concurrency: clients, prebuild: true });
+    const postgresUsed = postgresCpuSeconds() - postgresBefore;
+    const clientUsage = process.cpuUsage(clientBefore);
     const ratio = run.hitsPerSecond / raw.hitsPerSecond;
+    console.log(
+      `CPU per hit: server ${microseconds(run.serverCpuSeconds)}, PostgreSQL processes ${microseconds(postgresUsed)}, load generator ${microseconds((clientUsage.user + clientUsage.system) / 1e6)}; wall ${microseconds(run.seconds)}`,
+    );
     console.log(
       `${backend}: ${Math.round(run.hitsPerSecond).toLocaleString('en-US')} hits/s (${ratio.toFixed(2)}× raw ${Math.round(raw.hitsPerSecond).toLocaleString('en-US')}),` +
         ` ${Math.round(hits / run.serverCpuSeconds).toLocaleString('en-US')} hits per server CPU-s, request p50 ${run.latency.p50.toFixed(0)} ms`,

@@ -28,6 +28,9 @@ const INSERT_HITS = `with batch as (insert into analytics_ingest_batches (hits) 
   from unnest($4::bigint[], $5::integer[], $6::bigint[], $7::smallint[], $8::integer[], $9::integer[], $10::text[], $11::smallint[])
     as given (at, page, visitor, class, agent, user_agent, referrer, markdown_accept)`;
 
+/** Prepared once per connection: planning the statement would otherwise cost as much as a few hundred rows. */
+const INSERT_HITS_NAME = 'docwright_insert_hits';
+
 const INSERT_EVENT_IDS = `insert into analytics_event_ids (site, event_id, at)
   select site, id, at from unnest($1::integer[], $2::text[], $3::bigint[]) as given (site, id, at)
   order by site, id
@@ -153,9 +156,15 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
 
   /** One transaction for several batches, in order: the same rows and answers as one transaction each. */
   private async insertGroup(batches: HitBatch[]): Promise<InsertHitsResult[]> {
+    const single = singleStatementGroup(batches);
+    if (single !== null) {
+      // One statement is its own transaction: no begin and commit round trips.
+      await this.pool.query({ name: INSERT_HITS_NAME, text: INSERT_HITS, values: hitColumns(single) });
+      return batches.map((batch) => ({ stored: batch.count, duplicates: 0 }));
+    }
     return this.transaction(async (client) => {
       const fresh = await this.storeEventIds(client, batches);
-      const kept: Array<{ batch: HitBatch; index: number }> = [];
+      const kept: HitRow[] = [];
       const results: InsertHitsResult[] = [];
       for (const batch of batches) {
         let stored = 0;
@@ -168,15 +177,15 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
         }
         results.push({ stored, duplicates: batch.count - stored });
       }
-      // One statement per site and classifier version (almost always one): those two are the same for every row of it.
-      const bySite = new Map<string, Array<{ batch: HitBatch; index: number }>>();
+      // One statement per site and classifier version: those two are the same for every row of it.
+      const bySite = new Map<string, HitRow[]>();
       for (const row of kept) {
         const key = `${row.batch.site}:${row.batch.classifierVersion}`;
         const rows = bySite.get(key);
         if (rows === undefined) bySite.set(key, [row]);
         else rows.push(row);
       }
-      for (const rows of bySite.values()) await client.query(INSERT_HITS, hitColumns(rows));
+      for (const rows of bySite.values()) await client.query({ name: INSERT_HITS_NAME, text: INSERT_HITS, values: hitColumns(rows) });
       return results;
     });
   }
@@ -302,8 +311,27 @@ function eventIdKey(site: number, eventId: string): string {
   return `${site}\u0000${eventId}`;
 }
 
+type HitRow = { batch: HitBatch; index: number };
+
+/**
+ * The common group: no event ids, one site and classifier version. Its rows go in one
+ * statement as they are; null for any other group.
+ */
+function singleStatementGroup(batches: HitBatch[]): HitRow[] | null {
+  const first = batches[0]!;
+  const rows: HitRow[] = [];
+  for (const batch of batches) {
+    if (batch.site !== first.site || batch.classifierVersion !== first.classifierVersion) return null;
+    for (let index = 0; index < batch.count; index++) {
+      if (batch.eventId[index] !== null && batch.eventId[index] !== undefined) return null;
+      rows.push({ batch, index });
+    }
+  }
+  return rows;
+}
+
 /** The parameters of INSERT_HITS for rows of one site and classifier version. */
-function hitColumns(rows: Array<{ batch: HitBatch; index: number }>): unknown[] {
+function hitColumns(rows: HitRow[]): unknown[] {
   const positions = Array.from({ length: rows.length }, (_, position) => position);
   const column = (read: (batch: HitBatch, index: number) => number | bigint | null): string =>
     integerArrayLiteral(positions, (position) => read(rows[position]!.batch, rows[position]!.index));
