@@ -197,16 +197,15 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
    * waits for it: a retry counts once however the two interleave.
    */
   private async storeEventIds(client: pg.PoolClient, batches: HitBatch[]): Promise<Set<string>> {
-    const withIds: Array<{ batch: HitBatch; index: number }> = [];
+    const withIds: HitRow[] = [];
     for (const batch of batches) {
       for (let index = 0; index < batch.count; index++) if (batch.eventId[index] != null) withIds.push({ batch, index });
     }
     if (withIds.length === 0) return new Set();
-    const positions = Array.from({ length: withIds.length }, (_, position) => position);
     const { rows } = await client.query<{ site: number; event_id: string }>(INSERT_EVENT_IDS, [
-      integerArrayLiteral(positions, (position) => withIds[position]!.batch.site),
-      textArrayLiteral(positions, (position) => withIds[position]!.batch.eventId[withIds[position]!.index] ?? null),
-      integerArrayLiteral(positions, (position) => withIds[position]!.batch.at[withIds[position]!.index]!),
+      integerArrayLiteral(withIds, (row) => row.batch.site),
+      textArrayLiteral(withIds, (row) => row.batch.eventId[row.index] ?? null),
+      integerArrayLiteral(withIds, (row) => row.batch.at[row.index]!),
     ]);
     return new Set(rows.map((row) => eventIdKey(row.site, row.event_id)));
   }
@@ -332,9 +331,7 @@ function singleStatementGroup(batches: HitBatch[]): HitRow[] | null {
 
 /** The parameters of INSERT_HITS for rows of one site and classifier version. */
 function hitColumns(rows: HitRow[]): unknown[] {
-  const positions = Array.from({ length: rows.length }, (_, position) => position);
-  const column = (read: (batch: HitBatch, index: number) => number | bigint | null): string =>
-    integerArrayLiteral(positions, (position) => read(rows[position]!.batch, rows[position]!.index));
+  const column = (read: (batch: HitBatch, index: number) => number | bigint | null): string => integerArrayLiteral(rows, (row) => read(row.batch, row.index));
   return [
     rows[0]!.batch.site,
     rows[0]!.batch.classifierVersion,
@@ -345,7 +342,7 @@ function hitColumns(rows: HitRow[]): unknown[] {
     column((batch, index) => batch.classCode[index]!),
     column((batch, index) => (batch.agent[index] === 0 ? null : batch.agent[index]!)),
     column((batch, index) => (batch.userAgent[index] === 0 ? null : batch.userAgent[index]!)),
-    textArrayLiteral(positions, (position) => rows[position]!.batch.referrer[rows[position]!.index] ?? null),
+    textArrayLiteral(rows, (row) => row.batch.referrer[row.index] ?? null),
     column((batch, index) => batch.markdownAccept[index]!),
   ];
 }

@@ -5,11 +5,11 @@
  * same literal in one pass. The parameter is then sent as text and cast by the statement.
  */
 
-/** `{1,2,NULL}` from the elements at `indexes`; every value must be an integer or null. */
-export function integerArrayLiteral(indexes: readonly number[], read: (index: number) => number | bigint | null): string {
+/** `{1,2,NULL}`, one element read from each item; every value must be an integer or null. */
+export function integerArrayLiteral<Item>(items: readonly Item[], read: (item: Item) => number | bigint | null): string {
   let literal = '{';
-  for (let position = 0; position < indexes.length; position++) {
-    const value = read(indexes[position]!);
+  for (let position = 0; position < items.length; position++) {
+    const value = read(items[position]!);
     if (position > 0) literal += ',';
     if (value === null) {
       literal += 'NULL';
@@ -22,11 +22,11 @@ export function integerArrayLiteral(indexes: readonly number[], read: (index: nu
   return `${literal}}`;
 }
 
-/** `{"a","b\"c",NULL}`: every string quoted, with backslash and double quote escaped. */
-export function textArrayLiteral(indexes: readonly number[], read: (index: number) => string | null): string {
+/** `{"a","b\"c",NULL}`, one element read from each item: every string quoted, with backslash and double quote escaped. */
+export function textArrayLiteral<Item>(items: readonly Item[], read: (item: Item) => string | null): string {
   let literal = '{';
-  for (let position = 0; position < indexes.length; position++) {
-    const value = read(indexes[position]!);
+  for (let position = 0; position < items.length; position++) {
+    const value = read(items[position]!);
     if (position > 0) literal += ',';
     literal += value === null ? 'NULL' : `"${value.replace(/[\\"]/g, '\\$&')}"`;
   }
