@@ -1,6 +1,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
+import { compileGlob } from './glob-pattern.js';
 import { ToolFailure } from './tool-failure.js';
 import { isGitName, touchesGit } from './workspace-path.js';
 
@@ -8,6 +9,8 @@ export interface WorkspaceGlobOptions {
   maxPatternLength: number;
   /** Extra ignore globs, e.g. `node_modules` for the docs check. */
   ignore?: readonly string[];
+  /** Budget for matching the pattern against every crawled path (default 5 s). */
+  timeoutMs?: number;
 }
 
 /**
@@ -32,24 +35,77 @@ export function validateGlobPattern(pattern: unknown, maxLength: number): string
  * All regular files matching `pattern`, relative to the workspace with `/` separators,
  * sorted. Symbolic links are neither followed nor listed, and `.git` (any spelling) never
  * appears.
+ *
+ * The crawler only ever sees fixed patterns (`**` below the pattern's literal prefix);
+ * the caller's pattern is matched by `compileGlob`, whose cost is bounded (see
+ * glob-pattern.ts), and the matching yields to the event loop every few milliseconds
+ * and gives up after `timeoutMs`, so no pattern and no file name can stall the process.
  */
 export async function globWorkspace(workspace: string, pattern: string, options: WorkspaceGlobOptions): Promise<string[]> {
   const checked = validateGlobPattern(pattern, options.maxPatternLength);
+  const matcher = compileGlob(checked);
   const root = await realpath(workspace);
-  const found = await glob(checked, {
-    cwd: root,
+  const base = await crawlBase(root, matcher.literalPrefix);
+  if (base === null) return [];
+  const crawled = await glob('**', {
+    cwd: base === '' ? root : path.join(root, ...base.split('/')),
     dot: true,
     onlyFiles: true,
     followSymbolicLinks: false,
     absolute: false,
+    ...(Number.isFinite(matcher.maxDepth) ? { deep: Math.max(0, matcher.maxDepth - 1 - segmentCount(base)) } : {}),
     ignore: ['**/.git/**', '**/.git', ...(options.ignore ?? [])],
   });
+  const found = await filterInSlices(
+    crawled.map((entry) => (base === '' ? entry : `${base}/${entry}`)),
+    (entry) => matcher.matches(entry),
+    options.timeoutMs ?? DEFAULT_MATCH_TIMEOUT_MS,
+  );
   const lexicallyInside = found.filter((entry) => {
     const segments = entry.split('/');
     return !entry.startsWith('/') && !segments.includes('..') && !touchesGit(entry);
   });
   const inside = await keepSymlinkFree(root, [...new Set(lexicallyInside)]);
   return inside.sort(compareCodePoints);
+}
+
+const DEFAULT_MATCH_TIMEOUT_MS = 5_000;
+const SLICE_MS = 10;
+
+function segmentCount(base: string): number {
+  return base === '' ? 0 : base.split('/').length;
+}
+
+/**
+ * Where to crawl from: the literal prefix when it is a real directory inside the
+ * workspace (not through a symbolic link, not `.git`), '' for the root, null when
+ * nothing can match.
+ */
+async function crawlBase(root: string, prefix: string): Promise<string | null> {
+  if (prefix === '') return '';
+  const segments = prefix.split('/');
+  if (segments.some((segment) => segment === '..' || isGitName(segment))) return null;
+  const expected = path.join(root, ...segments);
+  const real = await realpath(expected).catch(() => null);
+  return real === expected ? prefix : null;
+}
+
+/** Filters in slices of SLICE_MS, yielding between them; a ToolFailure past `timeoutMs`. */
+async function filterInSlices(entries: string[], keep: (entry: string) => boolean, timeoutMs: number): Promise<string[]> {
+  const kept: string[] = [];
+  const started = performance.now();
+  let sliceStart = started;
+  for (const entry of entries) {
+    if (keep(entry)) kept.push(entry);
+    const now = performance.now();
+    if (now - sliceStart < SLICE_MS) continue;
+    if (now - started > timeoutMs) {
+      throw new ToolFailure(`Matching the glob pattern took longer than ${timeoutMs} ms and was stopped; use a simpler pattern with fewer "*".`);
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    sliceStart = performance.now();
+  }
+  return kept;
 }
 
 /**
