@@ -64,6 +64,8 @@ export interface JobTurnsTable {
   files_changed: string;
   commit_sha: string | null;
   problems: string;
+  /** JSON array of {path, reason}: changes the write policy kept out (migration 007). */
+  refused_files: string;
   error_code: string | null;
   error_message: string | null;
   input_tokens: number;

@@ -52,6 +52,10 @@ export interface Workspace {
   commitAll(options: { message: string }): Promise<string | null>;
   /** Stages every change (untracked files included); the staged paths, sorted, both ends of a rename. */
   stageAll(): Promise<string[]>;
+  /** Like `stageAll`, with the mode each path is staged with (`000000` for a deletion). */
+  stageAllEntries(): Promise<StagedEntry[]>;
+  /** Takes these paths out of the index again (back to HEAD); the working tree is untouched. */
+  unstage(paths: readonly string[]): Promise<void>;
   /** Commits what `stageAll` staged, as the agent; the new commit id, or null when nothing was staged. */
   commitStaged(options: { message: string }): Promise<string | null>;
   /** Paths changed against HEAD, untracked files included, sorted. */
@@ -65,7 +69,15 @@ export interface Workspace {
   remove(): Promise<void>;
 }
 
+export interface StagedEntry {
+  path: string;
+  /** Git's mode of the staged version: `100644` a file, `100755` executable, `120000` a link, `160000` a submodule. */
+  mode: string;
+}
+
 const DEFAULT_TIMEOUT_MS = 300_000;
+// Keeps each `git reset` argument list far below the system's limit.
+const PATHS_PER_COMMAND = 500;
 
 /** Clones the project repository for one job turn and puts HEAD on the job's branch. */
 export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promise<Workspace> {
@@ -199,10 +211,29 @@ class GitWorkspace implements Workspace {
   }
 
   async stageAll(): Promise<string[]> {
+    return (await this.stageAllEntries()).map((entry) => entry.path);
+  }
+
+  async stageAllEntries(): Promise<StagedEntry[]> {
     await this.git(['add', '--all', '--', '.']);
     // Index against HEAD only: no second pass over the working tree, unlike `status`.
-    const result = await this.git(['diff', '--cached', '--name-only', '-z', '--no-renames', '--no-ext-diff']);
-    return result.stdout.split('\0').filter((path) => path.length > 0).sort();
+    const result = await this.git(['diff', '--cached', '--raw', '-z', '--no-renames', '--no-ext-diff', '--no-abbrev']);
+    // Each entry is ":oldmode newmode oldid newid status" NUL path NUL.
+    const fields = result.stdout.split('\0');
+    const entries: StagedEntry[] = [];
+    for (let index = 0; index + 1 < fields.length; index += 2) {
+      const mode = fields[index]!.split(' ')[1];
+      const path = fields[index + 1]!;
+      if (mode !== undefined && path.length > 0) entries.push({ path, mode });
+    }
+    return entries.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
+  }
+
+  async unstage(paths: readonly string[]): Promise<void> {
+    for (let start = 0; start < paths.length; start += PATHS_PER_COMMAND) {
+      // Literal pathspecs: a file named `*` or `:(glob)x` must mean only itself.
+      await this.git(['reset', '--quiet', 'HEAD', '--', ...paths.slice(start, start + PATHS_PER_COMMAND)], { env: { GIT_LITERAL_PATHSPECS: '1' } });
+    }
   }
 
   async commitStaged({ message }: { message: string }): Promise<string | null> {

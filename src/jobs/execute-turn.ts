@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { LanguageModel } from 'ai';
 import { randomBase62 } from '../core/ids.js';
 import type { Clock } from '../core/clock.js';
-import { createDocsToolset } from '../agent/tools/index.js';
+import { createDocsToolset, type RefusedFile, type WritePolicy, type WritePolicySettings } from '../agent/tools/index.js';
 import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run-agent.js';
 import { buildSystemPrompt, buildTurnMessages, type ConversationTurn } from '../agent/prompts.js';
 import type { Budgets } from '../agent/budgets.js';
@@ -21,6 +21,8 @@ export interface TurnInput {
   model: string;
   prompt: string;
   sequence: number;
+  /** The project's additions to the built-in write policy. */
+  writePolicy?: WritePolicySettings;
   /** Earlier finished turns, oldest first. */
   history: Array<ConversationTurn & { sequence: number; filesChanged: string[]; commit: string | null }>;
 }
@@ -51,6 +53,8 @@ export interface TurnOutcome {
   filesChanged: string[];
   commit: string | null;
   problems: JobProblem[];
+  /** Changes the write policy kept out: refused by a tool, or unstaged by the commit step. */
+  refusedFiles: RefusedFile[];
   pullRequest: { number: number; url: string; created: boolean } | null;
 }
 
@@ -78,7 +82,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     branchHint: input.history.some((turn) => turn.commit !== null) ? 'exists' : 'unknown',
   });
   const secrets = [...dependencies.secrets, ...secretSpellings(remote.auth)];
-  const toolset = createDocsToolset({ workspace: directory, secrets, ready: preparing });
+  const toolset = createDocsToolset({ workspace: directory, secrets, ready: preparing, ...(input.writePolicy ? { writePolicy: input.writePolicy } : {}) });
   const result = await runWhilePreparing(preparing, signal, (runSignal) =>
     runAgent({
       model,
@@ -99,12 +103,13 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     // Both are awaited even when one fails, so no git process outlives the workspace.
     const [checked, committed] = await Promise.allSettled([
       toolset.changedFiles().length > 0 ? toolset.checkDocs() : Promise.resolve([]),
-      commitAndPush(workspace, input, result.finalMessage),
+      commitAndPush(workspace, input, result.finalMessage, await toolset.policy()),
     ]);
     if (committed.status === 'rejected') throw committed.reason;
     if (checked.status === 'rejected') throw checked.reason;
     const problems = checked.value;
-    const { filesChanged, commit } = committed.value;
+    const { filesChanged, commit, unstaged } = committed.value;
+    const refusedFiles = mergeRefusals(toolset.refusedFiles(), unstaged);
     let pullRequest: TurnOutcome['pullRequest'] = null;
     // An existing branch means earlier commits: keep its PR's text current, and open the
     // PR if the attempt that pushed them died before it could.
@@ -117,7 +122,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
         base: input.baseRef,
         head: input.branch,
         title: pullRequestTitle(input.history[0]?.prompt ?? input.prompt),
-        body: pullRequestBody({ jobId: input.jobId, turns, problems }),
+        body: pullRequestBody({ jobId: input.jobId, turns, problems, refusedFiles }),
       });
     }
     return {
@@ -127,6 +132,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
       filesChanged,
       commit,
       problems,
+      refusedFiles,
       pullRequest,
     };
   } finally {
@@ -156,10 +162,37 @@ async function runWhilePreparing(
   }
 }
 
-async function commitAndPush(workspace: Workspace, input: TurnInput, finalMessage: string): Promise<{ filesChanged: string[]; commit: string | null }> {
-  const filesChanged = await workspace.stageAll();
-  if (filesChanged.length === 0) return { filesChanged, commit: null };
+/**
+ * Stages everything, then takes back out whatever the write policy refuses, whatever put
+ * it there (a tool bug, a git filter, a file the clone brought in executable): only
+ * documentation reaches the commit.
+ */
+async function commitAndPush(
+  workspace: Workspace,
+  input: TurnInput,
+  finalMessage: string,
+  policy: WritePolicy,
+): Promise<{ filesChanged: string[]; commit: string | null; unstaged: RefusedFile[] }> {
+  const staged = await workspace.stageAllEntries();
+  const unstaged: RefusedFile[] = [];
+  const filesChanged: string[] = [];
+  for (const [index, entry] of staged.entries()) {
+    // A check costs some 20 µs; a commit of thousands of files yields now and then.
+    if (index % 256 === 255) await new Promise<void>((resolve) => setImmediate(resolve));
+    const verdict = policy.checkStaged(entry.path, entry.mode);
+    if (verdict.allowed) filesChanged.push(entry.path);
+    else unstaged.push({ path: entry.path, reason: verdict.reason });
+  }
+  if (unstaged.length > 0) await workspace.unstage(unstaged.map((entry) => entry.path));
+  if (filesChanged.length === 0) return { filesChanged, commit: null, unstaged };
   const commit = await workspace.commitStaged({ message: deriveCommitMessage({ prompt: input.prompt, changedFiles: filesChanged, summary: finalMessage }) });
   if (commit !== null) await workspace.push();
-  return { filesChanged, commit };
+  return { filesChanged, commit, unstaged };
+}
+
+/** One entry per path; the commit step's reason wins, since it is what finally kept the file out. */
+function mergeRefusals(byTools: readonly RefusedFile[], byCommit: readonly RefusedFile[]): RefusedFile[] {
+  const merged = new Map<string, string>();
+  for (const refusal of [...byTools, ...byCommit]) merged.set(refusal.path, refusal.reason);
+  return [...merged].map(([path, reason]) => ({ path, reason })).sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
 }

@@ -133,6 +133,7 @@ export class JobRunner {
         model: job.model,
         prompt: turn.prompt,
         sequence: turn.sequence,
+        ...(project.settings.writePolicy ? { writePolicy: project.settings.writePolicy } : {}),
         history: history.map((row) => ({
           sequence: row.sequence,
           prompt: row.prompt,
@@ -166,7 +167,7 @@ export class JobRunner {
   }
 
   private async completeTurn(lease: Lease, turn: JobTurnsTable, outcome: TurnOutcome): Promise<void> {
-    await this.event(lease.jobId, 'turn.completed', { sequence: turn.sequence, filesChanged: outcome.filesChanged, commit: outcome.commit, finalMessage: outcome.finalMessage.slice(0, 4_000), problems: outcome.problems.length }, async (executor, now) => {
+    await this.event(lease.jobId, 'turn.completed', { sequence: turn.sequence, filesChanged: outcome.filesChanged, commit: outcome.commit, finalMessage: outcome.finalMessage.slice(0, 4_000), problems: outcome.problems.length, refusedFiles: outcome.refusedFiles.length }, async (executor, now) => {
       await executor
         .updateTable('job_turns')
         .set({
@@ -176,6 +177,7 @@ export class JobRunner {
           files_changed: JSON.stringify(outcome.filesChanged),
           commit_sha: outcome.commit,
           problems: JSON.stringify(outcome.problems.slice(0, 200)),
+          refused_files: JSON.stringify(outcome.refusedFiles.slice(0, 200)),
           input_tokens: outcome.usage.inputTokens,
           output_tokens: outcome.usage.outputTokens,
           finished_at: now,

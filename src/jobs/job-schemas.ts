@@ -46,6 +46,9 @@ export const turnSchema = z
     filesChanged: z.array(z.string()),
     commit: z.string().nullable(),
     problems: z.array(z.object({ path: z.string(), line: z.number().optional(), message: z.string(), kind: z.string() })),
+    refusedFiles: z
+      .array(z.object({ path: z.string(), reason: z.string() }))
+      .describe("Changes the project's write policy kept out of the commit (the agent may only change documentation content)."),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
     createdAt: z.string(),

@@ -149,6 +149,7 @@ export class JobService {
         files_changed: '[]',
         commit_sha: null,
         problems: '[]',
+        refused_files: '[]',
         error_code: null,
         error_message: null,
         input_tokens: 0,

@@ -42,6 +42,8 @@ export interface JobTurn {
   filesChanged: string[];
   commit: string | null;
   problems: JobProblem[];
+  /** Changes the write policy kept out of the commit. */
+  refusedFiles: Array<{ path: string; reason: string }>;
   error: { code: string; message: string } | null;
   usage: { inputTokens: number; outputTokens: number };
   createdAt: string;
@@ -75,6 +77,7 @@ export function turnFromRow(row: JobTurnsTable): JobTurn {
     filesChanged: JSON.parse(row.files_changed) as string[],
     commit: row.commit_sha,
     problems: JSON.parse(row.problems) as JobProblem[],
+    refusedFiles: JSON.parse(row.refused_files) as JobTurn['refusedFiles'],
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
     usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
     createdAt: new Date(row.created_at).toISOString(),

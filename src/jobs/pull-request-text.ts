@@ -1,4 +1,5 @@
 import type { JobProblem } from './job.js';
+import type { RefusedFile } from '../agent/tools/index.js';
 
 export interface PullRequestTurn {
   sequence: number;
@@ -28,7 +29,7 @@ export function pullRequestTitle(firstPrompt: string): string {
  * The body tells a reviewer what was asked and what the agent did, turn by turn, and
  * lists any documentation problems the final check still found.
  */
-export function pullRequestBody(input: { jobId: string; turns: PullRequestTurn[]; problems: JobProblem[] }): string {
+export function pullRequestBody(input: { jobId: string; turns: PullRequestTurn[]; problems: JobProblem[]; refusedFiles?: RefusedFile[] }): string {
   const sections = [`Opened by Docwright for job \`${input.jobId}\`. Each instruction below is one agent turn on this branch.`];
   for (const turn of input.turns) {
     const lines = [`### ${turn.sequence === 1 ? 'Instruction' : `Follow-up ${turn.sequence - 1}`}`, '', ...shorten(turn.prompt, MAX_PROMPT_IN_BODY).split('\n').map((line) => `> ${line}`), ''];
@@ -40,6 +41,12 @@ export function pullRequestBody(input: { jobId: string; turns: PullRequestTurn[]
       lines.push('No files changed in this turn.');
     }
     sections.push(lines.join('\n'));
+  }
+  const refused = input.refusedFiles ?? [];
+  if (refused.length > 0) {
+    const listed = refused.slice(0, 50).map((file) => `- \`${file.path}\`: ${file.reason}`);
+    if (refused.length > 50) listed.push(`- … and ${refused.length - 50} more`);
+    sections.push(['### Changes refused by the write policy', '', 'The agent may only change documentation content; these changes were not committed:', ...listed].join('\n'));
   }
   if (input.problems.length > 0) {
     const listed = input.problems.slice(0, 50).map((problem) => `- \`${problem.path}${problem.line ? `:${problem.line}` : ''}\` (${problem.kind}): ${problem.message}`);

@@ -3,6 +3,16 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { validationFailed, type FieldError } from '../core/errors.js';
 import { FORGE_KINDS, type ForgeKind } from './project.js';
+import { validatePolicyGlobs } from '../agent/tools/index.js';
+
+const policyGlobs = z
+  .array(z.string().min(1).max(500))
+  .max(200)
+  .superRefine((globs, context) => {
+    for (const message of validatePolicyGlobs(globs)) context.addIssue({ code: 'custom', message });
+  });
+
+export const writePolicySchema = z.object({ allow: policyGlobs.optional(), deny: policyGlobs.optional() }).strict();
 
 export const projectSettingsSchema = z
   .object({
@@ -10,6 +20,7 @@ export const projectSettingsSchema = z
     rateLimitPerHour: z.number().int().min(1).max(1_000_000).optional(),
     allowedOrigins: z.array(z.url()).max(100).optional(),
     rotateVisitorIdsDaily: z.boolean().optional(),
+    writePolicy: writePolicySchema.optional(),
   })
   .strict();
 

@@ -12,6 +12,8 @@ export interface ProjectSettings {
   allowedOrigins?: string[];
   /** Rotate visitor hashes daily instead of keeping them stable. */
   rotateVisitorIdsDaily?: boolean;
+  /** Additions to the built-in write policy of the agent (see docs/agent-jobs.md). */
+  writePolicy?: { allow?: string[]; deny?: string[] };
 }
 
 export interface Project {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
@@ -125,6 +125,27 @@ describe('prepareWorkspace against a non-bare local repository (local forge)', (
     expect(commit).toBe(fixtureGit(workspace.directory, 'rev-parse', 'HEAD'));
     expect(await workspace.stageAll()).toEqual([]);
     expect(await workspace.commitStaged({ message: 'Nothing more' })).toBeNull();
+  });
+
+  test('stageAllEntries reports staged modes; unstage takes exactly the named paths back out, whatever their names', async () => {
+    const source = createRepository(join(temp.path, 'docs'), { 'page.md': 'old\n', 'run.sh': 'echo\n', 'gone.md': 'bye\n' });
+    const workspace = await prepareWorkspace({ remoteUrl: source, baseRef: 'main', branch: 'docwright/unstage', directory: join(temp.path, 'w') });
+    writeFiles(workspace.directory, { 'page.md': 'new\n', '*.md': 'star\n', ':(glob)x.md': 'magic\n', '.github/workflows/ci.yml': 'on: push\n' });
+    chmodSync(join(workspace.directory, 'run.sh'), 0o755);
+    rmSync(join(workspace.directory, 'gone.md'));
+
+    expect(await workspace.stageAllEntries()).toEqual([
+      { path: '*.md', mode: '100644' },
+      { path: '.github/workflows/ci.yml', mode: '100644' },
+      { path: ':(glob)x.md', mode: '100644' },
+      { path: 'gone.md', mode: '000000' },
+      { path: 'page.md', mode: '100644' },
+      { path: 'run.sh', mode: '100755' },
+    ]);
+    await workspace.unstage(['*.md', ':(glob)x.md', '.github/workflows/ci.yml', 'run.sh', 'gone.md']);
+    expect(fixtureGit(workspace.directory, 'diff', '--cached', '--name-only')).toBe('page.md');
+    await workspace.commitStaged({ message: 'Only the page' });
+    expect(fixtureGit(workspace.directory, 'show', '--name-only', '--format=', 'HEAD')).toBe('page.md');
   });
 
   test('nothing changed gives a null commit and leaves the history alone', async () => {

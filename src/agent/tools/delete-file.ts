@@ -1,6 +1,6 @@
 import { unlink } from 'node:fs/promises';
 import type { ToolContext } from './tool-context.js';
-import { resolveForWrite } from './tool-context.js';
+import { assertWritable, resolveForWrite } from './tool-context.js';
 import { ToolFailure } from './tool-failure.js';
 import { withFileSystemErrors } from './file-system-failure.js';
 
@@ -23,6 +23,7 @@ export async function deleteFile(context: ToolContext, input: DeleteFileInput): 
   if (resolved.kind === 'missing') throw new ToolFailure(`${shown} does not exist.`);
   if (resolved.kind === 'directory') throw new ToolFailure(`${shown} is a directory; delete the files in it one by one.`);
   if (resolved.kind === 'other') throw new ToolFailure(`${shown} is not a regular file.`);
+  await assertWritable(context, shown);
   await withFileSystemErrors(shown, () => unlink(resolved.absolute));
   context.changes.record(shown, 'deleted');
   return { path: shown, deleted: true };

@@ -14,6 +14,8 @@ import { editFile } from './edit-file.js';
 import { deleteFile } from './delete-file.js';
 import { moveFile } from './move-file.js';
 import { checkDocs } from './check-docs.js';
+import { WritePolicy, type RefusedFile, type WritePolicySettings } from './write-policy.js';
+import { findConfigReferences } from './docs-config-references.js';
 
 export interface DocsToolsetOptions {
   /** The job's checked-out documentation repository; every path is relative to it. */
@@ -29,6 +31,8 @@ export interface DocsToolsetOptions {
    * expected to stop the run.
    */
   ready?: Promise<unknown>;
+  /** The project's additions to the built-in write policy. */
+  writePolicy?: WritePolicySettings;
 }
 
 /**
@@ -52,6 +56,10 @@ export interface DocsToolset {
    * so then every page is checked.
    */
   checkDocs(): Promise<DocsProblem[]>;
+  /** The write policy of this run, built from the checkout as cloned. */
+  policy(): Promise<WritePolicy>;
+  /** Paths the tools refused to change because of the write policy, sorted. */
+  refusedFiles(): RefusedFile[];
 }
 
 async function workspaceReady(ready: Promise<unknown>): Promise<boolean> {
@@ -63,8 +71,20 @@ async function workspaceReady(ready: Promise<unknown>): Promise<boolean> {
 
 const pathField = z.string().min(1).describe('Path relative to the workspace root, with "/" separators, e.g. "guides/intro.mdx".');
 
+/**
+ * The policy reads the site configuration as cloned (its `$ref` files and OpenAPI specs
+ * are allowed), before any tool runs: an edit cannot widen it. Without a checkout, the
+ * references are simply not known.
+ */
+async function loadPolicy(workspace: string, ready: Promise<unknown> | undefined, settings: WritePolicySettings | undefined): Promise<WritePolicy> {
+  if (ready !== undefined) await ready;
+  const references = await findConfigReferences(workspace);
+  return new WritePolicy(settings, references);
+}
+
 export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
-  const context = createToolContext({ workspace: options.workspace, limits: options.limits });
+  const policy = loadPolicy(options.workspace, options.ready, options.writePolicy).catch(() => new WritePolicy(options.writePolicy));
+  const context = createToolContext({ workspace: options.workspace, limits: options.limits, policy });
   const redact = createRedactor(options.secrets ?? []);
   const run =
     <Input, Output>(name: string, operation: (context: ToolContext, input: Input) => Promise<Output>) =>
@@ -112,7 +132,7 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
       execute: run('search', searchFiles),
     }),
     write_file: tool({
-      description: `Create or replace a file with the given content (at most ${limits.maxWriteBytes} bytes); parent directories are created. Prefer edit_file for changes to existing files.`,
+      description: `Create or replace a file with the given content (at most ${limits.maxWriteBytes} bytes); parent directories are created. Prefer edit_file for changes to existing files. Only documentation content may be changed (pages, images and static assets, docs.json/mint.json and the files they reference); CI, build, package and dot files are refused.`,
       inputSchema: z.object({ path: pathField, content: z.string() }),
       execute: run('write_file', writeFile),
     }),
@@ -148,5 +168,7 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
       const report = await checkDocs(context, localOnly ? { pages: changes.map((change) => change.path) } : {});
       return redact(report.problems);
     },
+    policy: () => policy,
+    refusedFiles: () => context.refusals.list(),
   };
 }

@@ -1,5 +1,5 @@
 import type { ToolContext } from './tool-context.js';
-import { resolveForWrite } from './tool-context.js';
+import { assertWritable, resolveForWrite } from './tool-context.js';
 import { ToolFailure } from './tool-failure.js';
 import { requireRegularFile } from './require-file.js';
 import { readText, writeText } from './text-file.js';
@@ -30,6 +30,7 @@ export async function editFile(context: ToolContext, input: EditFileInput): Prom
   const resolved = await resolveForWrite(context, input.path);
   const shown = resolved.relative;
   await requireRegularFile(context, resolved, shown);
+  await assertWritable(context, shown);
   const text = await readText(resolved.absolute, shown, context.limits.maxFileBytes);
 
   let oldString = input.oldString;

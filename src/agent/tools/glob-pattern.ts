@@ -25,12 +25,15 @@ type Token =
   | { kind: 'star' }
   | { kind: 'class'; negated: boolean; ranges: Array<[string, string]> };
 
-type Segment = { kind: 'globstar' } | { kind: 'plain'; tokens: Token[]; literal: string | null };
+type PlainSegment = { kind: 'plain'; tokens: Token[]; literal: string | null };
+type Segment = { kind: 'globstar' } | PlainSegment;
 
 export interface GlobMatcher {
   readonly pattern: string;
   /** True when the `/`-separated relative path matches. */
   matches(path: string): boolean;
+  /** The same for a path split once by `preparePath`, to test it against many patterns. */
+  matchesPrepared(path: PreparedPath): boolean;
   /**
    * The leading segments every match starts with (no wildcard in them), joined by `/`;
    * '' when the first segment already has one. A crawler can start there.
@@ -43,18 +46,33 @@ export interface GlobMatcher {
 /** Compiles `pattern` or throws a ToolFailure that tells the model what is wrong with it. */
 export function compileGlob(pattern: string): GlobMatcher {
   const alternatives = expandBraces(pattern);
-  const compiled = alternatives.map(parseSegments);
-  const literalPrefix = commonLiteralPrefix(compiled);
-  const maxDepth = Math.max(...compiled.map((segments) => (segments.some((segment) => segment.kind === 'globstar') ? Infinity : segments.length)));
+  const parsed = alternatives.map(parseSegments);
+  const compiled = parsed.map(withShape);
+  const literalPrefix = commonLiteralPrefix(parsed);
+  const maxDepth = Math.max(...parsed.map((segments) => (segments.some((segment) => segment.kind === 'globstar') ? Infinity : segments.length)));
   return {
     pattern,
     literalPrefix,
     maxDepth,
     matches(path: string): boolean {
-      const names = path.split('/');
-      return compiled.some((segments) => matchSegments(segments, names));
+      return this.matchesPrepared(preparePath(path));
+    },
+    matchesPrepared(path: PreparedPath): boolean {
+      for (const alternative of compiled) if (matchAlternative(alternative, path)) return true;
+      return false;
     },
   };
+}
+
+/** A path split into names, and each name into code points, once. */
+export interface PreparedPath {
+  readonly names: readonly string[];
+  readonly characters: ReadonlyArray<readonly string[]>;
+}
+
+export function preparePath(path: string): PreparedPath {
+  const names = path.split('/');
+  return { names, characters: names.map((name) => [...name]) };
 }
 
 /** `{a,b}c` → `ac`, `bc`; unbalanced braces are literal characters, as in bash. */
@@ -198,7 +216,40 @@ function commonLiteralPrefix(alternatives: Segment[][]): string {
 }
 
 /** Segments against names: `**` consumes zero or more names; memoised, so O(segments × names). */
-function matchSegments(segments: Segment[], names: string[]): boolean {
+/**
+ * Where the globstars are decides how much search a match needs: none (each segment meets
+ * one name), one in front (`**\/x/y`: the plain part meets the last names), one at the
+ * end (`x/y/**`: the first names), or anything else (the memoised search).
+ */
+type Shape = 'plain' | 'leading' | 'trailing' | 'general';
+interface Alternative {
+  segments: Segment[];
+  shape: Shape;
+  /** Plain segments in the pattern. */
+  plainCount: number;
+}
+
+function withShape(segments: Segment[]): Alternative {
+  const globstars = segments.filter((segment) => segment.kind === 'globstar').length;
+  const plainCount = segments.length - globstars;
+  let shape: Shape = 'general';
+  if (globstars === 0) shape = 'plain';
+  else if (globstars === 1 && segments[0]!.kind === 'globstar') shape = 'leading';
+  else if (globstars === 1 && segments.at(-1)!.kind === 'globstar') shape = 'trailing';
+  return { segments, shape, plainCount };
+}
+
+function matchAlternative({ segments, shape, plainCount }: Alternative, path: PreparedPath): boolean {
+  const count = path.names.length;
+  if (shape === 'plain') return plainCount === count && matchRun(segments, 0, path, 0, plainCount);
+  if (count < plainCount) return false;
+  if (shape === 'leading') return matchRun(segments, 1, path, count - plainCount, plainCount);
+  if (shape === 'trailing') return matchRun(segments, 0, path, 0, plainCount);
+  return matchSegments(segments, path);
+}
+
+function matchSegments(segments: Segment[], path: PreparedPath): boolean {
+  const { names, characters } = path;
   const failed = new Set<number>();
   const width = names.length + 1;
   const visit = (segmentIndex: number, nameIndex: number): boolean => {
@@ -210,7 +261,7 @@ function matchSegments(segments: Segment[], names: string[]): boolean {
     if (segment.kind === 'globstar') {
       matched = visit(segmentIndex + 1, nameIndex) || (nameIndex < names.length && visit(segmentIndex, nameIndex + 1));
     } else {
-      matched = nameIndex < names.length && matchName(segment, names[nameIndex]!) && visit(segmentIndex + 1, nameIndex + 1);
+      matched = nameIndex < names.length && matchName(segment, names[nameIndex]!, characters[nameIndex]!) && visit(segmentIndex + 1, nameIndex + 1);
     }
     if (!matched) failed.add(key);
     return matched;
@@ -218,15 +269,23 @@ function matchSegments(segments: Segment[], names: string[]): boolean {
   return visit(0, 0);
 }
 
+/** `count` plain segments from `segmentStart` against as many names from `nameStart`. */
+function matchRun(segments: Segment[], segmentStart: number, path: PreparedPath, nameStart: number, count: number): boolean {
+  for (let offset = 0; offset < count; offset += 1) {
+    const segment = segments[segmentStart + offset] as PlainSegment;
+    if (!matchName(segment, path.names[nameStart + offset]!, path.characters[nameStart + offset]!)) return false;
+  }
+  return true;
+}
+
 /**
  * Greedy wildcard matching: on a mismatch, only the most recent `*` takes one more
  * character. Every other token consumes exactly one character, which is what makes
  * this exact and O(tokens × name length).
  */
-function matchName(segment: Segment & { kind: 'plain' }, name: string): boolean {
+function matchName(segment: PlainSegment, name: string, characters: readonly string[]): boolean {
   if (segment.literal !== null) return segment.literal === name;
   const tokens = segment.tokens;
-  const characters = [...name];
   let token = 0;
   let character = 0;
   let starToken = -1;

@@ -15,3 +15,5 @@ export { deleteFile, type DeleteFileInput, type DeleteFileResult } from './delet
 export { moveFile, type MoveFileInput, type MoveFileResult } from './move-file.js';
 export { checkDocs } from './check-docs.js';
 export type { DocsProblem, DocsProblemKind, DocsCheckReport } from './docs-problem.js';
+export { WritePolicy, describeRefusal, validatePolicyGlobs, type RefusedFile, type WritePolicySettings, type WriteVerdict } from './write-policy.js';
+export { compileGlob, type GlobMatcher } from './glob-pattern.js';

@@ -1,7 +1,7 @@
 import { link, mkdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolContext } from './tool-context.js';
-import { resolveForWrite } from './tool-context.js';
+import { assertWritable, resolveForWrite } from './tool-context.js';
 import { ToolFailure } from './tool-failure.js';
 import { requireRegularFile } from './require-file.js';
 import { toToolFailure, withFileSystemErrors } from './file-system-failure.js';
@@ -27,6 +27,8 @@ export async function moveFile(context: ToolContext, input: MoveFileInput): Prom
   if (target.kind !== 'missing') {
     throw new ToolFailure(`${target.relative} already exists; move_file does not overwrite. Delete it first if it should be replaced.`);
   }
+  await assertWritable(context, source.relative);
+  await assertWritable(context, target.relative);
   await withFileSystemErrors(target.relative, () => mkdir(path.dirname(target.absolute), { recursive: true }));
   await moveWithoutOverwrite(source.absolute, target.absolute, source.relative, target.relative);
   context.changes.record(source.relative, 'moved-from');

@@ -1,21 +1,43 @@
 import { ChangeTracker } from './change-tracker.js';
 import { resolveInWorkspace, type ResolvedPath } from './resolve-in-workspace.js';
 import { resolveToolLimits, type ToolLimits } from './tool-limits.js';
+import { describeRefusal, WritePolicy } from './write-policy.js';
+import { RefusalLog } from './refusal-log.js';
+import { ToolFailure } from './tool-failure.js';
 
 /** What every tool function needs: where the workspace is, its caps, and the change log. */
 export interface ToolContext {
   readonly workspace: string;
   readonly limits: ToolLimits;
   readonly changes: ChangeTracker;
+  /** What the changing tools may touch; a promise while the workspace is being cloned. */
+  readonly policy: WritePolicy | Promise<WritePolicy>;
+  readonly refusals: RefusalLog;
 }
 
 export interface ToolContextOptions {
   workspace: string;
   limits?: Partial<ToolLimits>;
+  /** Defaults to the built-in policy with no project additions. */
+  policy?: WritePolicy | Promise<WritePolicy>;
 }
 
 export function createToolContext(options: ToolContextOptions): ToolContext {
-  return { workspace: options.workspace, limits: resolveToolLimits(options.limits), changes: new ChangeTracker() };
+  return {
+    workspace: options.workspace,
+    limits: resolveToolLimits(options.limits),
+    changes: new ChangeTracker(),
+    policy: options.policy ?? new WritePolicy(),
+    refusals: new RefusalLog(),
+  };
+}
+
+/** Throws the policy's refusal (and logs it for the job's result) unless `relative` may be changed. */
+export async function assertWritable(context: ToolContext, relative: string): Promise<void> {
+  const verdict = (await context.policy).check(relative);
+  if (verdict.allowed) return;
+  context.refusals.record(relative, verdict.reason);
+  throw new ToolFailure(describeRefusal(relative, verdict.reason));
 }
 
 export function resolveForRead(context: ToolContext, relativePath: string): Promise<ResolvedPath> {

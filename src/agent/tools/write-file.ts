@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolContext } from './tool-context.js';
-import { resolveForWrite } from './tool-context.js';
+import { assertWritable, resolveForWrite } from './tool-context.js';
 import { ToolFailure } from './tool-failure.js';
 import { describeSymlink } from './require-file.js';
 import { writeText } from './text-file.js';
@@ -30,6 +30,7 @@ export async function writeFile(context: ToolContext, input: WriteFileInput): Pr
   if (resolved.kind === 'symlink') throw new ToolFailure(await describeSymlink(context, input.path));
   if (resolved.kind === 'directory') throw new ToolFailure(`${shown} is a directory; give the path of a file.`);
   if (resolved.kind === 'other') throw new ToolFailure(`${shown} is not a regular file.`);
+  await assertWritable(context, shown);
   await withFileSystemErrors(shown, () => mkdir(path.dirname(resolved.absolute), { recursive: true }));
   await writeText(resolved.absolute, shown, input.content);
   context.changes.record(shown, 'written');

@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { credentialsFromOptions, type CredentialOptions } from '../../projects/forge-credentials-input.js';
 import { FORGE_KINDS, type ForgeKind, type Project } from '../../projects/project.js';
-import { normaliseProjectInput } from '../../projects/project-input.js';
+import { normaliseProjectInput, writePolicySchema } from '../../projects/project-input.js';
+import { validationFailed } from '../../core/errors.js';
 import { withLocalServices } from '../local-services.js';
 import { printFields, printJson, printTable } from '../output.js';
 import { parseLimit } from '../parse-options.js';
 
 const readStandardInput = (): string => readFileSync(0, 'utf8');
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 function printProject(project: Project): void {
   process.stdout.write(`${project.name} (${project.id})\n`);
@@ -73,6 +75,44 @@ export function projectsCommand(): Command {
       );
       if (options.json) return printJson(project);
       process.stdout.write(options.clear ? `Cleared the credentials of ${project.name}.\n` : `Stored credentials for ${project.name} (encrypted).\n`);
+    });
+
+  command
+    .command('set-write-policy')
+    .description(
+      "Change what the agent may write in this project's repository. The built-in policy allows documentation content (pages, images and static assets, docs.json/mint.json and the files they reference) and always refuses CI, build, package and dot files (docs/agent-jobs.md lists them); --allow adds globs, --deny refuses more, and the built-in refusals always win.",
+    )
+    .argument('<id>', 'project id')
+    .option('--allow <glob>', 'also allow paths matching this glob (repeatable; replaces the earlier --allow list), e.g. "snippets/**/*.jsx"', collect, [])
+    .option('--deny <glob>', 'refuse paths matching this glob (repeatable; replaces the earlier --deny list); wins over every allow', collect, [])
+    .option('--reset', 'drop the project\'s additions and use the built-in policy alone')
+    .option('--json', 'print the project as JSON')
+    .action(async (id: string, options: { allow: string[]; deny: string[]; reset?: boolean; json?: boolean }) => {
+      if (!options.reset && options.allow.length === 0 && options.deny.length === 0) throw new InvalidArgumentError('Give --allow, --deny or --reset.');
+      if (options.reset && (options.allow.length > 0 || options.deny.length > 0)) throw new InvalidArgumentError('--reset cannot be combined with --allow or --deny.');
+      const parsed = writePolicySchema.safeParse({ ...(options.allow.length > 0 ? { allow: options.allow } : {}), ...(options.deny.length > 0 ? { deny: options.deny } : {}) });
+      if (!parsed.success) {
+        throw validationFailed(
+          'The write policy is not valid.',
+          parsed.error.issues.map((issue) => ({ path: ['writePolicy', ...issue.path].join('.'), message: issue.message })),
+        );
+      }
+      const project = await withLocalServices(async (services) => {
+        const current = await services.projects.get(id);
+        const { writePolicy: previous, ...rest } = current.settings;
+        // A list given replaces the earlier one; a list not given is kept.
+        const allow = parsed.data.allow ?? previous?.allow;
+        const deny = parsed.data.deny ?? previous?.deny;
+        const writePolicy = { ...(allow ? { allow } : {}), ...(deny ? { deny } : {}) };
+        return services.projects.update(id, { settings: options.reset ? rest : { ...rest, writePolicy } });
+      });
+      if (options.json) return printJson(project);
+      const policy = project.settings.writePolicy;
+      process.stdout.write(
+        policy === undefined
+          ? `${project.name} uses the built-in write policy.\n`
+          : `Write policy of ${project.name}: allow ${JSON.stringify(policy.allow ?? [])}, deny ${JSON.stringify(policy.deny ?? [])} (on top of the built-in policy).\n`,
+      );
     });
 
   command

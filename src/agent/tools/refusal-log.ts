@@ -1,0 +1,15 @@
+import type { RefusedFile } from './write-policy.js';
+
+/** The paths the write policy refused during a run, each with its latest reason. */
+export class RefusalLog {
+  private readonly refused = new Map<string, string>();
+
+  record(path: string, reason: string): void {
+    this.refused.set(path, reason);
+  }
+
+  /** Sorted by path. */
+  list(): RefusedFile[] {
+    return [...this.refused].map(([path, reason]) => ({ path, reason })).sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
+  }
+}
