@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { fastifyTrustProxy } from '../config/trust-proxy.js';
 import type { Logger } from './logger.js';
 import type { Services } from './services.js';
 import { installAuthentication } from './authenticate.js';
@@ -27,7 +28,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     loggerInstance: logger as FastifyBaseLogger,
     childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: services.config.bodyLimit,
-    trustProxy: services.config.trustProxy,
+    trustProxy: fastifyTrustProxy(services.config.trustProxy),
     // A caller-supplied id is kept when it is safe to echo, so traces join up across services.
     genReqId: (request) => {
       const supplied = request.headers['x-request-id'];

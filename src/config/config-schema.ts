@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trustProxySchema } from './trust-proxy.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInteger = z.coerce.number().int().positive();
@@ -8,10 +9,6 @@ const optionalText = z
   .transform((value) => (value === '' ? undefined : value))
   .optional();
 const optionalUrl = optionalText.pipe(z.url().optional());
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-  .optional()
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
 /**
  * Every environment variable Docwright reads, with its default. The README's
@@ -41,7 +38,7 @@ export const environmentSchema = z.object({
   DOCWRIGHT_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   DOCWRIGHT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DOCWRIGHT_BODY_LIMIT: positiveInteger.default(1_048_576),
-  DOCWRIGHT_TRUST_PROXY: booleanFlag,
+  DOCWRIGHT_TRUST_PROXY: trustProxySchema,
   DOCWRIGHT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   DOCWRIGHT_JOB_LEASE_SECONDS: z.coerce.number().positive().max(3_600).default(60),
   DOCWRIGHT_JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3_600).default(2),

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { environmentSchema, type Environment } from './config-schema.js';
 import { resolveInstanceSecret } from './secret-file.js';
+import type { TrustProxy } from './trust-proxy.js';
 
 export interface ModelSettings {
   defaultModel: string;
@@ -21,7 +22,8 @@ export interface Config {
   secret: string;
   logLevel: Environment['DOCWRIGHT_LOG_LEVEL'];
   bodyLimit: number;
-  trustProxy: boolean;
+  /** Whose X-Forwarded-For is believed (see trust-proxy.ts). */
+  trustProxy: TrustProxy;
   models: ModelSettings;
   worker: {
     concurrency: number;
