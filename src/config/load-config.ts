@@ -22,6 +22,8 @@ export interface Config {
   secret: string;
   logLevel: Environment['DOCWRIGHT_LOG_LEVEL'];
   bodyLimit: number;
+  /** Deadlines of the HTTP server, in milliseconds (see build-app.ts). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number };
   /** Whose X-Forwarded-For is believed (see trust-proxy.ts). */
   trustProxy: TrustProxy;
   models: ModelSettings;
@@ -88,6 +90,12 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
     secret: resolveInstanceSecret(dataDir, environment.DOCWRIGHT_SECRET),
     logLevel: environment.DOCWRIGHT_LOG_LEVEL,
     bodyLimit: environment.DOCWRIGHT_BODY_LIMIT,
+    http: {
+      headersTimeoutMs: Math.round(environment.DOCWRIGHT_HEADERS_TIMEOUT_SECONDS * 1000),
+      requestTimeoutMs: Math.round(environment.DOCWRIGHT_REQUEST_TIMEOUT_SECONDS * 1000),
+      keepAliveTimeoutMs: Math.round(environment.DOCWRIGHT_KEEP_ALIVE_TIMEOUT_SECONDS * 1000),
+      idleTimeoutMs: Math.round(environment.DOCWRIGHT_IDLE_TIMEOUT_SECONDS * 1000),
+    },
     trustProxy: environment.DOCWRIGHT_TRUST_PROXY,
     models: {
       defaultModel: environment.DOCWRIGHT_MODEL,
