@@ -43,7 +43,11 @@ export interface Config {
     gitlabApiUrl: string;
     gitlabGitUrl: string;
   };
-  analytics: { retentionDays: number };
+  analytics: {
+    retentionDays: number;
+    /** New visitors one client address may add through the beacon per project and UTC day; 0 = no cap. */
+    beaconVisitorsPerAddress: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -126,7 +130,10 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
       gitlabApiUrl: environment.DOCWRIGHT_GITLAB_API_URL,
       gitlabGitUrl: environment.DOCWRIGHT_GITLAB_GIT_URL,
     },
-    analytics: { retentionDays: environment.DOCWRIGHT_ANALYTICS_RETENTION_DAYS },
+    analytics: {
+      retentionDays: environment.DOCWRIGHT_ANALYTICS_RETENTION_DAYS,
+      beaconVisitorsPerAddress: environment.DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS,
+    },
   };
 }
 
