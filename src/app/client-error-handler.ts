@@ -20,7 +20,10 @@ export function clientErrorHandler(this: { log: FastifyBaseLogger }, error: Erro
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const answer = (error.code !== undefined ? ANSWERS[error.code] : undefined) ?? MALFORMED;
   this.log.debug({ code: error.code }, 'client error');
-  if (socket.writable) {
+  // Node's own rule: answer only if no response has started on this connection (a route
+  // may have answered early while the body was still trickling in); else just close.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && inFlight?.headersSent !== true) {
     const body = JSON.stringify(buildProblem({ ...answer, requestId: randomUUID() }));
     socket.write(
       `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
