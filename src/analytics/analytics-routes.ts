@@ -14,6 +14,8 @@ import {
   visitorsQuerySchema,
   visitorsResponseSchema,
 } from './analytics-schemas.js';
+import { BeaconSenderStore } from './beacon-sender-store.js';
+import { BeaconVisitorCap } from './beacon-visitor-cap.js';
 import { CollectRateLimiter } from './collect-rate-limiter.js';
 import { registerCollectRoutes } from './collect-routes.js';
 import { startAnalyticsMaintenance } from './analytics-maintenance.js';
@@ -132,10 +134,14 @@ export async function registerAnalyticsRoutes(app: FastifyInstance, services: Se
     );
   });
 
-  registerCollectRoutes(app, {
-    analytics: service,
-    projects: services.projects,
-    limiter: new CollectRateLimiter(services.clock),
-    identity: new VisitorIdentity(services.config.secret),
+  const identity = new VisitorIdentity(services.config.secret);
+  const cap = new BeaconVisitorCap({
+    store: new BeaconSenderStore(services.database),
+    identity,
+    clock: services.clock,
+    limit: services.config.analytics.beaconVisitorsPerAddress,
+    logger: app.log,
   });
+  app.addHook('onClose', () => cap.settled());
+  registerCollectRoutes(app, { analytics: service, projects: services.projects, limiter: new CollectRateLimiter(services.clock), identity, cap });
 }

@@ -6,6 +6,7 @@ import { badRequest, DocwrightError, notFound } from '../core/errors.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
 import type { AnalyticsService } from './analytics-service.js';
 import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from './beacon-script.js';
+import type { BeaconVisitorCap } from './beacon-visitor-cap.js';
 import type { CollectRateLimiter } from './collect-rate-limiter.js';
 import type { VisitorIdentity } from './visitor-identity.js';
 
@@ -17,6 +18,7 @@ export interface CollectDependencies {
   projects: ProjectRepository;
   limiter: CollectRateLimiter;
   identity: VisitorIdentity;
+  cap: BeaconVisitorCap;
 }
 
 const paramsSchema = z.object({ projectId: z.string().min(1).max(100) });
@@ -64,7 +66,7 @@ function beaconFields(body: unknown): { path: unknown; referrer: unknown } {
 
 /** `GET /script.js` and the public beacon endpoint it posts to. */
 export function registerCollectRoutes(app: FastifyInstance, dependencies: CollectDependencies): void {
-  const { analytics, projects, limiter, identity } = dependencies;
+  const { analytics, projects, limiter, identity, cap } = dependencies;
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
   typed.get(
@@ -106,7 +108,7 @@ export function registerCollectRoutes(app: FastifyInstance, dependencies: Collec
         tags: ['analytics'],
         summary: 'Record a page view from the page beacon',
         description:
-          'Public: no key. Sent by /script.js with navigator.sendBeacon as text/plain (or application/json) {"path", "referrer"}. The Origin header must be in the project setting allowedOrigins ("*" allows any). The visitor is derived from the client address (X-Forwarded-For only with DOCWRIGHT_TRUST_PROXY) and the User-Agent header. At most 120 beacons per address and project per minute.',
+          'Public: no key. Sent by /script.js with navigator.sendBeacon as text/plain (or application/json) {"path", "referrer"}. The Origin header must be in the project setting allowedOrigins ("*" allows any). The visitor is derived from the client address (X-Forwarded-For only from the proxies DOCWRIGHT_TRUST_PROXY names) and the User-Agent header. At most 120 beacons per address and project per minute. One address adds at most DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS (default 20) new visitors per project and UTC day; beacons of further new visitors are answered 204 but not recorded.',
         params: paramsSchema,
         response: {
           204: z.null().describe('Recorded.'),
@@ -129,6 +131,9 @@ export function registerCollectRoutes(app: FastifyInstance, dependencies: Collec
       const { path, referrer } = beaconFields(request.body);
       const userAgent = request.headers['user-agent'];
       const accept = request.headers.accept;
+      // A new visitor beyond the address's daily allowance is dropped with the same 204 as
+      // a recorded beacon: the sender learns nothing it could tune an attack with.
+      if (!(await cap.admit(projectId, request.ip, userAgent ?? ''))) return reply.status(204).send(null);
       const result = await analytics.ingest(projectId, [{ path, referrer, ip: request.ip, userAgent, accept }]);
       const rejection = result.rejected[0];
       if (rejection !== undefined) throw badRequest(rejection.code, rejection.message);

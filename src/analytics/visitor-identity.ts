@@ -38,6 +38,24 @@ export class VisitorIdentity {
     return this.digest(projectId, `\u0000id\n${visitorId}`);
   }
 
+  /**
+   * The beacon's sender on a UTC day: a keyed hash of the client address alone, stored by
+   * the new-visitor cap instead of the address. The day is mixed in so that stored rows
+   * of different days cannot be joined; the NUL prefix keeps it apart from visitor numbers.
+   */
+  beaconSender(projectId: string, ip: string, day: number): bigint {
+    return this.digest(projectId, `\u0000sender\n${normaliseAddress(ip)}\n${day}`);
+  }
+
+  /**
+   * One (address, user agent) pair on a UTC day, as the new-visitor cap counts it. Not the
+   * visitor number itself, so the cap's rows cannot be joined to the stored hits to learn
+   * which visitors shared an address.
+   */
+  beaconVisitor(projectId: string, ip: string, userAgent: string, day: number): bigint {
+    return this.digest(projectId, `\u0000beacon\n${normaliseAddress(ip)}\n${userAgent}\n${day}`);
+  }
+
   /** The first 63 bits of HMAC-SHA256(project key, data). */
   private digest(projectId: string, data: string): bigint {
     const key = this.keyFor(projectId);

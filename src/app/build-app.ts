@@ -3,9 +3,11 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { fastifyTrustProxy } from '../config/trust-proxy.js';
 import type { Logger } from './logger.js';
 import type { Services } from './services.js';
 import { installAuthentication } from './authenticate.js';
+import { clientErrorHandler } from './client-error-handler.js';
 import { installErrorHandling, sendProblem } from './error-handler.js';
 import { buildProblem } from './problem.js';
 import { registerHealthRoutes } from './health-routes.js';
@@ -23,11 +25,28 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Builds the HTTP app without listening, so tests drive it with inject() or a real port. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services, logger } = options;
+  const timeouts = services.config.http;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: services.config.bodyLimit,
-    trustProxy: services.config.trustProxy,
+    // Deadlines against clients that hold connections open by sending slowly (slowloris).
+    // Node applies headersTimeout and requestTimeout to *receiving* the request only: once
+    // the last byte of the request is in, a long response (an event stream, a report that
+    // folds a bulk load first) is not cut. Node checks them every connectionsCheckingInterval
+    // (30 s by default), so a deadline would be overshot by up to that much.
+    http: {
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(timeouts.headersTimeoutMs / 4))),
+    },
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    // No byte either way for this long: a stuck handler or a vanished peer. Event streams
+    // write a keep-alive every 15 s, so they are never idle this long (config enforces ≥ 20 s).
+    connectionTimeout: timeouts.idleTimeoutMs,
+    clientErrorHandler,
+    trustProxy: fastifyTrustProxy(services.config.trustProxy),
     // A caller-supplied id is kept when it is safe to echo, so traces join up across services.
     genReqId: (request) => {
       const supplied = request.headers['x-request-id'];

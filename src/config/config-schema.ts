@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trustProxySchema } from './trust-proxy.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInteger = z.coerce.number().int().positive();
@@ -8,10 +9,9 @@ const optionalText = z
   .transform((value) => (value === '' ? undefined : value))
   .optional();
 const optionalUrl = optionalText.pipe(z.url().optional());
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-  .optional()
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+/** Fractions allowed, so tests can use short timeouts. */
+const seconds = z.coerce.number().positive().max(86_400);
+export const MIN_IDLE_TIMEOUT_SECONDS = 20;
 
 /**
  * Every environment variable Docwright reads, with its default. The README's
@@ -41,7 +41,16 @@ export const environmentSchema = z.object({
   DOCWRIGHT_SECRET: optionalText.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   DOCWRIGHT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DOCWRIGHT_BODY_LIMIT: positiveInteger.default(1_048_576),
-  DOCWRIGHT_TRUST_PROXY: booleanFlag,
+  DOCWRIGHT_TRUST_PROXY: trustProxySchema,
+  DOCWRIGHT_HEADERS_TIMEOUT_SECONDS: seconds.default(20),
+  DOCWRIGHT_REQUEST_TIMEOUT_SECONDS: seconds.default(120),
+  DOCWRIGHT_KEEP_ALIVE_TIMEOUT_SECONDS: seconds.default(72),
+  DOCWRIGHT_IDLE_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .min(0)
+    .max(86_400)
+    .refine((value) => value === 0 || value >= MIN_IDLE_TIMEOUT_SECONDS, `must be 0 (off) or at least ${MIN_IDLE_TIMEOUT_SECONDS}: event streams write a keep-alive only every 15 seconds`)
+    .default(600),
   DOCWRIGHT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   DOCWRIGHT_JOB_LEASE_SECONDS: z.coerce.number().positive().max(3_600).default(60),
   DOCWRIGHT_JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3_600).default(2),
@@ -57,6 +66,16 @@ export const environmentSchema = z.object({
   DOCWRIGHT_GITLAB_API_URL: z.url().default('https://gitlab.com/api/v4'),
   DOCWRIGHT_GITLAB_GIT_URL: z.string().min(1).default('https://gitlab.com'),
   DOCWRIGHT_ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
+  DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(20),
+}).superRefine((environment, context) => {
+  // Node refuses a header deadline beyond the whole request's, and it would mean nothing.
+  if (environment.DOCWRIGHT_HEADERS_TIMEOUT_SECONDS > environment.DOCWRIGHT_REQUEST_TIMEOUT_SECONDS) {
+    context.addIssue({
+      code: 'custom',
+      path: ['DOCWRIGHT_HEADERS_TIMEOUT_SECONDS'],
+      message: `must not exceed DOCWRIGHT_REQUEST_TIMEOUT_SECONDS (${environment.DOCWRIGHT_REQUEST_TIMEOUT_SECONDS})`,
+    });
+  }
 });
 
 export type Environment = z.infer<typeof environmentSchema>;

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { environmentSchema, type Environment } from './config-schema.js';
 import { resolveInstanceSecret } from './secret-file.js';
+import type { TrustProxy } from './trust-proxy.js';
 
 export interface ModelSettings {
   defaultModel: string;
@@ -21,7 +22,10 @@ export interface Config {
   secret: string;
   logLevel: Environment['DOCWRIGHT_LOG_LEVEL'];
   bodyLimit: number;
-  trustProxy: boolean;
+  /** Deadlines of the HTTP server, in milliseconds (see build-app.ts). */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number };
+  /** Whose X-Forwarded-For is believed (see trust-proxy.ts). */
+  trustProxy: TrustProxy;
   models: ModelSettings;
   worker: {
     concurrency: number;
@@ -39,7 +43,11 @@ export interface Config {
     gitlabApiUrl: string;
     gitlabGitUrl: string;
   };
-  analytics: { retentionDays: number };
+  analytics: {
+    retentionDays: number;
+    /** New visitors one client address may add through the beacon per project and UTC day; 0 = no cap. */
+    beaconVisitorsPerAddress: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -86,6 +94,12 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
     secret: resolveInstanceSecret(dataDir, environment.DOCWRIGHT_SECRET),
     logLevel: environment.DOCWRIGHT_LOG_LEVEL,
     bodyLimit: environment.DOCWRIGHT_BODY_LIMIT,
+    http: {
+      headersTimeoutMs: Math.round(environment.DOCWRIGHT_HEADERS_TIMEOUT_SECONDS * 1000),
+      requestTimeoutMs: Math.round(environment.DOCWRIGHT_REQUEST_TIMEOUT_SECONDS * 1000),
+      keepAliveTimeoutMs: Math.round(environment.DOCWRIGHT_KEEP_ALIVE_TIMEOUT_SECONDS * 1000),
+      idleTimeoutMs: Math.round(environment.DOCWRIGHT_IDLE_TIMEOUT_SECONDS * 1000),
+    },
     trustProxy: environment.DOCWRIGHT_TRUST_PROXY,
     models: {
       defaultModel: environment.DOCWRIGHT_MODEL,
@@ -116,7 +130,10 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
       gitlabApiUrl: environment.DOCWRIGHT_GITLAB_API_URL,
       gitlabGitUrl: environment.DOCWRIGHT_GITLAB_GIT_URL,
     },
-    analytics: { retentionDays: environment.DOCWRIGHT_ANALYTICS_RETENTION_DAYS },
+    analytics: {
+      retentionDays: environment.DOCWRIGHT_ANALYTICS_RETENTION_DAYS,
+      beaconVisitorsPerAddress: environment.DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS,
+    },
   };
 }
 

@@ -205,6 +205,17 @@ export interface AnalyticsHitCountsTable {
   hits: number;
 }
 
+/** The beacon's admitted visitors per client address and day (migration 006); no address is stored. */
+export interface AnalyticsBeaconSendersTable {
+  day: number;
+  project_id: string;
+  /** Keyed hash of the client address and the day. */
+  sender: bigint | string;
+  identities: number;
+  /** ",h1,h2,…,": keyed hashes of the admitted (address, user agent) pairs. */
+  visitors: string;
+}
+
 export interface AnalyticsStateTable {
   name: string;
   value: number;
@@ -232,6 +243,7 @@ export interface DatabaseSchema {
   analytics_visitor_counts: AnalyticsVisitorCountsTable;
   analytics_hit_counts: AnalyticsHitCountsTable;
   analytics_state: AnalyticsStateTable;
+  analytics_beacon_senders: AnalyticsBeaconSendersTable;
 }
 
 export type { Generated };

@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DocwrightError } from '../core/errors.js';
 import type { Services } from '../app/services.js';
+import { problemSchema } from '../app/problem.js';
 import { authProblems } from '../projects/project-routes.js';
 import { readJobEvents, type JobEvent } from './job-events.js';
 import { jobParamsSchema, turnSchema } from './job-schemas.js';
 import { isSettled } from './job-state.js';
+import { StreamSlots } from './stream-slots.js';
 import type { JobStatus } from './job.js';
 
-const MAX_STREAMS_PER_PROCESS = 1_000;
 const HEARTBEAT_MS = 15_000;
 const FALLBACK_POLL_MS = 1_000;
 const MAX_STREAM_MS = 60 * 60_000;
@@ -19,9 +19,8 @@ function formatEvent(event: JobEvent): string {
 }
 
 /** The conversation of a job, and its progress as Server-Sent Events. */
-export function registerJobConversationRoutes(app: FastifyInstance, services: Services): void {
+export function registerJobConversationRoutes(app: FastifyInstance, services: Services, slots: StreamSlots = new StreamSlots()): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
-  let openStreams = 0;
 
   routes.get(
     '/v2/agent/:projectId/job/:id/messages',
@@ -51,17 +50,22 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
         security: [{ bearerAuth: [] }],
         params: jobParamsSchema,
         querystring: z.object({ lastEventId: z.coerce.number().int().min(0).optional() }),
-        response: { 200: z.string().describe('text/event-stream'), ...authProblems },
+        response: {
+          200: z.string().describe('text/event-stream'),
+          ...authProblems,
+          429: problemSchema.describe('too_many_streams_for_key: this key already has 20 open event streams (in this server process).'),
+          503: problemSchema.describe('too_many_streams: this server process has 1,000 open event streams.'),
+        },
       },
     },
     async (request, reply) => {
       const { projectId, id: jobId } = request.params;
       await services.jobRepository.get(projectId, jobId);
-      if (openStreams >= MAX_STREAMS_PER_PROCESS) throw new DocwrightError('too_many_streams', 'Too many open event streams; poll the job instead.', { status: 503 });
+      // Admin routes always have a principal; the fallback only satisfies the type.
+      const release = slots.acquire(request.principal?.keyId ?? '');
       const header = Number(request.headers['last-event-id']);
       let cursor = Number.isInteger(header) && header >= 0 ? header : (request.query.lastEventId ?? 0);
 
-      openStreams += 1;
       reply.hijack();
       const response = reply.raw;
       response.writeHead(200, {
@@ -79,7 +83,7 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
       const close = () => {
         if (closed) return;
         closed = true;
-        openStreams -= 1;
+        release();
         for (const cleanup of cleanups) cleanup();
         response.end();
       };
@@ -101,13 +105,16 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
       const schedule = () => {
         flushing = flushing.then(() => (closed ? undefined : flush())).catch(() => close());
       };
-      request.raw.on('close', close);
-      cleanups.push(() => request.raw.off('close', close));
+      // The response closes when the client goes away (or after end()). A client already
+      // gone before this point is caught below; it would otherwise hold its slot for an hour.
+      response.on('close', close);
+      cleanups.push(() => response.off('close', close));
       cleanups.push(services.notifier.subscribe('docwright_job_events', (payload) => payload === jobId && schedule()));
       const poll = setInterval(schedule, FALLBACK_POLL_MS);
       const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS);
       const limit = setTimeout(close, MAX_STREAM_MS);
       cleanups.push(() => clearInterval(poll), () => clearInterval(heartbeat), () => clearTimeout(limit));
+      if (response.socket === null || response.socket.destroyed) close();
       schedule();
       await flushing;
     },

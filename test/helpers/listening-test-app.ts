@@ -12,8 +12,8 @@ export interface ListeningTestApp {
 }
 
 /** The real app listening on a free loopback port, with one project and an admin key: for tests that run the CLI against it. */
-export async function startListeningTestApp(dialect: Dialect = 'sqlite'): Promise<ListeningTestApp> {
-  const testApp = await createTestApp(dialect);
+export async function startListeningTestApp(dialect: Dialect = 'sqlite', environment: Record<string, string> = {}): Promise<ListeningTestApp> {
+  const testApp = await createTestApp(dialect, environment);
   try {
     const project = await createTestProject(testApp.services);
     const key = await testApp.services.keys.create({ projectId: project.id, scope: 'admin' });
