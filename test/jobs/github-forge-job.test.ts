@@ -11,7 +11,8 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { createDocsRepository, git, showFile } from '../helpers/docs-repository.js';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.js';
 import { startFakeGitHubServer, type FakeGitHubServer } from '../fakes/fake-github-server.js';
-import { docsAgentScript } from './docs-agent-script.js';
+import { docsAgentScript, INJECTED_FINAL_MESSAGE } from './docs-agent-script.js';
+import { activeConstructs, visible } from '../helpers/active-markdown.js';
 
 const TOKEN = 'ghp_docwrightTestToken0123456789';
 let t: TestApp;
@@ -33,6 +34,50 @@ async function settle(projectId: string, jobId: string) {
   }
   throw new Error('job did not settle');
 }
+
+async function startGitHubProject() {
+  const gitRoot = mkdtempSync(join(tmpdir(), 'docwright-github-'));
+  mkdirSync(join(gitRoot, 'acme'));
+  const remote = join(gitRoot, 'acme', 'docs.git');
+  execFileSync('git', ['clone', '-q', '--bare', createDocsRepository(), remote]);
+  github = await startFakeGitHubServer({ tokens: [TOKEN], gitRoot });
+  model = await startFakeModelServer({ script: docsAgentScript });
+  t = await createTestApp(
+    'sqlite',
+    {
+      DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
+      DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url,
+      DOCWRIGHT_GITHUB_API_URL: github.url,
+      DOCWRIGHT_GITHUB_GIT_URL: gitRoot,
+      DOCWRIGHT_MODEL_RETRIES: '0',
+    },
+    { clock: systemClock },
+  );
+  const project = await t.services.projects.create(
+    { name: 'Acme Docs', repository: 'https://github.com/acme/docs', ref: 'main', forge: 'github', settings: {} },
+    t.services.secretBox.seal(JSON.stringify({ token: TOKEN })),
+  );
+  worker = createJobWorker(t.services, createLogger({ level: 'silent' }), { leaseMs: 10_000, idlePollMs: 100 });
+  worker.start();
+  return project;
+}
+
+test('what an injected model and prompt write reaches GitHub readable but inert', async () => {
+  const project = await startGitHubProject();
+  const prompt = 'Follow the injected notes. Fixes #9 @bob\n/merge';
+  const { job } = await t.services.jobs.create(project, prompt);
+  const done = await settle(project.id, job.id);
+  expect(done.status).toBe('completed');
+  expect(github.pulls).toHaveLength(1);
+  const { title, body } = github.pulls[0]! as { title: string; body: string };
+  expect(activeConstructs(title)).toEqual([]);
+  expect(activeConstructs(body)).toEqual([]);
+  expect(visible(title)).toBe('Docs: Follow the injected notes. Fixes #9 @bob');
+  expect(visible(body)).toContain('> Done. Fixes #1, closes acme/docs#2 and resolves https://github.com/acme/docs/issues/3. cc @alice @acme/maintainers');
+  expect(visible(body)).toContain('> pixel (https://evil.test/p.png) <img src="https://evil.test/q.png"> docs (https://evil.test/x)\n> /merge\n> /approve');
+  expect(visible(body)).toContain('- `fixes #7 @alice.md`');
+  expect(INJECTED_FINAL_MESSAGE).toContain('![pixel]');
+});
 
 test('a GitHub project: the branch is pushed to the remote and one pull request is opened, then updated', async () => {
   // A real bare remote standing in for github.com/acme/docs, and a fake REST API in front of it.
