@@ -12,6 +12,7 @@ import type { Forge, ForgeProject } from '../git/forges/forge.js';
 import { secretSpellings } from '../git/git-auth.js';
 import type { JobProblem, ToolStepSummary } from './job.js';
 import { pullRequestBody, pullRequestTitle, type PullRequestTurn } from './pull-request-text.js';
+import { inertLine, inertText } from './inert-markdown.js';
 
 export interface TurnInput {
   jobId: string;
@@ -159,7 +160,9 @@ async function runWhilePreparing(
 async function commitAndPush(workspace: Workspace, input: TurnInput, finalMessage: string): Promise<{ filesChanged: string[]; commit: string | null }> {
   const filesChanged = await workspace.stageAll();
   if (filesChanged.length === 0) return { filesChanged, commit: null };
-  const commit = await workspace.commitStaged({ message: deriveCommitMessage({ prompt: input.prompt, changedFiles: filesChanged, summary: finalMessage }) });
+  // Forges read commit messages too: "Fixes #12" in a merged commit closes the issue.
+  const message = deriveCommitMessage({ prompt: inertText(input.prompt), changedFiles: filesChanged.map(inertLine), summary: inertText(finalMessage) });
+  const commit = await workspace.commitStaged({ message });
   if (commit !== null) await workspace.push();
   return { filesChanged, commit };
 }
