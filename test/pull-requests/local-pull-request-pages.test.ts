@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app/build-app.js';
 import { createLogger } from '../../src/app/logger.js';
 import { features } from '../../src/server/features.js';
-import { clientKey } from '../../src/rate-limit/client-rate-limiter.js';
 import type { Project } from '../../src/projects/project.js';
 import { BACKENDS } from '../helpers/test-database.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -113,7 +112,7 @@ describe.each(BACKENDS)('local pull request pages [%s]', (dialect) => {
     const pr = await open('docwright/job-1');
     const attacker = '203.0.113.7';
     for (let index = 1; index <= 60; index += 1) {
-      expect((await view(`/projects/${project.id}/pulls/${index}?token=guess${index}`, {}, attacker)).statusCode).toBe(404);
+      expect((await view(`/projects/${project.id}/pulls/${100 + index}?token=guess${index}`, {}, attacker)).statusCode).toBe(404);
     }
     const limited = await view(pathOf(pr.url), {}, attacker);
     expect(limited.statusCode).toBe(429);
@@ -147,17 +146,5 @@ describe.each(BACKENDS)('local pull request pages [%s]', (dialect) => {
     }
     expect(logged).toContain(`/projects/${project.id}/pulls/1?token=[REDACTED]`);
     expect(logged).not.toContain(token);
-  });
-});
-
-describe('client keys of the page rate limit', () => {
-  test('IPv4 addresses stand alone; an IPv6 host is its /64', () => {
-    expect(clientKey('203.0.113.7')).toBe('203.0.113.7');
-    expect(clientKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
-    expect(clientKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
-    expect(clientKey('2001:0DB8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
-    expect(clientKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
-    expect(clientKey('::1')).toBe('0:0:0:0::/64');
-    expect(clientKey('2001:db8:1:3::1')).not.toBe(clientKey('2001:db8:1:2::1'));
   });
 });
