@@ -157,11 +157,19 @@ async function runWhilePreparing(
   }
 }
 
+const COMMIT_INPUT_CHARACTERS = 4_000;
+
 async function commitAndPush(workspace: Workspace, input: TurnInput, finalMessage: string): Promise<{ filesChanged: string[]; commit: string | null }> {
   const filesChanged = await workspace.stageAll();
   if (filesChanged.length === 0) return { filesChanged, commit: null };
   // Forges read commit messages too: "Fixes #12" in a merged commit closes the issue.
-  const message = deriveCommitMessage({ prompt: inertText(input.prompt), changedFiles: filesChanged.map(inertLine), summary: inertText(finalMessage) });
+  // The message keeps a 72-character subject and 2,000 characters of summary, so 4,000 of
+  // each input are plenty (and bound the subject regexes, which slow down on long input).
+  const message = deriveCommitMessage({
+    prompt: inertText(input.prompt.slice(0, COMMIT_INPUT_CHARACTERS)),
+    changedFiles: filesChanged.map(inertLine),
+    summary: inertText(finalMessage.slice(0, COMMIT_INPUT_CHARACTERS)),
+  });
   const commit = await workspace.commitStaged({ message });
   if (commit !== null) await workspace.push();
   return { filesChanged, commit };

@@ -111,7 +111,9 @@ export function inertText(text: string): string {
 
 /** `inertText` on one line: line breaks become spaces (titles, list items). */
 export function inertLine(text: string): string {
-  return inertText(normaliseUntrustedText(text).replace(/\s*\n\s*/g, ' '));
+  // split/trim rather than /\s*\n\s*/, which is quadratic on a long run of spaces.
+  const parts = normaliseUntrustedText(text).split('\n').map((part) => part.trim());
+  return inertText(parts.filter((part) => part !== '').join(' '));
 }
 
 /**
