@@ -35,6 +35,7 @@ async function settle(projectId: string, jobId: string) {
   throw new Error('job did not settle');
 }
 
+/** A real bare remote standing in for github.com/acme/docs, a fake REST API in front of it, a worker. */
 async function startGitHubProject() {
   const gitRoot = mkdtempSync(join(tmpdir(), 'docwright-github-'));
   mkdirSync(join(gitRoot, 'acme'));
@@ -83,31 +84,7 @@ test('what an injected model and prompt write reaches GitHub readable but inert'
 });
 
 test('a GitHub project: the branch is pushed to the remote and one pull request is opened, then updated', async () => {
-  // A real bare remote standing in for github.com/acme/docs, and a fake REST API in front of it.
-  const gitRoot = mkdtempSync(join(tmpdir(), 'docwright-github-'));
-  mkdirSync(join(gitRoot, 'acme'));
-  const seed = createDocsRepository();
-  const remote = join(gitRoot, 'acme', 'docs.git');
-  execFileSync('git', ['clone', '-q', '--bare', seed, remote]);
-  github = await startFakeGitHubServer({ tokens: [TOKEN], gitRoot });
-  model = await startFakeModelServer({ script: docsAgentScript });
-  t = await createTestApp(
-    'sqlite',
-    {
-      DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
-      DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url,
-      DOCWRIGHT_GITHUB_API_URL: github.url,
-      DOCWRIGHT_GITHUB_GIT_URL: gitRoot,
-      DOCWRIGHT_MODEL_RETRIES: '0',
-    },
-    { clock: systemClock },
-  );
-  const project = await t.services.projects.create(
-    { name: 'Acme Docs', repository: 'https://github.com/acme/docs', ref: 'main', forge: 'github', settings: {} },
-    t.services.secretBox.seal(JSON.stringify({ token: TOKEN })),
-  );
-  worker = createJobWorker(t.services, createLogger({ level: 'silent' }), { leaseMs: 10_000, idlePollMs: 100 });
-  worker.start();
+  const { project, remote } = await startGitHubProject();
 
   const { job } = await t.services.jobs.create(project, 'Add a troubleshooting page');
   const done = await settle(project.id, job.id);
