@@ -10,7 +10,7 @@ const JOB = {
   status: 'completed',
   source: { repository: '/srv/docs', ref: 'main' },
   model: 'openai-compatible:fake',
-  prLink: 'http://127.0.0.1:3000/projects/01JBENCHPROJECT/pulls/1',
+  prLink: 'http://127.0.0.1:3000/projects/01JBENCHPROJECT/pulls/1?token=BENCHbenchBENCHbenchBENCHbench01',
   createdAt: '2026-01-01T00:00:00.000Z',
   archivedAt: null,
   updatedAt: '2026-01-01T00:00:01.000Z',

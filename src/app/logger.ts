@@ -24,6 +24,11 @@ export const REDACTED_PATHS = [
   '*.credentials',
 ];
 
+/** A local pull request's link is its own credential (`?token=`): logged without it. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1[REDACTED]');
+}
+
 export function createLogger(options: { level: LevelWithSilent; destination?: pino.DestinationStream }): Logger {
   return pino(
     {
@@ -32,7 +37,7 @@ export function createLogger(options: { level: LevelWithSilent; destination?: pi
       base: { service: 'docwright' },
       // Request lines carry method, url and id only: no headers, no client IP.
       serializers: {
-        req: (request: { method: string; url: string; id: string }) => ({ method: request.method, url: request.url, id: request.id }),
+        req: (request: { method: string; url: string; id: string }) => ({ method: request.method, url: redactUrl(request.url), id: request.id }),
       },
     },
     options.destination,

@@ -13,6 +13,8 @@ import { JobRepository } from '../jobs/job-repository.js';
 import { createForgeRegistry, type ForgeRegistry } from '../git/forges/forge-registry.js';
 import { resolveLanguageModel } from '../agent/model-provider.js';
 import { IdempotencyStore } from './idempotency.js';
+import { LocalPullRequestPages } from '../pull-requests/local-pull-request-pages.js';
+import { RenderedDiffCache } from '../pull-requests/rendered-diff-cache.js';
 
 /** Everything the HTTP routes, the worker and the CLI share; built once per process. */
 export interface Services {
@@ -29,6 +31,8 @@ export interface Services {
   jobRepository: JobRepository;
   idempotency: IdempotencyStore;
   forges: ForgeRegistry;
+  /** The local forge's pull request pages, with their diff cache (one per process). */
+  pullRequestPages: LocalPullRequestPages;
   /** Maps a job's model id to a model; tests and benchmarks may pass their own. */
   resolveModel: (modelId: string) => LanguageModel;
   /** Every credential value this process knows; masked wherever the model could see it. */
@@ -46,6 +50,7 @@ export async function createServices(input: { config: Config; database: Database
   const projects = new ProjectRepository(database.db, clock);
   const limiter = new SlidingWindowLimiter(database, clock, 'agent');
   const jobRepository = new JobRepository(database);
+  const forges = createForgeRegistry(config, database, clock);
   const models = config.models;
   const secrets = [config.secret, models.anthropicApiKey, models.openaiApiKey, models.openaiCompatibleApiKey].filter(
     (value): value is string => typeof value === 'string' && value.length >= 8,
@@ -63,7 +68,8 @@ export async function createServices(input: { config: Config; database: Database
     jobRepository,
     jobs: new JobService({ database, clock, notifier, limiter, repository: jobRepository, defaultModel: models.defaultModel, defaultRateLimit: config.rateLimitPerHour }),
     idempotency: new IdempotencyStore(database, clock),
-    forges: createForgeRegistry(config, database, clock),
+    forges,
+    pullRequestPages: new LocalPullRequestPages(forges.local, projects, new RenderedDiffCache()),
     resolveModel: input.resolveModel ?? ((modelId) => resolveLanguageModel(modelId, models)),
     secrets,
     async close() {

@@ -119,6 +119,8 @@ export interface LocalPullRequestsTable {
   base: string;
   head: string;
   state: string;
+  /** Opens the pull request's page (migration 005); in prLink as `?token=`. */
+  share_token: string;
   created_at: number;
   updated_at: number;
 }

@@ -12,6 +12,7 @@ import type { Forge, ForgeProject } from '../git/forges/forge.js';
 import { secretSpellings } from '../git/git-auth.js';
 import type { JobProblem, ToolStepSummary } from './job.js';
 import { pullRequestBody, pullRequestTitle, type PullRequestTurn } from './pull-request-text.js';
+import { inertLine, inertText } from './inert-markdown.js';
 
 export interface TurnInput {
   jobId: string;
@@ -162,6 +163,8 @@ async function runWhilePreparing(
   }
 }
 
+const COMMIT_INPUT_CHARACTERS = 4_000;
+
 /**
  * Stages everything, then takes back out whatever the write policy refuses, whatever put
  * it there (a tool bug, a git filter, a file the clone brought in executable): only
@@ -185,7 +188,15 @@ async function commitAndPush(
   }
   if (unstaged.length > 0) await workspace.unstage(unstaged.map((entry) => entry.path));
   if (filesChanged.length === 0) return { filesChanged, commit: null, unstaged };
-  const commit = await workspace.commitStaged({ message: deriveCommitMessage({ prompt: input.prompt, changedFiles: filesChanged, summary: finalMessage }) });
+  // Forges read commit messages too: "Fixes #12" in a merged commit closes the issue.
+  // The message keeps a 72-character subject and 2,000 characters of summary, so 4,000 of
+  // each input are plenty (and bound the subject regexes, which slow down on long input).
+  const message = deriveCommitMessage({
+    prompt: inertText(input.prompt.slice(0, COMMIT_INPUT_CHARACTERS)),
+    changedFiles: filesChanged.map(inertLine),
+    summary: inertText(finalMessage.slice(0, COMMIT_INPUT_CHARACTERS)),
+  });
+  const commit = await workspace.commitStaged({ message });
   if (commit !== null) await workspace.push();
   return { filesChanged, commit, unstaged };
 }

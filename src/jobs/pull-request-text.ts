@@ -1,5 +1,6 @@
 import type { JobProblem } from './job.js';
 import type { RefusedFile } from '../agent/tools/index.js';
+import { inertBlockquote, inertCodeSpan, inertLine, normaliseUntrustedText } from './inert-markdown.js';
 
 export interface PullRequestTurn {
   sequence: number;
@@ -11,6 +12,9 @@ export interface PullRequestTurn {
 
 const MAX_TITLE = 72;
 const MAX_PROMPT_IN_BODY = 2_000;
+const MAX_FINAL_MESSAGE_IN_BODY = 4_000;
+// GitHub rejects bodies over 65,536 characters (422): a verbose model must not fail the turn.
+const MAX_BODY = 60_000;
 
 function firstLine(text: string): string {
   return text.split('\n').map((line) => line.trim()).find((line) => line !== '') ?? '';
@@ -20,22 +24,28 @@ function shorten(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }
 
-/** The pull request's title follows the job's first instruction. */
+/**
+ * The pull request's title follows the job's first instruction. Made inert last, after
+ * shortening, so that no cut can complete a pattern the sanitiser had broken.
+ */
 export function pullRequestTitle(firstPrompt: string): string {
-  return shorten(`Docs: ${firstLine(firstPrompt)}`, MAX_TITLE);
+  return inertLine(shorten(`Docs: ${firstLine(normaliseUntrustedText(firstPrompt))}`, MAX_TITLE));
 }
 
 /**
  * The body tells a reviewer what was asked and what the agent did, turn by turn, and
- * lists any documentation problems the final check still found.
+ * lists any documentation problems the final check still found. Every piece of it that
+ * Docwright did not write itself (prompts, the model's messages, file names, check
+ * messages) goes through inert-markdown.ts: it is shown, never acted on by the forge.
  */
 export function pullRequestBody(input: { jobId: string; turns: PullRequestTurn[]; problems: JobProblem[]; refusedFiles?: RefusedFile[] }): string {
-  const sections = [`Opened by Docwright for job \`${input.jobId}\`. Each instruction below is one agent turn on this branch.`];
+  const sections = [`Opened by Docwright for job ${inertCodeSpan(input.jobId)}. Each instruction below is one agent turn on this branch.`];
   for (const turn of input.turns) {
-    const lines = [`### ${turn.sequence === 1 ? 'Instruction' : `Follow-up ${turn.sequence - 1}`}`, '', ...shorten(turn.prompt, MAX_PROMPT_IN_BODY).split('\n').map((line) => `> ${line}`), ''];
-    if (turn.finalMessage) lines.push(turn.finalMessage.trim(), '');
+    const lines = [`### ${turn.sequence === 1 ? 'Instruction' : `Follow-up ${turn.sequence - 1}`}`, '', inertBlockquote(shorten(turn.prompt, MAX_PROMPT_IN_BODY)), ''];
+    const finalMessage = turn.finalMessage?.trim();
+    if (finalMessage) lines.push('The agent answered:', '', inertBlockquote(shorten(finalMessage, MAX_FINAL_MESSAGE_IN_BODY)), '');
     if (turn.filesChanged.length > 0) {
-      lines.push(`Files changed${turn.commit ? ` in ${turn.commit.slice(0, 12)}` : ''}:`, ...turn.filesChanged.slice(0, 100).map((file) => `- \`${file}\``));
+      lines.push(`Files changed${turn.commit ? ` in ${inertCodeSpan(turn.commit.slice(0, 12))}` : ''}:`, ...turn.filesChanged.slice(0, 100).map((file) => `- ${inertCodeSpan(file)}`));
       if (turn.filesChanged.length > 100) lines.push(`- … and ${turn.filesChanged.length - 100} more`);
     } else {
       lines.push('No files changed in this turn.');
@@ -44,16 +54,25 @@ export function pullRequestBody(input: { jobId: string; turns: PullRequestTurn[]
   }
   const refused = input.refusedFiles ?? [];
   if (refused.length > 0) {
-    const listed = refused.slice(0, 50).map((file) => `- \`${file.path}\`: ${file.reason}`);
+    const listed = refused.slice(0, 50).map((file) => `- ${inertCodeSpan(file.path)}: ${inertLine(file.reason)}`);
     if (refused.length > 50) listed.push(`- … and ${refused.length - 50} more`);
     sections.push(['### Changes refused by the write policy', '', 'The agent may only change documentation content; these changes were not committed:', ...listed].join('\n'));
   }
   if (input.problems.length > 0) {
-    const listed = input.problems.slice(0, 50).map((problem) => `- \`${problem.path}${problem.line ? `:${problem.line}` : ''}\` (${problem.kind}): ${problem.message}`);
+    const listed = input.problems
+      .slice(0, 50)
+      .map((problem) => `- ${inertCodeSpan(`${problem.path}${problem.line ? `:${problem.line}` : ''}`)} (${inertLine(problem.kind)}): ${inertLine(problem.message)}`);
     if (input.problems.length > 50) listed.push(`- … and ${input.problems.length - 50} more`);
     sections.push(['### Documentation problems left', '', 'The final `check_docs` run still reports:', ...listed].join('\n'));
   } else {
     sections.push('### Documentation check\n\nThe final `check_docs` run reported no problems.');
   }
-  return sections.join('\n\n');
+  return limitBody(sections.join('\n\n'));
+}
+
+/** Cuts at a line end; cutting only removes text, so what is left stays inert. */
+function limitBody(body: string): string {
+  if (body.length <= MAX_BODY) return body;
+  const cut = body.lastIndexOf('\n', MAX_BODY - 100);
+  return `${body.slice(0, cut > 0 ? cut : MAX_BODY - 100)}\n\n… (cut: the full conversation is in the job's messages)`;
 }

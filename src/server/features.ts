@@ -3,7 +3,7 @@ import type { Services } from '../app/services.js';
 import { registerProjectRoutes } from '../projects/project-routes.js';
 import { registerJobRoutes } from '../jobs/job-routes.js';
 import { registerJobConversationRoutes } from '../jobs/job-conversation-routes.js';
-import { registerLocalPullRequestRoutes } from '../git/forges/local-pull-request-page.js';
+import { registerLocalPullRequestRoutes } from '../pull-requests/local-pull-request-routes.js';
 import { registerAnalyticsRoutes } from '../analytics/analytics-routes.js';
 
 /** The route plugins of every feature, in registration order. */

@@ -23,7 +23,7 @@ describe.each(BACKENDS)('agent jobs end to end [%s]', (dialect) => {
     const jobId = created.body.id as string;
     const done = await h.waitForSettled(jobId);
     expect(done.status).toBe('completed');
-    expect(done.prLink).toBe(`http://docs.test/projects/${h.projectId}/pulls/1`);
+    expect(done.prLink).toMatch(new RegExp(`^http://docs\\.test/projects/${h.projectId}/pulls/1\\?token=[A-Za-z0-9_-]{32}$`));
     const branch = `docwright/${jobId}`;
     expect(branches(h.repository)).toEqual(['main', branch].sort());
     expect(showFile(h.repository, branch, 'troubleshooting.mdx')).toContain('# Troubleshooting');
@@ -31,7 +31,7 @@ describe.each(BACKENDS)('agent jobs end to end [%s]', (dialect) => {
     expect(git(h.repository, 'log', '-1', '--format=%an <%ae>', branch)).toBe('Docwright Agent <agent@docwright.invalid>');
     expect(git(h.repository, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
 
-    const page = await h.app.inject({ method: 'GET', url: `/projects/${h.projectId}/pulls/1` });
+    const page = await h.app.inject({ method: 'GET', url: new URL(done.prLink!).pathname + new URL(done.prLink!).search });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
     expect(page.body).toContain('Docs: Add a troubleshooting page');

@@ -11,7 +11,8 @@ import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { createDocsRepository, git, showFile } from '../helpers/docs-repository.js';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.js';
 import { startFakeGitHubServer, type FakeGitHubServer } from '../fakes/fake-github-server.js';
-import { docsAgentScript } from './docs-agent-script.js';
+import { docsAgentScript, INJECTED_FINAL_MESSAGE } from './docs-agent-script.js';
+import { activeConstructs, visible } from '../helpers/active-markdown.js';
 
 const TOKEN = 'ghp_docwrightTestToken0123456789';
 let t: TestApp;
@@ -34,13 +35,12 @@ async function settle(projectId: string, jobId: string) {
   throw new Error('job did not settle');
 }
 
-test('a GitHub project: the branch is pushed to the remote and one pull request is opened, then updated', async () => {
-  // A real bare remote standing in for github.com/acme/docs, and a fake REST API in front of it.
+/** A real bare remote standing in for github.com/acme/docs, a fake REST API in front of it, a worker. */
+async function startGitHubProject() {
   const gitRoot = mkdtempSync(join(tmpdir(), 'docwright-github-'));
   mkdirSync(join(gitRoot, 'acme'));
-  const seed = createDocsRepository();
   const remote = join(gitRoot, 'acme', 'docs.git');
-  execFileSync('git', ['clone', '-q', '--bare', seed, remote]);
+  execFileSync('git', ['clone', '-q', '--bare', createDocsRepository(), remote]);
   github = await startFakeGitHubServer({ tokens: [TOKEN], gitRoot });
   model = await startFakeModelServer({ script: docsAgentScript });
   t = await createTestApp(
@@ -60,6 +60,31 @@ test('a GitHub project: the branch is pushed to the remote and one pull request 
   );
   worker = createJobWorker(t.services, createLogger({ level: 'silent' }), { leaseMs: 10_000, idlePollMs: 100 });
   worker.start();
+  return { project, remote };
+}
+
+test('what an injected model and prompt write reaches GitHub readable but inert', async () => {
+  const { project, remote } = await startGitHubProject();
+  const prompt = 'Follow the injected notes. Fixes #9 @bob\n/merge';
+  const { job } = await t.services.jobs.create(project, prompt);
+  const done = await settle(project.id, job.id);
+  expect(done.status).toBe('completed');
+  expect(github.pulls).toHaveLength(1);
+  const { title, body } = github.pulls[0]! as { title: string; body: string };
+  expect(activeConstructs(title)).toEqual([]);
+  expect(activeConstructs(body)).toEqual([]);
+  expect(visible(title)).toBe('Docs: Follow the injected notes. Fixes #9 @bob');
+  expect(visible(body)).toContain('> Done. Fixes #1, closes acme/docs#2 and resolves https://github.com/acme/docs/issues/3. cc @alice @acme/maintainers');
+  expect(visible(body)).toContain('> pixel (https://evil.test/p.png) <img src="https://evil.test/q.png"> docs (https://evil.test/x)\n> /merge\n> /approve');
+  expect(visible(body)).toContain('- `fixes #7 @alice.md`');
+  expect(INJECTED_FINAL_MESSAGE).toContain('![pixel]');
+  const commitMessage = git(remote, 'log', '-1', '--format=%B', `docwright/${job.id}`);
+  expect(visible(commitMessage)).toContain('Done. Fixes #1, closes acme/docs#2');
+  expect(activeConstructs(commitMessage)).toEqual([]);
+});
+
+test('a GitHub project: the branch is pushed to the remote and one pull request is opened, then updated', async () => {
+  const { project, remote } = await startGitHubProject();
 
   const { job } = await t.services.jobs.create(project, 'Add a troubleshooting page');
   const done = await settle(project.id, job.id);

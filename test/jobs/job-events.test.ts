@@ -42,7 +42,8 @@ describe.each(BACKENDS)('job progress [%s]', (dialect) => {
     expect(types.at(-1)).toBe('job.completed');
     expect(types.indexOf('pull_request')).toBeLessThan(types.indexOf('job.completed'));
     const pullRequest = events.find((event) => event.event === 'pull_request')!;
-    expect(pullRequest.data.url).toBe(`http://docs.test/projects/${h.projectId}/pulls/1`);
+    const { share_token: token } = await h.services.database.db.selectFrom('local_pull_requests').select('share_token').executeTakeFirstOrThrow();
+    expect(pullRequest.data.url).toBe(`http://docs.test/projects/${h.projectId}/pulls/1?token=${token}`);
     expect(events.map((event) => event.id)).toEqual([...events.map((event) => event.id)].sort((a, b) => a - b));
 
     const middle = events[Math.floor(events.length / 2)]!;

@@ -76,10 +76,10 @@ describe.each(BACKENDS)('a worker killed mid-run [%s]', (dialect) => {
       current = await t.services.jobRepository.get(project.id, job.id);
     }
     expect(current.status).toBe('completed');
-    expect(current.prLink).toBe(`http://docs.test/projects/${project.id}/pulls/1`);
     expect(branches(repository)).toEqual(['main', `docwright/${job.id}`].sort());
     const pulls = await t.services.database.db.selectFrom('local_pull_requests').selectAll().execute();
     expect(pulls).toHaveLength(1);
+    expect(current.prLink).toBe(`http://docs.test/projects/${project.id}/pulls/1?token=${pulls[0]!.share_token}`);
     const turn = await t.services.database.db.selectFrom('job_turns').select(['status', 'attempts']).where('job_id', '=', job.id).executeTakeFirstOrThrow();
     expect(turn).toEqual({ status: 'completed', attempts: 2 });
   });

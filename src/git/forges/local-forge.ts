@@ -1,7 +1,9 @@
 import type { Clock } from '../../core/clock.js';
 import type { Database } from '../../db/database.js';
+import type { LocalPullRequestsTable } from '../../db/schema.js';
 import { lockKey, writeTransaction } from '../../db/transaction.js';
 import type { Forge, ForgeProject, ForgeRemote, PullRequestRequest, PullRequestResult } from './forge.js';
+import { newShareToken, shareTokenMatches } from './local-share-token.js';
 
 export interface LocalPullRequest {
   projectId: string;
@@ -15,14 +17,15 @@ export interface LocalPullRequest {
   updatedAt: string;
 }
 
-export function localPullRequestUrl(publicUrl: string, projectId: string, number: number): string {
-  return `${publicUrl}/projects/${encodeURIComponent(projectId)}/pulls/${number}`;
+/** The pull request's page; the token is what opens it (src/pull-requests/ serves it). */
+export function localPullRequestUrl(publicUrl: string, projectId: string, number: number, shareToken: string): string {
+  return `${publicUrl}/projects/${encodeURIComponent(projectId)}/pulls/${number}?token=${encodeURIComponent(shareToken)}`;
 }
 
 /**
  * The built-in forge: the project's repository is a git repository on this machine, the
  * job's branch is pushed into it, and pull requests live in Docwright's own store, shown
- * at `${DOCWRIGHT_PUBLIC_URL}/projects/{projectId}/pulls/{number}`.
+ * at `${DOCWRIGHT_PUBLIC_URL}/projects/{projectId}/pulls/{number}?token={shareToken}`.
  */
 export class LocalForge implements Forge {
   readonly kind = 'local' as const;
@@ -39,12 +42,12 @@ export class LocalForge implements Forge {
 
   /** One pull request per (project, head) branch, ever: a second call updates it. */
   async openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest): Promise<PullRequestResult> {
-    const number = await writeTransaction(this.database, async (executor) => {
+    const opened = await writeTransaction(this.database, async (executor) => {
       await lockKey(this.database, executor, `local-pulls:${project.id}`);
       const now = this.clock.now();
       const existing = await executor
         .selectFrom('local_pull_requests')
-        .select('number')
+        .select(['number', 'share_token'])
         .where('project_id', '=', project.id)
         .where('head', '=', pr.head)
         .executeTakeFirst();
@@ -55,7 +58,8 @@ export class LocalForge implements Forge {
           .where('project_id', '=', project.id)
           .where('number', '=', existing.number)
           .execute();
-        return { number: existing.number, created: false };
+        // The same link as before: a follow-up or a retry must not invalidate it.
+        return { number: existing.number, shareToken: existing.share_token, created: false };
       }
       const last = await executor
         .selectFrom('local_pull_requests')
@@ -63,34 +67,33 @@ export class LocalForge implements Forge {
         .where('project_id', '=', project.id)
         .executeTakeFirst();
       const next = Number(last?.number ?? 0) + 1;
+      const shareToken = newShareToken();
       await executor
         .insertInto('local_pull_requests')
-        .values({ project_id: project.id, number: next, title: pr.title, body: pr.body, base: pr.base, head: pr.head, state: 'open', created_at: now, updated_at: now })
+        .values({ project_id: project.id, number: next, title: pr.title, body: pr.body, base: pr.base, head: pr.head, state: 'open', share_token: shareToken, created_at: now, updated_at: now })
         .execute();
-      return { number: next, created: true };
+      return { number: next, shareToken, created: true };
     });
-    return { ...number, url: localPullRequestUrl(this.publicUrl, project.id, number.number) };
+    return { number: opened.number, created: opened.created, url: localPullRequestUrl(this.publicUrl, project.id, opened.number, opened.shareToken) };
   }
 
   async find(projectId: string, number: number): Promise<LocalPullRequest | null> {
-    const row = await this.database.db
-      .selectFrom('local_pull_requests')
-      .selectAll()
-      .where('project_id', '=', projectId)
-      .where('number', '=', number)
-      .executeTakeFirst();
-    if (!row) return null;
-    return {
-      projectId: row.project_id,
-      number: row.number,
-      title: row.title,
-      body: row.body,
-      base: row.base,
-      head: row.head,
-      state: row.state as LocalPullRequest['state'],
-      createdAt: new Date(row.created_at).toISOString(),
-      updatedAt: new Date(row.updated_at).toISOString(),
-    };
+    const row = await this.row(projectId, number);
+    return row ? pullRequestFromRow(row) : null;
+  }
+
+  /**
+   * The pull request if `token` is its share token, else null, whether the pull request
+   * does not exist or the token is wrong or missing: one query and one constant-time
+   * comparison either way, so neither the answer nor its timing tells the two apart.
+   */
+  async findShared(projectId: string, number: number, token: string | undefined): Promise<LocalPullRequest | null> {
+    const row = await this.row(projectId, number);
+    return shareTokenMatches(row?.share_token ?? null, token) && row ? pullRequestFromRow(row) : null;
+  }
+
+  private row(projectId: string, number: number): Promise<LocalPullRequestsTable | undefined> {
+    return this.database.db.selectFrom('local_pull_requests').selectAll().where('project_id', '=', projectId).where('number', '=', number).executeTakeFirst();
   }
 
   async list(projectId: string): Promise<LocalPullRequest[]> {
@@ -98,4 +101,18 @@ export class LocalForge implements Forge {
     const found = await Promise.all(rows.map((row) => this.find(projectId, row.number)));
     return found.filter((pr): pr is LocalPullRequest => pr !== null);
   }
+}
+
+function pullRequestFromRow(row: LocalPullRequestsTable): LocalPullRequest {
+  return {
+    projectId: row.project_id,
+    number: row.number,
+    title: row.title,
+    body: row.body,
+    base: row.base,
+    head: row.head,
+    state: row.state as LocalPullRequest['state'],
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
 }

@@ -1,10 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import type { Services } from '../../app/services.js';
-import { notFound } from '../../core/errors.js';
-import { diffBetween } from '../diff-between.js';
-import type { LocalPullRequest } from './local-forge.js';
+import type { LocalPullRequest } from '../git/forges/local-forge.js';
+import type { RenderedDiff } from './rendered-diff-cache.js';
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character]!);
@@ -17,13 +12,17 @@ function diffLineClass(line: string): string {
   return '';
 }
 
-export function renderPullRequestPage(pr: LocalPullRequest, diff: { text: string; truncated: boolean } | null): string {
-  const diffHtml = diff
-    ? diff.text
-        .split('\n')
-        .map((line) => `<span class="${diffLineClass(line)}">${escapeHtml(line)}</span>`)
-        .join('\n')
-    : '<span class="del">The branches could not be compared (was the branch deleted?).</span>';
+/** The diff's lines as escaped, classed HTML: the part of the page worth caching. */
+export function renderDiffHtml(diffText: string): string {
+  return diffText
+    .split('\n')
+    .map((line) => `<span class="${diffLineClass(line)}">${escapeHtml(line)}</span>`)
+    .join('\n');
+}
+
+/** The whole page; every value from the store or the repository is escaped. */
+export function renderPullRequestPage(pr: LocalPullRequest, diff: RenderedDiff | null): string {
+  const diffHtml = diff ? diff.html : '<span class="del">The branches could not be compared (was the branch deleted?).</span>';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>#${pr.number} ${escapeHtml(pr.title)} · Docwright</title>
@@ -46,33 +45,4 @@ pre.diff span{display:block;padding:0 16px;white-space:pre}.add{background:#dafb
 <section><h2>Description</h2><pre class="body">${escapeHtml(pr.body)}</pre></section>
 <section><h2>Changes${diff?.truncated ? ' (truncated)' : ''}</h2><pre class="diff">${diffHtml}</pre></section>
 </main></body></html>`;
-}
-
-/**
- * Pull requests of the local forge, as `prLink` points at them. The page is public like a
- * share link: project ids are unguessable, and a browser following prLink has no API key.
- */
-export function registerLocalPullRequestRoutes(app: FastifyInstance, services: Services): void {
-  app.withTypeProvider<ZodTypeProvider>().get(
-    '/projects/:projectId/pulls/:number',
-    {
-      schema: {
-        tags: ['local forge'],
-        summary: 'A pull request of the built-in local forge, as an HTML page with its diff',
-        params: z.object({ projectId: z.string().min(1).max(100), number: z.coerce.number().int().min(1).max(1_000_000_000) }),
-        produces: ['text/html'],
-      },
-    },
-    async (request, reply) => {
-      const { projectId, number } = request.params;
-      const pr = await services.forges.local.find(projectId, number);
-      const project = pr ? await services.projects.find(projectId) : null;
-      if (!pr || !project) throw notFound(`No pull request #${number} in this project.`);
-      const diff = await diffBetween(project.repository, pr.base, pr.head, { maxBytes: 2_000_000 }).catch(() => null);
-      return reply
-        .type('text/html; charset=utf-8')
-        .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'")
-        .send(renderPullRequestPage(pr, diff));
-    },
-  );
 }
