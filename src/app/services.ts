@@ -44,7 +44,8 @@ export interface ServiceOverrides {
 export async function createServices(input: { config: Config; database: Database; clock: Clock } & ServiceOverrides): Promise<Services> {
   const { config, database, clock } = input;
   const notifier = await Notifier.create(database);
-  const projects = new ProjectRepository(database.db, clock);
+  const secretBox = new SecretBox(config.secret);
+  const projects = new ProjectRepository(database.db, clock, secretBox);
   const limiter = new SlidingWindowLimiter(database, clock, 'agent');
   const jobRepository = new JobRepository(database);
   const models = config.models;
@@ -59,7 +60,7 @@ export async function createServices(input: { config: Config; database: Database
     config,
     database,
     clock,
-    secretBox: new SecretBox(config.secret),
+    secretBox,
     projects,
     keys: new ApiKeyService(database.db, clock),
     notifier,

@@ -8,10 +8,8 @@ import type { Logger } from '../app/logger.js';
 import type { Budgets } from '../agent/budgets.js';
 import { isRetryable } from '../agent/model-errors.js';
 import type { ForgeRegistry } from '../git/forges/forge-registry.js';
-import type { ForgeCredentials } from '../git/forges/forge.js';
 import { redactSecrets } from '../git/redact.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
-import type { SecretBox } from '../core/secret-box.js';
 import type { ForgeKind } from '../projects/project.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import type { Notifier } from '../queue/notifier.js';
@@ -27,7 +25,6 @@ export interface JobRunnerOptions {
   queue: JobQueue;
   notifier: Notifier;
   projects: ProjectRepository;
-  secretBox: SecretBox;
   forges: ForgeRegistry;
   resolveModel: (modelId: string) => LanguageModel;
   budgets: Budgets;
@@ -116,11 +113,10 @@ export class JobRunner {
   }
 
   private async execute(lease: Lease, turn: JobTurnsTable, cleanups: Array<() => Promise<void>>): Promise<TurnOutcome> {
-    const { database, projects, forges, secretBox, options } = { ...this.options, options: this.options };
+    const { database, projects, forges, options } = { ...this.options, options: this.options };
     const job = await database.db.selectFrom('jobs').selectAll().where('id', '=', lease.jobId).executeTakeFirstOrThrow();
     const project = await projects.get(job.project_id);
-    const sealed = await projects.sealedCredentials(project.id);
-    const credentials = sealed === null ? null : (JSON.parse(secretBox.open(sealed)) as ForgeCredentials);
+    const credentials = await projects.credentials(project.id);
     const history = await database.db
       .selectFrom('job_turns')
       .selectAll()

@@ -56,7 +56,7 @@ test('a GitHub project: the branch is pushed to the remote and one pull request 
   );
   const project = await t.services.projects.create(
     { name: 'Acme Docs', repository: 'https://github.com/acme/docs', ref: 'main', forge: 'github', settings: {} },
-    t.services.secretBox.seal(JSON.stringify({ token: TOKEN })),
+    { token: TOKEN },
   );
   worker = createJobWorker(t.services, createLogger({ level: 'silent' }), { leaseMs: 10_000, idlePollMs: 100 });
   worker.start();
