@@ -1,4 +1,5 @@
 import pino, { type Logger, type LevelWithSilent } from 'pino';
+import { maskUrlPasswords } from '../core/url-password.js';
 
 /**
  * Paths scrubbed from every log line. Keys and tokens must never be written in plaintext,
@@ -38,6 +39,13 @@ export function createLogger(options: { level: LevelWithSilent; destination?: pi
       // Request lines carry method, url and id only: no headers, no client IP.
       serializers: {
         req: (request: { method: string; url: string; id: string }) => ({ method: request.method, url: redactUrl(request.url), id: request.id }),
+        // A driver or a library may put a connection URL in an error; its password stays out.
+        err: (error: Error) => {
+          const serialized = pino.stdSerializers.err(error);
+          serialized.message = maskUrlPasswords(serialized.message);
+          if (typeof serialized.stack === 'string') serialized.stack = maskUrlPasswords(serialized.stack);
+          return serialized;
+        },
       },
     },
     options.destination,

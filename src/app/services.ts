@@ -1,6 +1,7 @@
 import type { LanguageModel } from 'ai';
 import type { Clock } from '../core/clock.js';
 import { SecretBox } from '../core/secret-box.js';
+import { urlPasswordSpellings } from '../core/url-password.js';
 import type { Config } from '../config/load-config.js';
 import type { Database } from '../db/database.js';
 import { ApiKeyService } from '../keys/api-key-service.js';
@@ -47,19 +48,24 @@ export interface ServiceOverrides {
 export async function createServices(input: { config: Config; database: Database; clock: Clock } & ServiceOverrides): Promise<Services> {
   const { config, database, clock } = input;
   const notifier = await Notifier.create(database);
-  const projects = new ProjectRepository(database.db, clock);
+  const secretBox = new SecretBox(config.secret);
+  const projects = new ProjectRepository(database.db, clock, secretBox);
   const limiter = new SlidingWindowLimiter(database, clock, 'agent');
   const jobRepository = new JobRepository(database);
   const forges = createForgeRegistry(config, database, clock);
   const models = config.models;
-  const secrets = [config.secret, models.anthropicApiKey, models.openaiApiKey, models.openaiCompatibleApiKey].filter(
-    (value): value is string => typeof value === 'string' && value.length >= 8,
-  );
+  const secrets = [
+    config.secret,
+    models.anthropicApiKey,
+    models.openaiApiKey,
+    models.openaiCompatibleApiKey,
+    ...(config.databaseUrl === undefined ? [] : urlPasswordSpellings(config.databaseUrl)),
+  ].filter((value): value is string => typeof value === 'string' && value.length >= 8);
   return {
     config,
     database,
     clock,
-    secretBox: new SecretBox(config.secret),
+    secretBox,
     projects,
     keys: new ApiKeyService(database.db, clock),
     notifier,

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { maskUrlPasswords } from '../core/url-password.js';
 import { environmentSchema, type Environment } from './config-schema.js';
 import { resolveInstanceSecret } from './secret-file.js';
 import type { TrustProxy } from './trust-proxy.js';
@@ -67,8 +68,8 @@ export function parseEnvironment(source: EnvironmentSource): Environment {
       result.error.issues.map((issue) => {
         const name = issue.path.join('.');
         const value = source[name];
-        // Never echo a secret's value back into a log.
-        const shown = value === undefined || /KEY|SECRET|TOKEN/.test(name) ? '' : ` (got "${value}")`;
+        // Never echo a secret's value back into a log, nor a password inside a URL.
+        const shown = value === undefined || /KEY|SECRET|TOKEN/.test(name) ? '' : ` (got "${maskUrlPasswords(value)}")`;
         return `${name}: ${issue.message}${shown}`;
       }),
     );
@@ -150,7 +151,7 @@ export function loadClientConfig(source: EnvironmentSource = process.env): Clien
   try {
     new URL(url);
   } catch {
-    throw new ConfigError([`DOCWRIGHT_URL: must be a URL such as http://127.0.0.1:3000 (got "${url}")`]);
+    throw new ConfigError([`DOCWRIGHT_URL: must be a URL such as http://127.0.0.1:3000 (got "${maskUrlPasswords(url)}")`]);
   }
   return { url, apiKey: source.DOCWRIGHT_API_KEY?.trim() || undefined, projectId: source.DOCWRIGHT_PROJECT?.trim() || undefined };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensurePrivateDirectory } from '../core/private-files.js';
 
 const SECRET_FILE = 'secret';
 
@@ -12,7 +13,7 @@ const SECRET_FILE = 'secret';
  */
 export function resolveInstanceSecret(dataDir: string, configured: string | undefined): string {
   if (configured) return configured;
-  mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDirectory(dataDir, { narrow: false });
   const file = join(dataDir, SECRET_FILE);
   const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
   writeFileSync(draft, randomBytes(32).toString('base64url') + '\n', { flag: 'wx', mode: 0o600 });

@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
+import { PRIVATE_FILE_MODE, ensurePrivateDirectory, ensurePrivateFile, narrowIfPresent } from '../core/private-files.js';
 import type { Database } from './database.js';
 import type { DatabaseSchema } from './schema.js';
 
@@ -10,7 +10,7 @@ import type { DatabaseSchema } from './schema.js';
  * machine may share the file. busy_timeout makes a second writer wait instead of failing.
  */
 export function openSqliteDatabase(file: string): Database {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') prepareDatabaseFile(file);
   const connection = new BetterSqlite3(file);
   // busy_timeout first: switching to WAL takes a lock another starting process may hold.
   connection.pragma('busy_timeout = 15000');
@@ -58,4 +58,15 @@ export function openSqliteDatabase(file: string): Database {
       if (opened?.open) opened.close();
     },
   };
+}
+
+/**
+ * The database file exists, as 0600, before SQLite opens it: SQLite gives the -wal and -shm
+ * files it creates the database file's permissions, and its own default is 0644. Files
+ * left wider by an older version are narrowed (a running old process may have made them).
+ */
+function prepareDatabaseFile(file: string): void {
+  ensurePrivateDirectory(dirname(file), { narrow: false });
+  ensurePrivateFile(file);
+  for (const companion of [`${file}-wal`, `${file}-shm`, `${file}-journal`]) narrowIfPresent(companion, PRIVATE_FILE_MODE);
 }

@@ -71,7 +71,12 @@ export function gitEnvironment(auth: GitAuth | null | undefined, extra: Readonly
     if (INHERITED.has(key) && value !== undefined) env[key] = value;
   }
   const config: Array<readonly [string, string]> = [...PINNED_CONFIG];
-  if (auth) config.push(['http.extraHeader', gitAuthorizationHeader(auth)]);
+  if (auth) {
+    config.push(['http.extraHeader', gitAuthorizationHeader(auth)]);
+    // git sends extraHeader to wherever a redirect of the first request moved the remote,
+    // another host included: with a credential, redirects are not followed at all.
+    config.push(['http.followRedirects', 'false']);
+  }
   Object.assign(env, {
     LANG: 'C',
     LC_ALL: 'C',
@@ -177,10 +182,15 @@ export class GitCommandError extends DocwrightError {
 
 /** Git's own wording for a refused or missing credential, which is puzzling without context. */
 const AUTH_FAILURE = /could not read (?:Username|Password)|Authentication failed|HTTP 40[13]|returned error: 40[13]/i;
+const REDIRECTED = /returned error: 30[12378]\b/;
 
 function gitFailed(summary: string, stderr: string, secrets: readonly string[], exitCode = -1): GitCommandError {
   const clean = redactSecrets(stderr.trim(), secrets);
-  const hint = AUTH_FAILURE.test(clean) ? ' (the git remote refused or required credentials; check the project\'s forge credentials)' : '';
+  const hint = AUTH_FAILURE.test(clean)
+    ? " (the git remote refused or required credentials; check the project's forge credentials)"
+    : REDIRECTED.test(clean)
+      ? ' (the git remote redirected elsewhere; credentials are never sent after a redirect, so configure the final address of the repository)'
+      : '';
   const message = clean.length > 0 ? `${summary}${hint}: ${clean.slice(-4000)}` : `${summary}${hint}`;
   return new GitCommandError(message, clean, exitCode);
 }

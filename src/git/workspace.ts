@@ -2,6 +2,7 @@ import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { systemClock, type Clock } from '../core/clock.js';
 import { DocwrightError } from '../core/errors.js';
+import { PRIVATE_DIRECTORY_MODE } from '../core/private-files.js';
 import { readDiff, tryResolveCommit, type UnifiedDiff } from './diff-between.js';
 import type { GitAuth } from './git-auth.js';
 import { validateRefName } from './ref-name.js';
@@ -129,6 +130,10 @@ async function cloneInto(options: { remoteUrl: string; ref: string; directory: s
   const { remoteUrl, ref, directory, auth, timeoutMs } = options;
   // Local paths are cloned with hard links, which is already cheap; git ignores --depth there.
   const shallow = !isLocalPath(remoteUrl) ? ['--depth', '1'] : [];
+  // git would create the directory with the umask; made first, the clone is its owner's only.
+  await mkdir(directory, { mode: PRIVATE_DIRECTORY_MODE }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
   try {
     await runGit(['clone', '--quiet', '--no-tags', '--single-branch', ...shallow, '--branch', ref, '--', remoteUrl, directory], {
       cwd: dirname(directory),
@@ -136,6 +141,8 @@ async function cloneInto(options: { remoteUrl: string; ref: string; directory: s
       timeoutMs,
     });
   } catch (error) {
+    // git only empties a directory it did not create itself; a failed clone leaves nothing.
+    await rm(directory, { recursive: true, force: true });
     if (isRefNotFound(error)) {
       throw new DocwrightError('git_ref_not_found', `The ref ${JSON.stringify(ref)} does not exist in ${describeRemote(remoteUrl)}.`, {
         status: 400,
@@ -320,7 +327,7 @@ function describeRemote(remoteUrl: string): string {
 }
 
 async function ensureEmptyDirectory(directory: string): Promise<void> {
-  await mkdir(dirname(directory), { recursive: true });
+  await mkdir(dirname(directory), { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
   let entries: string[];
   try {
     entries = await readdir(directory);

@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LanguageModel } from 'ai';
 import { randomBase62 } from '../core/ids.js';
+import { ensurePrivateDirectory } from '../core/private-files.js';
 import type { Clock } from '../core/clock.js';
 import { createDocsToolset, type RefusedFile, type WritePolicy, type WritePolicySettings } from '../agent/tools/index.js';
 import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run-agent.js';
@@ -69,7 +69,8 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
   // Resolve the model first: a missing credential fails the turn before any clone.
   const model = dependencies.resolveModel(input.model);
   const remote = await forge.remote(forgeProject);
-  mkdirSync(dependencies.workspacesDir, { recursive: true });
+  // Clones of private repositories: no other local user may look in (see private-files.ts).
+  ensurePrivateDirectory(dependencies.workspacesDir, { narrow: true });
   const directory = join(dependencies.workspacesDir, `${input.jobId}-${input.sequence}-${randomBase62(6)}`);
   // The model needs no file to read the instruction, so the clone runs while it answers
   // its first request; tools wait for the clone, and a failed clone stops the run.

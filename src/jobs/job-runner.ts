@@ -8,15 +8,15 @@ import type { Logger } from '../app/logger.js';
 import type { Budgets } from '../agent/budgets.js';
 import { isRetryable } from '../agent/model-errors.js';
 import type { ForgeRegistry } from '../git/forges/forge-registry.js';
-import type { ForgeCredentials } from '../git/forges/forge.js';
+import { redactSecrets } from '../git/redact.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
-import type { SecretBox } from '../core/secret-box.js';
 import type { ForgeKind } from '../projects/project.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import type { Notifier } from '../queue/notifier.js';
 import type { Lease } from '../queue/worker-pool.js';
 import { appendJobEvent, pruneJobEvents, type JobEventType } from './job-events.js';
 import { executeTurn, type TurnOutcome } from './execute-turn.js';
+import { createServerPathScrubber, type ServerPathScrubber } from './server-paths.js';
 import type { JobTurnsTable } from '../db/schema.js';
 
 export interface JobRunnerOptions {
@@ -25,7 +25,6 @@ export interface JobRunnerOptions {
   queue: JobQueue;
   notifier: Notifier;
   projects: ProjectRepository;
-  secretBox: SecretBox;
   forges: ForgeRegistry;
   resolveModel: (modelId: string) => LanguageModel;
   budgets: Budgets;
@@ -46,7 +45,11 @@ export const retryDelayMs = (attempt: number, baseMs: number): number => Math.mi
  * any point leaves a job that the next claim can pick up and finish.
  */
 export class JobRunner {
-  constructor(private readonly options: JobRunnerOptions) {}
+  private readonly scrubPaths: ServerPathScrubber;
+
+  constructor(private readonly options: JobRunnerOptions) {
+    this.scrubPaths = createServerPathScrubber({ dataDir: options.dataDir, workspacesDir: join(options.dataDir, 'workspaces') });
+  }
 
   readonly handle = async (lease: Lease): Promise<void> => {
     // Workspace removals wait until the outcome is committed and announced.
@@ -110,11 +113,10 @@ export class JobRunner {
   }
 
   private async execute(lease: Lease, turn: JobTurnsTable, cleanups: Array<() => Promise<void>>): Promise<TurnOutcome> {
-    const { database, projects, forges, secretBox, options } = { ...this.options, options: this.options };
+    const { database, projects, forges, options } = { ...this.options, options: this.options };
     const job = await database.db.selectFrom('jobs').selectAll().where('id', '=', lease.jobId).executeTakeFirstOrThrow();
     const project = await projects.get(job.project_id);
-    const sealed = await projects.sealedCredentials(project.id);
-    const credentials = sealed === null ? null : (JSON.parse(secretBox.open(sealed)) as ForgeCredentials);
+    const credentials = await projects.credentials(project.id);
     const history = await database.db
       .selectFrom('job_turns')
       .selectAll()
@@ -194,7 +196,7 @@ export class JobRunner {
   }
 
   private async failTurn(lease: Lease, turn: JobTurnsTable, error: unknown): Promise<void> {
-    const { code, message } = describeError(error);
+    const { code, message } = await this.describeError(lease.jobId, error);
     if (!isDocwrightError(error)) this.options.logger.error({ err: error, jobId: lease.jobId }, 'agent turn failed unexpectedly');
     await this.event(lease.jobId, 'turn.failed', { sequence: turn.sequence, code, message }, async (executor, now) => {
       await executor.updateTable('job_turns').set({ status: 'failed', error_code: code, error_message: message, finished_at: now }).where('id', '=', turn.id).execute();
@@ -202,7 +204,7 @@ export class JobRunner {
   }
 
   private async retryLater(lease: Lease, turn: JobTurnsTable, attempts: number, error: unknown): Promise<void> {
-    const { code, message } = describeError(error);
+    const { code, message } = await this.describeError(lease.jobId, error);
     const delay = retryDelayMs(attempts, this.options.retryBaseMs);
     await this.event(lease.jobId, 'turn.retrying', { sequence: turn.sequence, attempt: attempts, code, message, inSeconds: delay / 1000 }, async (executor, now) => {
       await executor.updateTable('job_turns').set({ status: 'queued', error_code: code, error_message: message }).where('id', '=', turn.id).execute();
@@ -257,9 +259,16 @@ export class JobRunner {
     }
     await notifier.publish('docwright_job_events', lease.jobId);
   }
-}
 
-function describeError(error: unknown): { code: string; message: string } {
-  if (isDocwrightError(error)) return { code: error.code, message: error.message.slice(0, 2_000) };
-  return { code: 'internal_error', message: 'The run failed because of an internal error; see the server log.' };
+  /**
+   * What the job's API and events show of a failure: its code, and its message without this
+   * process's secrets or server paths (the job's own repository path is kept, see server-paths.ts).
+   * The server log keeps the error whole.
+   */
+  private async describeError(jobId: string, error: unknown): Promise<{ code: string; message: string }> {
+    if (!isDocwrightError(error)) return { code: 'internal_error', message: 'The run failed because of an internal error; see the server log.' };
+    const job = await this.options.database.db.selectFrom('jobs').select('repository').where('id', '=', jobId).executeTakeFirst();
+    const message = this.scrubPaths(redactSecrets(error.message, this.options.secrets), job ? [job.repository] : []);
+    return { code: error.code, message: message.slice(0, 2_000) };
+  }
 }

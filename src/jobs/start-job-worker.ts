@@ -19,7 +19,6 @@ export function createJobWorker(services: Services, logger: Logger, options: Job
     queue: services.queue,
     notifier: services.notifier,
     projects: services.projects,
-    secretBox: services.secretBox,
     forges: services.forges,
     resolveModel: services.resolveModel,
     budgets: config.budgets,

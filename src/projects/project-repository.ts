@@ -2,26 +2,35 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../core/clock.js';
 import { notFound } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import type { DatabaseSchema } from '../db/schema.js';
+import type { SecretBox } from '../core/secret-box.js';
+import type { DatabaseSchema, ProjectsTable } from '../db/schema.js';
+import type { ForgeCredentials } from '../git/forges/forge.js';
 import { projectFromRow, type Project, type ProjectSettings } from './project.js';
 import type { NormalisedProjectInput } from './project-input.js';
 
+/**
+ * Projects, with their forge credentials sealed at this boundary: a project's credentials
+ * are sealed for its id and open only for it (see SecretBox), so no caller can get the
+ * binding wrong.
+ */
 export class ProjectRepository {
   constructor(
     private readonly db: Kysely<DatabaseSchema>,
     private readonly clock: Clock,
+    private readonly secretBox: SecretBox,
   ) {}
 
-  async create(input: NormalisedProjectInput, sealedCredentials: string | null = null): Promise<Project> {
+  async create(input: NormalisedProjectInput, credentials: ForgeCredentials | null = null): Promise<Project> {
     const now = this.clock.now();
+    const id = newId();
     const row = {
-      id: newId(),
+      id,
       name: input.name,
       repository: input.repository,
       ref: input.ref,
       forge: input.forge,
       settings: JSON.stringify(input.settings),
-      forge_credentials: sealedCredentials,
+      forge_credentials: this.seal(id, credentials),
       created_at: now,
       updated_at: now,
     };
@@ -52,20 +61,56 @@ export class ProjectRepository {
     return rows.map(projectFromRow);
   }
 
-  async sealedCredentials(id: string): Promise<string | null> {
+  /** The project's forge credentials, or null; `secret_unreadable` if they were not sealed for it. */
+  async credentials(id: string): Promise<ForgeCredentials | null> {
     const row = await this.db.selectFrom('projects').select('forge_credentials').where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound(`No project with id "${id}".`);
-    return row.forge_credentials;
+    return row.forge_credentials === null ? null : (JSON.parse(this.secretBox.open(row.forge_credentials, id)) as ForgeCredentials);
   }
 
-  async update(id: string, changes: { settings?: ProjectSettings; sealedCredentials?: string | null }): Promise<Project> {
-    const values: Partial<Pick<import('../db/schema.js').ProjectsTable, 'settings' | 'forge_credentials' | 'updated_at'>> = {
+  async update(id: string, changes: { settings?: ProjectSettings; credentials?: ForgeCredentials | null }): Promise<Project> {
+    const values: Partial<Pick<ProjectsTable, 'settings' | 'forge_credentials' | 'updated_at'>> = {
       updated_at: this.clock.now(),
     };
     if (changes.settings !== undefined) values.settings = JSON.stringify(changes.settings);
-    if (changes.sealedCredentials !== undefined) values.forge_credentials = changes.sealedCredentials;
+    if (changes.credentials !== undefined) values.forge_credentials = this.seal(id, changes.credentials);
     const result = await this.db.updateTable('projects').set(values).where('id', '=', id).executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) throw notFound(`No project with id "${id}".`);
     return this.get(id);
+  }
+
+  /**
+   * Re-seals credentials stored by versions before 2 (v1, bound to nothing) for their
+   * project. Run at start-up and by `docwright migrate`; safe when several processes run it
+   * at once, since each row is only replaced if it still holds the value that was read.
+   * Rows this secret cannot open are left as they are (their jobs fail with secret_unreadable).
+   */
+  async upgradeLegacyCredentials(): Promise<{ upgraded: number; unreadable: number }> {
+    const rows = await this.db.selectFrom('projects').select(['id', 'forge_credentials']).where('forge_credentials', 'like', 'v1.%').execute();
+    let upgraded = 0;
+    let unreadable = 0;
+    for (const row of rows) {
+      const legacy = row.forge_credentials;
+      if (legacy === null || !this.secretBox.isLegacy(legacy)) continue;
+      let resealed: string;
+      try {
+        resealed = this.secretBox.upgrade(legacy, row.id);
+      } catch {
+        unreadable += 1;
+        continue;
+      }
+      const result = await this.db
+        .updateTable('projects')
+        .set({ forge_credentials: resealed })
+        .where('id', '=', row.id)
+        .where('forge_credentials', '=', legacy)
+        .executeTakeFirst();
+      upgraded += Number(result.numUpdatedRows);
+    }
+    return { upgraded, unreadable };
+  }
+
+  private seal(id: string, credentials: ForgeCredentials | null): string | null {
+    return credentials === null ? null : this.secretBox.seal(JSON.stringify(credentials), id);
   }
 }

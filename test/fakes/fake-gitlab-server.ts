@@ -44,11 +44,12 @@ export interface FakeGitLabServer {
   apiUrl: string;
   requests: RecordedGitLabRequest[];
   mergeRequests: FakeMergeRequest[];
-  intercept(handler: (request: RecordedGitLabRequest) => { status: number; body?: unknown } | undefined): () => void;
+  intercept(handler: (request: RecordedGitLabRequest) => Answer | undefined): () => void;
   close(): Promise<void>;
 }
 
-type Answer = { status: number; body?: unknown };
+/** `headers` lets a test answer a redirect (`Location`). */
+export type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
 
 export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {}): Promise<FakeGitLabServer> {
   const now = options.now ?? Date.now;
@@ -172,7 +173,7 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
       const request: RecordedGitLabRequest = { method: incoming.method ?? 'GET', path: rawPath, query: Object.fromEntries(url.searchParams), headers: { ...incoming.headers }, body };
       requests.push(request);
       answer ??= route(request, rawPath);
-      outgoing.writeHead(answer.status, { 'Content-Type': 'application/json' });
+      outgoing.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers });
       outgoing.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
     });
   });

@@ -35,7 +35,7 @@ describe.each(BACKENDS)('migration 005, share tokens of local pull requests [%s]
       }
 
       const after = await migrate(t.database, systemClock);
-      expect(after.applied.map((migration) => migration.version)).toEqual([5]);
+      expect(after.applied.map((migration) => migration.version)[0]).toBe(5);
 
       const pulls = await db.selectFrom('local_pull_requests').select(['number', 'share_token']).orderBy('number').execute();
       const [first, second] = pulls.map((pull) => pull.share_token);

@@ -56,7 +56,7 @@ async function startGitHubProject() {
   );
   const project = await t.services.projects.create(
     { name: 'Acme Docs', repository: 'https://github.com/acme/docs', ref: 'main', forge: 'github', settings: {} },
-    t.services.secretBox.seal(JSON.stringify({ token: TOKEN })),
+    { token: TOKEN },
   );
   worker = createJobWorker(t.services, createLogger({ level: 'silent' }), { leaseMs: 10_000, idlePollMs: 100 });
   worker.start();

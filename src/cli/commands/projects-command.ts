@@ -48,7 +48,7 @@ export function projectsCommand(): Command {
       });
       const credentials = credentialsFromOptions(options, readStandardInput);
       const project = await withLocalServices((services) =>
-        services.projects.create(input, credentials === null ? null : services.secretBox.seal(JSON.stringify(credentials))),
+        services.projects.create(input, credentials),
       );
       if (options.json) return printJson(project);
       process.stdout.write('Created project ');
@@ -71,7 +71,7 @@ export function projectsCommand(): Command {
       const credentials = options.clear ? null : credentialsFromOptions(options, readStandardInput);
       if (!options.clear && credentials === null) throw new InvalidArgumentError('Give --token-file, --token-stdin, the --github-app-* options, or --clear.');
       const project = await withLocalServices((services) =>
-        services.projects.update(id, { sealedCredentials: credentials === null ? null : services.secretBox.seal(JSON.stringify(credentials)) }),
+        services.projects.update(id, { credentials }),
       );
       if (options.json) return printJson(project);
       process.stdout.write(options.clear ? `Cleared the credentials of ${project.name}.\n` : `Stored credentials for ${project.name} (encrypted).\n`);

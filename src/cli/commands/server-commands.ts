@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
 import { createLogger } from '../../app/logger.js';
 import { systemClock } from '../../core/clock.js';
+import { withoutUrlPassword } from '../../core/url-password.js';
 
 // The server, the worker and the database drivers load only when a command runs, so
 // `docwright --help` and the client commands start quickly.
@@ -76,10 +77,23 @@ export function migrateCommand(): Command {
     .option('--json', 'print {"applied": [...], "current": N} as JSON')
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig();
-      const [{ openDatabase }, { migrate }] = await Promise.all([import('../../db/open-database.js'), import('../../db/migrator.js')]);
+      const [{ openDatabase }, { migrate }, { ProjectRepository }, { SecretBox }] = await Promise.all([
+        import('../../db/open-database.js'),
+        import('../../db/migrator.js'),
+        import('../../projects/project-repository.js'),
+        import('../../core/secret-box.js'),
+      ]);
       const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       try {
-        const result = await migrate(database, systemClock);
+        const result = await migrate(database, systemClock).catch((error: unknown) => {
+          throw withoutUrlPassword(error, config.databaseUrl);
+        });
+        const credentials = await new ProjectRepository(database.db, systemClock, new SecretBox(config.secret)).upgradeLegacyCredentials();
+        if (credentials.unreadable > 0) {
+          process.stderr.write(
+            `docwright: ${credentials.unreadable} project(s) hold v1 forge credentials this DOCWRIGHT_SECRET cannot decrypt; set them again with \`docwright projects set-credentials\`.\n`,
+          );
+        }
         const applied = result.applied.map((migration) => `${String(migration.version).padStart(3, '0')}-${migration.name}`);
         if (options.json) {
           process.stdout.write(JSON.stringify({ applied, current: result.current, database: database.dialect }) + '\n');

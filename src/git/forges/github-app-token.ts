@@ -1,10 +1,9 @@
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
-import { Octokit } from '@octokit/rest';
 import type { Clock } from '../../core/clock.js';
 import { DocwrightError, isDocwrightError } from '../../core/errors.js';
 import type { ForgeAppCredentials } from './forge.js';
 import { forgeNotConfigured } from './forge-errors.js';
-import { callGitHub } from './github-request.js';
+import { callGitHub, createOctokit } from './github-request.js';
 
 /**
  * GitHub App installation tokens: a JWT signed with the App's private key is exchanged for
@@ -59,7 +58,7 @@ export class GitHubAppTokens {
       throw forgeNotConfigured(`The GitHub App installation id must be numeric, got ${JSON.stringify(credentials.installationId)}.`);
     }
     const jwt = signAppJwt(credentials.appId, credentials.privateKey, this.options.clock.now());
-    const octokit = new Octokit({ auth: jwt, baseUrl: this.options.apiBaseUrl, userAgent: this.options.userAgent });
+    const octokit = createOctokit({ auth: jwt, baseUrl: this.options.apiBaseUrl, userAgent: this.options.userAgent });
     const action = `exchanging a GitHub App JWT for an installation token (app ${credentials.appId}, installation ${credentials.installationId})`;
     const response = await callGitHub(
       action,

@@ -1,4 +1,4 @@
-import { Octokit } from '@octokit/rest';
+import type { Octokit } from '@octokit/rest';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { isDocwrightError } from '../../core/errors.js';
 import type { GitAuth } from '../git-auth.js';
@@ -8,7 +8,7 @@ import { forgeNotConfigured } from './forge-errors.js';
 import { forgeGitUrl } from './forge-remote-url.js';
 import { GitHubAppTokens } from './github-app-token.js';
 import { parseGitHubRepository, type GitHubRepository } from './github-repository.js';
-import { callGitHub, gitHubErrorMessages, isGitHubHttpFailure, toForgeError } from './github-request.js';
+import { callGitHub, createOctokit, gitHubErrorMessages, isGitHubHttpFailure, toForgeError } from './github-request.js';
 
 export { parseGitHubRepository, type GitHubRepository } from './github-repository.js';
 
@@ -159,7 +159,7 @@ export class GitHubForge implements Forge {
    */
   private async withOctokit<T>(project: ForgeProject, work: (octokit: Octokit, secrets: readonly string[]) => Promise<T>): Promise<T> {
     const run = (token: string): Promise<T> =>
-      work(new Octokit({ auth: token, baseUrl: this.apiBaseUrl, userAgent: this.userAgent }), [token]);
+      work(createOctokit({ auth: token, baseUrl: this.apiBaseUrl, userAgent: this.userAgent }), [token]);
     // A failed token exchange propagates from here as it is; retrying it would fail the same way.
     const token = await this.token(project);
     try {

@@ -1,5 +1,14 @@
+import { Octokit } from '@octokit/rest';
 import { isDocwrightError } from '../../core/errors.js';
 import { forgeHttpError, forgeUnreachable } from './forge-errors.js';
+import { forgeFetch } from './forge-fetch.js';
+
+const gitHubFetch = forgeFetch('GitHub');
+
+/** Every GitHub client of Docwright: redirects stay on the API's origin (see forgeFetch). */
+export function createOctokit(options: { auth: string; baseUrl: string; userAgent: string }): Octokit {
+  return new Octokit({ ...options, request: { fetch: gitHubFetch } });
+}
 
 /**
  * What Octokit throws when GitHub answered with an error status (its RequestError),
@@ -57,6 +66,9 @@ export async function callGitHub<T>(action: string, secrets: readonly string[], 
 
 export function toForgeError(action: string, secrets: readonly string[], error: unknown): Error {
   if (isDocwrightError(error)) return error;
+  // Octokit wraps whatever its fetch threw (a refused redirect) in a RequestError.
+  const cause = typeof error === 'object' && error !== null ? (error as { cause?: unknown }).cause : undefined;
+  if (isDocwrightError(cause)) return cause;
   if (isGitHubHttpFailure(error)) {
     return forgeHttpError('GitHub', action, error.status, gitHubErrorMessages(error).join('; '), secrets);
   }

@@ -2,6 +2,7 @@ import { DocwrightError, isDocwrightError } from '../../core/errors.js';
 import { validateRefName } from '../ref-name.js';
 import { isAppCredentials, type Forge, type ForgeProject, type ForgeRemote, type PullRequestRequest, type PullRequestResult } from './forge.js';
 import { forgeHttpError, forgeNotConfigured, forgeUnreachable } from './forge-errors.js';
+import { forgeFetch } from './forge-fetch.js';
 import { forgeGitUrl } from './forge-remote-url.js';
 import { parseGitLabRepository, type GitLabRepository } from './gitlab-repository.js';
 
@@ -45,6 +46,7 @@ export class GitLabForge implements Forge {
   private readonly gitBaseUrl: string;
   private readonly webBaseUrl: string;
   private readonly requestTimeoutMs: number;
+  private readonly fetch = forgeFetch('GitLab');
 
   constructor(options: GitLabForgeOptions = {}) {
     this.apiBaseUrl = (options.apiBaseUrl ?? 'https://gitlab.com/api/v4').replace(/\/+$/, '');
@@ -119,13 +121,14 @@ export class GitLabForge implements Forge {
   private async request<T = unknown>(token: string, method: string, path: string, body: unknown, action: string): Promise<T> {
     let response: Response;
     try {
-      response = await fetch(`${this.apiBaseUrl}${path}`, {
+      response = await this.fetch(`${this.apiBaseUrl}${path}`, {
         method,
         headers: { 'PRIVATE-TOKEN': token, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(this.requestTimeoutMs),
       });
     } catch (error) {
+      if (isDocwrightError(error)) throw error;
       throw forgeUnreachable('GitLab', action, error instanceof Error && error.cause instanceof Error ? error.cause : error, [token]);
     }
     const text = await response.text();
