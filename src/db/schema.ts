@@ -5,6 +5,12 @@ import type { Generated } from 'kysely';
  * epoch in both dialects (bigint in PostgreSQL, parsed back to number), which keeps one
  * query code for both and makes time arithmetic in SQL trivial.
  */
+/** v1 credentials as they were when migration 008 ran: the only ones upgraded to v2. */
+export interface LegacyForgeCredentialsTable {
+  project_id: string;
+  sealed: string;
+}
+
 export interface ProjectsTable {
   id: string;
   name: string;
@@ -225,6 +231,7 @@ export interface AnalyticsStateTable {
 
 export interface DatabaseSchema {
   projects: ProjectsTable;
+  legacy_forge_credentials: LegacyForgeCredentialsTable;
   api_keys: ApiKeysTable;
   docwright_migrations: MigrationsTable;
   jobs: JobsTable;

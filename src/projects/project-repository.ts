@@ -85,29 +85,48 @@ export class ProjectRepository {
    * at once, since each row is only replaced if it still holds the value that was read.
    * Rows this secret cannot open are left as they are (their jobs fail with secret_unreadable).
    */
+  /**
+   * Re-seals v1 credentials as v2, bound to their project: only the exact values recorded
+   * by migration 008 for that same project, so a v1 value copied into another row later
+   * (from a backup, say) stays unreadable instead of being adopted by that project.
+   */
   async upgradeLegacyCredentials(): Promise<{ upgraded: number; unreadable: number }> {
-    const rows = await this.db.selectFrom('projects').select(['id', 'forge_credentials']).where('forge_credentials', 'like', 'v1.%').execute();
+    const rows = await this.db
+      .selectFrom('legacy_forge_credentials')
+      .innerJoin('projects', 'projects.id', 'legacy_forge_credentials.project_id')
+      .select(['projects.id as id', 'projects.forge_credentials as current', 'legacy_forge_credentials.sealed as legacy'])
+      .execute();
     let upgraded = 0;
     let unreadable = 0;
     for (const row of rows) {
-      const legacy = row.forge_credentials;
-      if (legacy === null || !this.secretBox.isLegacy(legacy)) continue;
-      let resealed: string;
-      try {
-        resealed = this.secretBox.upgrade(legacy, row.id);
-      } catch {
-        unreadable += 1;
-        continue;
+      if (row.current === row.legacy && this.secretBox.isLegacy(row.legacy)) {
+        let resealed: string | null = null;
+        try {
+          resealed = this.secretBox.upgrade(row.legacy, row.id);
+        } catch {
+          unreadable += 1;
+        }
+        if (resealed !== null) {
+          const result = await this.db
+            .updateTable('projects')
+            .set({ forge_credentials: resealed })
+            .where('id', '=', row.id)
+            .where('forge_credentials', '=', row.legacy)
+            .executeTakeFirst();
+          upgraded += Number(result.numUpdatedRows);
+        }
       }
-      const result = await this.db
-        .updateTable('projects')
-        .set({ forge_credentials: resealed })
-        .where('id', '=', row.id)
-        .where('forge_credentials', '=', legacy)
-        .executeTakeFirst();
-      upgraded += Number(result.numUpdatedRows);
+      // Done with, or no longer what the row holds: either way it is never upgraded again.
+      if (row.current !== row.legacy || (await this.isUpgraded(row.id))) {
+        await this.db.deleteFrom('legacy_forge_credentials').where('project_id', '=', row.id).execute();
+      }
     }
     return { upgraded, unreadable };
+  }
+
+  private async isUpgraded(id: string): Promise<boolean> {
+    const row = await this.db.selectFrom('projects').select('forge_credentials').where('id', '=', id).executeTakeFirst();
+    return row === undefined || row.forge_credentials === null || !this.secretBox.isLegacy(row.forge_credentials);
   }
 
   private seal(id: string, credentials: ForgeCredentials | null): string | null {

@@ -7,6 +7,7 @@ import { openPostgresDatabase } from '../../src/db/postgres-database.js';
 import { openSqliteDatabase } from '../../src/db/sqlite-database.js';
 import { ProjectRepository } from '../../src/projects/project-repository.js';
 import { openRuntime } from '../../src/server/open-runtime.js';
+import { loadMigrations, migrate } from '../../src/db/migrator.js';
 import { sealLikeV1 } from '../helpers/legacy-secret.js';
 import { TEST_SECRET, testConfig } from '../helpers/test-app.js';
 import { BACKENDS, openTestDatabase, type TestDatabase } from '../helpers/test-database.js';
@@ -41,6 +42,13 @@ describe.each(BACKENDS)('stored forge credentials [%s]', (dialect) => {
     return database;
   }
 
+  /** A database as the version before migration 008 left it; `finish` applies 008 and later. */
+  async function openBeforeMigration008(): Promise<{ finish: () => Promise<void> }> {
+    store = await openTestDatabase(dialect, { migrate: false });
+    await migrate(store.database, systemClock, loadMigrations(dialect).filter((migration) => migration.version < 8));
+    return { finish: async () => void (await migrate(store.database, systemClock)) };
+  }
+
   async function unreadable(promise: Promise<unknown>): Promise<DocwrightError> {
     const error = await promise.then(
       () => null,
@@ -70,7 +78,7 @@ describe.each(BACKENDS)('stored forge credentials [%s]', (dialect) => {
   });
 
   test('v1 values are bound to their project when processes start, once, even when several start together', async () => {
-    store = await openTestDatabase(dialect);
+    const { finish } = await openBeforeMigration008();
     const projects = repository(store.database);
     const [a, b, current, none, foreign] = await Promise.all(['A', 'B', 'Current', 'None', 'Foreign'].map((name) => projects.create(input(name))));
     const legacyA = sealLikeV1(TEST_SECRET, JSON.stringify({ token: TOKEN_A }));
@@ -83,6 +91,7 @@ describe.each(BACKENDS)('stored forge credentials [%s]', (dialect) => {
     await write(foreign!.id, legacyForeign);
     // Unbound v1 is not opened, not even for the project it belongs to.
     await unreadable(projects.credentials(a!.id));
+    await finish();
 
     // Two processes start at once on the same database and both upgrade.
     const config = testConfig(store.dataDir, dialect === 'postgres' ? { DOCWRIGHT_DATABASE_URL: store.location } : {});
@@ -103,10 +112,19 @@ describe.each(BACKENDS)('stored forge credentials [%s]', (dialect) => {
     await unreadable(projects.credentials(b!.id));
     await copyCredentials(a!.id, b!.id);
     await unreadable(projects.credentials(b!.id));
+
+    // A v1 value replayed into another project's row after migration 008 is never adopted,
+    // however often processes start: only the values 008 recorded, in their own rows, are.
+    await write(none!.id, legacyA);
+    const restarted = await openRuntime(config);
+    await restarted.close();
+    expect(await stored(none!.id)).toBe(legacyA);
+    await unreadable(projects.credentials(none!.id));
+    expect(await store.database.db.selectFrom('legacy_forge_credentials').select('project_id').execute()).toEqual([{ project_id: foreign!.id }]);
   });
 
   test('racing upgraders on several connections replace each v1 row exactly once', async () => {
-    store = await openTestDatabase(dialect);
+    const { finish } = await openBeforeMigration008();
     const projects = repository(store.database);
     const rows = await Promise.all(Array.from({ length: 12 }, (_, index) => projects.create(input(`P${index}`))));
     for (const [index, row] of rows.entries()) {
@@ -116,6 +134,7 @@ describe.each(BACKENDS)('stored forge credentials [%s]', (dialect) => {
         .where('id', '=', row.id)
         .execute();
     }
+    await finish();
     const results = await Promise.all([projects.upgradeLegacyCredentials(), repository(secondConnection()).upgradeLegacyCredentials(), repository(secondConnection()).upgradeLegacyCredentials()]);
     expect(results.reduce((sum, result) => sum + result.upgraded, 0)).toBe(rows.length);
     for (const [index, row] of rows.entries()) expect(await projects.credentials(row.id)).toEqual({ token: `${TOKEN_A}-${index}` });
