@@ -83,6 +83,13 @@ export function missingModelCredentials(modelId: string, credentials: ModelCrede
   return isConfigured(parsed.provider, credentials) ? null : notConfiguredMessage(modelId, parsed.provider);
 }
 
+/**
+ * The providers' API keys travel in headers (`x-api-key` for Anthropic) that Node's fetch
+ * keeps when it follows a redirect to another host. Model APIs do not redirect, so a
+ * redirect is refused outright rather than followed with the key.
+ */
+const fetchWithoutRedirects: typeof fetch = (input, init) => fetch(input, { ...init, redirect: 'error' });
+
 function withoutTrailingSlash(url: string): string {
   return url.replace(/\/+$/, '');
 }
@@ -99,6 +106,7 @@ export function resolveLanguageModel(modelId: string, credentials: ModelCredenti
   switch (provider) {
     case 'anthropic':
       return createAnthropic({
+        fetch: fetchWithoutRedirects,
         apiKey: credentials.anthropicApiKey,
         ...(hasValue(credentials.anthropicBaseUrl) ? { baseURL: withoutTrailingSlash(credentials.anthropicBaseUrl) } : {}),
       })(model);
@@ -106,12 +114,14 @@ export function resolveLanguageModel(modelId: string, credentials: ModelCredenti
       // Chat completions rather than the Responses API: it is what gateways and proxies
       // in front of OpenAI speak most widely, and it keeps no conversation state server-side.
       return createOpenAI({
+        fetch: fetchWithoutRedirects,
         apiKey: credentials.openaiApiKey,
         ...(hasValue(credentials.openaiBaseUrl) ? { baseURL: withoutTrailingSlash(credentials.openaiBaseUrl) } : {}),
       }).chat(model);
     case 'openai-compatible':
       return createOpenAICompatible({
         name: 'openai-compatible',
+        fetch: fetchWithoutRedirects,
         baseURL: withoutTrailingSlash(credentials.openaiCompatibleBaseUrl ?? ''),
         // Local servers (Ollama, llama.cpp) need no key; send none rather than an empty bearer.
         ...(hasValue(credentials.openaiCompatibleApiKey) ? { apiKey: credentials.openaiCompatibleApiKey } : {}),

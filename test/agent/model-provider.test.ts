@@ -1,4 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { generateText } from 'ai';
 import { describe, expect, test } from 'vitest';
+import { startRecordingServer } from '../helpers/recording-server.js';
 import { DocwrightError } from '../../src/core/errors.js';
 import { missingModelCredentials, parseModelId, resolveLanguageModel } from '../../src/agent/model-provider.js';
 
@@ -73,5 +77,36 @@ describe('resolveLanguageModel', () => {
 
   test('the openai-compatible provider needs no key (local servers)', () => {
     expect(missingModelCredentials('openai-compatible:qwen', { openaiCompatibleBaseUrl: 'http://localhost:8080/v1' })).toBeNull();
+  });
+});
+
+describe('provider keys and redirects', () => {
+  test.each([
+    ['anthropic:claude-sonnet-4-5', 'anthropicApiKey', 'anthropicBaseUrl'],
+    ['openai:gpt-5', 'openaiApiKey', 'openaiBaseUrl'],
+    ['openai-compatible:llama3', 'openaiCompatibleApiKey', 'openaiCompatibleBaseUrl'],
+  ] as const)('%s never follows a redirect to another host with its key', async (id, keyField, urlField) => {
+    const key = 'sk-provider-key-that-must-stay-home-123456';
+    const elsewhere = await startRecordingServer();
+    const redirecting = createServer((request, response) => {
+      response.writeHead(307, { location: `${elsewhere.url}${request.url ?? '/'}` });
+      response.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = redirecting.address() as AddressInfo;
+      const model = resolveLanguageModel(id, { [keyField]: key, [urlField]: `http://127.0.0.1:${port}/v1` });
+      const failure = await generateText({ model, prompt: 'hello', maxRetries: 0 }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(Error);
+      expect(elsewhere.calls).toEqual([]);
+      expect(elsewhere.everythingReceived()).not.toContain(key);
+    } finally {
+      redirecting.closeAllConnections();
+      await new Promise<void>((resolve) => redirecting.close(() => resolve()));
+      await elsewhere.close();
+    }
   });
 });
