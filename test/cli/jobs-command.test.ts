@@ -32,10 +32,14 @@ describe('docwright jobs against a running server', () => {
   afterAll(async () => h?.close());
 
   test('create --wait shows progress and ends with the PR link; message --wait shows only the follow-up', async () => {
-    const prLink = `http://docs.test/projects/${h.projectId}/pulls/1`;
+    const prLinkPrefix = `http://docs.test/projects/${h.projectId}/pulls/1?token=`;
     const created = await runCli(['jobs', 'create', '--project', h.projectId, '--prompt', 'Add a troubleshooting page', '--wait'], environment);
     expect(created.code, created.stderr).toBe(0);
-    expect(created.stdout.trimEnd().split('\n').at(-1)).toBe(`Pull request: ${prLink}`);
+    const lastLine = created.stdout.trimEnd().split('\n').at(-1) ?? '';
+    // The local forge's link carries the pull request's share token.
+    expect(lastLine.startsWith(`Pull request: ${prLinkPrefix}`)).toBe(true);
+    expect(lastLine).toMatch(/\?token=[A-Za-z0-9_-]{32}$/);
+    const prLink = lastLine.slice('Pull request: '.length);
     const jobId = /^Created job (\S+); waiting/m.exec(created.stderr)?.[1];
     expect(jobId).toBeDefined();
     expectInOrder(created.stderr, [

@@ -36,7 +36,7 @@ describe('following a job through a flaky connection', () => {
     const { result, events, notices, stored, requests } = await follow('Add a troubleshooting page', ['cut-after-first-event']);
     expect(result.timedOut).toBe(false);
     expect(result.job.status).toBe('completed');
-    expect(result.job.prLink).toMatch(/\/pulls\/\d+$/);
+    expect(result.job.prLink).toMatch(/\/pulls\/\d+\?token=[A-Za-z0-9_-]{32}$/);
     expect(requests.length).toBeGreaterThanOrEqual(2);
     expect(requests[0]!.lastEventId).toBeUndefined();
     expect(requests[1]!.lastEventId).toBe(String(events[0]!.id));
