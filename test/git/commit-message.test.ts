@@ -52,4 +52,11 @@ describe('deriveCommitMessage', () => {
       { numRuns: 2000 },
     );
   });
+
+  test('long runs of trailing punctuation cost linear time (the old regex took 6.5 s for this)', () => {
+    const started = performance.now();
+    const message = deriveCommitMessage({ prompt: `Fix${' ;'.repeat(50_000)}x`, changedFiles: ['a.md'], summary: '. '.repeat(50_000) });
+    expect(subjectOf(message).length).toBeLessThanOrEqual(MAX_SUBJECT_LENGTH);
+    expect(performance.now() - started).toBeLessThan(1_500);
+  });
 });
