@@ -2,6 +2,7 @@ import { tool, type ToolSet } from 'ai';
 import { z } from 'zod';
 import { createToolContext, type ToolContext } from './tool-context.js';
 import type { ToolLimits } from './tool-limits.js';
+import type { ToolWorkerPool } from './tool-worker-pool.js';
 import type { FileChange } from './change-tracker.js';
 import type { DocsProblem } from './docs-problem.js';
 import { isToolFailure } from './tool-failure.js';
@@ -29,6 +30,11 @@ export interface DocsToolsetOptions {
    * expected to stop the run.
    */
   ready?: Promise<unknown>;
+  /**
+   * Worker threads to share with other toolsets; the caller then stops them. By default
+   * the toolset starts its own on first use, and `close()` stops them.
+   */
+  workers?: ToolWorkerPool;
 }
 
 /**
@@ -52,6 +58,8 @@ export interface DocsToolset {
    * so then every page is checked.
    */
   checkDocs(): Promise<DocsProblem[]>;
+  /** Stops the toolset's own worker threads; a tool call still using them fails. Call it when the turn ends. */
+  close(): Promise<void>;
 }
 
 async function workspaceReady(ready: Promise<unknown>): Promise<boolean> {
@@ -64,7 +72,7 @@ async function workspaceReady(ready: Promise<unknown>): Promise<boolean> {
 const pathField = z.string().min(1).describe('Path relative to the workspace root, with "/" separators, e.g. "guides/intro.mdx".');
 
 export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
-  const context = createToolContext({ workspace: options.workspace, limits: options.limits });
+  const context = createToolContext({ workspace: options.workspace, limits: options.limits, workers: options.workers });
   const redact = createRedactor(options.secrets ?? []);
   const run =
     <Input, Output>(name: string, operation: (context: ToolContext, input: Input) => Promise<Output>) =>
@@ -147,6 +155,9 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
       const localOnly = changes.length > 0 && changes.every((change) => change.kind === 'written' || change.kind === 'edited');
       const report = await checkDocs(context, localOnly ? { pages: changes.map((change) => change.path) } : {});
       return redact(report.problems);
+    },
+    close: async () => {
+      if (options.workers === undefined) await context.workers.close();
     },
   };
 }

@@ -11,6 +11,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  await context.workers.close();
   await fixture.remove();
 });
 
