@@ -36,6 +36,11 @@ export interface RegexScanResult {
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+// Gives way to the thread answering requests, as tool workers do (tool-worker-bootstrap.mjs).
+try {
+  const threadId = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(threadId) && threadId > 0) require('node:os').setPriority(threadId, 10);
+} catch {}
 const { pattern, flags, files, maxMatches, maxLineLength } = workerData;
 const expression = new RegExp(pattern, flags);
 const matches = [];

@@ -1,5 +1,3 @@
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import type { FromWorker, ToolTask, ToWorker } from './tool-worker-protocol.js';
 import { checkConfigFile, checkPageFile, createSiteIndex, type SiteIndex } from './site-check.js';
@@ -41,20 +39,6 @@ function site(id: number): SiteIndex {
   return found;
 }
 
-/**
- * Lowers this thread's scheduling priority, so that on a small machine a long compile
- * yields the CPU to the thread answering HTTP requests. Linux only (a thread's nice value
- * is its own there); elsewhere the worker runs at normal priority.
- */
-function lowerPriority(): void {
-  try {
-    const threadId = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(threadId) && threadId > 0) setPriority(threadId, 10);
-  } catch {
-    // Not Linux, or not allowed: nothing to do.
-  }
-}
-
 function serve(port: NonNullable<typeof parentPort>): void {
   const send = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
   port.on('message', (message: ToWorker) => {
@@ -73,7 +57,6 @@ function serve(port: NonNullable<typeof parentPort>): void {
       );
     }
   });
-  lowerPriority();
   send({ type: 'ready' });
 }
 
