@@ -85,6 +85,9 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
   });
   const secrets = [...dependencies.secrets, ...secretSpellings(remote.auth)];
   const toolset = createDocsToolset({ workspace: directory, secrets, ready: preparing, ...(input.writePolicy ? { writePolicy: input.writePolicy } : {}) });
+  // Stops the tools' worker threads when the turn is over, however it ended (also those of
+  // a check_docs call that a stopped run left behind).
+  dependencies.deferCleanup(() => toolset.close());
   const result = await runWhilePreparing(preparing, signal, (runSignal) =>
     runAgent({
       model,

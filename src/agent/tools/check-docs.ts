@@ -3,11 +3,9 @@ import { realpath } from 'node:fs/promises';
 import type { ToolContext } from './tool-context.js';
 import type { DocsCheckReport, DocsProblem } from './docs-problem.js';
 import { globWorkspace } from './workspace-glob.js';
-import { PageIndex } from './page-index.js';
-import { analyzePage } from './page-analysis.js';
-import { checkFrontmatter, splitFrontmatter } from './frontmatter.js';
-import { checkNavigation, SITE_CONFIG_NAMES } from './navigation-check.js';
-import { readBytes, decodeText } from './text-file.js';
+import { SITE_CONFIG_NAMES } from './navigation-check.js';
+import { describeSite, type FileCheckResult } from './site-check.js';
+import type { TaskOutcome } from './tool-worker-pool.js';
 
 // Dependencies and build output are not the documentation being edited.
 const IGNORED = ['**/node_modules/**', '**/.next/**', '**/.mintlify/**'];
@@ -16,6 +14,13 @@ const IGNORED = ['**/node_modules/**', '**/.next/**', '**/.mintlify/**'];
  * Checks the documentation in the workspace: MDX syntax, YAML frontmatter, internal links
  * and the navigation of every docs.json / mint.json. Reads only files listed by the
  * sandboxed glob, never following symbolic links.
+ *
+ * Every page and configuration is checked in a tool worker (see tool-worker-pool.ts):
+ * their cost depends on their content (100 KB of `>` kept the MDX compiler busy for 76 s,
+ * a YAML file of many aliases for a minute), so none of it runs on the thread answering
+ * requests. A page above `maxCheckedPageBytes`, or whose check runs past
+ * `pageCheckTimeoutMs` or the worker's memory, is reported as a `check-limit` problem and
+ * the check goes on; the whole run stops after `checkDocsTimeoutMs`.
  */
 export interface CheckDocsOptions {
   /**
@@ -26,53 +31,50 @@ export interface CheckDocsOptions {
 }
 
 export async function checkDocs(context: ToolContext, options: CheckDocsOptions = {}): Promise<DocsCheckReport> {
-  const { limits } = context;
+  const { limits, workers } = context;
   const root = await realpath(context.workspace);
   const files = await globWorkspace(root, '**/*', { maxPatternLength: limits.maxQueryLength, ignore: IGNORED });
-  const index = new PageIndex(files);
   const configs = files.filter((file) => (SITE_CONFIG_NAMES as readonly string[]).includes(path.posix.basename(file)));
   const docsRoots = configs.map((config) => path.posix.dirname(config)).map((directory) => (directory === '.' ? '' : directory));
   const pages = files.filter((file) => /\.mdx?$/i.test(file));
-
-  const collector = new ProblemCollector(limits.maxProblems);
-  const readable = async (relative: string): Promise<string | undefined> => {
-    const bytes = await readBytes(path.join(root, ...relative.split('/')), relative, limits.maxFileBytes).catch(() => undefined);
-    return bytes === undefined ? undefined : decodeText(bytes);
-  };
-
-  for (const config of configs) {
-    const text = await readable(config);
-    if (text === undefined) {
-      collector.add({ path: config, kind: 'navigation', message: `${config} could not be read as text.` });
-      continue;
-    }
-    collector.addAll(checkNavigation(config, text, index));
-  }
-
   const only = options.pages === undefined ? null : new Set(options.pages);
   const checked = (only === null ? pages : pages.filter((page) => only.has(page))).slice(0, limits.maxScannedFiles);
+
+  const collector = new ProblemCollector(limits.maxProblems);
+  const budget = AbortSignal.timeout(limits.checkDocsTimeoutMs);
+  const siteId = workers.openSite(describeSite(files, docsRoots));
+  const request = (relative: string, maxBytes: number) => ({
+    siteId,
+    path: relative,
+    absolute: path.join(root, ...relative.split('/')),
+    maxBytes,
+    maxProblems: limits.maxProblems,
+  });
   let filesChecked = 0;
-  for (const page of checked) {
-    if (collector.full) break;
-    filesChecked += 1;
-    const text = await readable(page);
-    if (text === undefined) {
-      collector.add({ path: page, kind: 'mdx-syntax', message: `${page} is binary, unreadable or above ${limits.maxFileBytes} bytes.` });
-      continue;
+  try {
+    await runInOrder(
+      configs,
+      workers.size,
+      (config) => workers.run({ kind: 'check-config', ...request(config, limits.maxFileBytes) }, limits.pageCheckTimeoutMs),
+      (config, outcome) => {
+        collector.take(config, outcome);
+        return !budget.aborted;
+      },
+    );
+    if (!collector.full && !budget.aborted) {
+      await runInOrder(
+        checked,
+        workers.size,
+        (page) => workers.run({ kind: 'check-page', ...request(page, limits.maxCheckedPageBytes) }, limits.pageCheckTimeoutMs),
+        (page, outcome) => {
+          filesChecked += 1;
+          collector.take(page, outcome);
+          return !collector.full && !budget.aborted;
+        },
+      );
     }
-    const { frontmatter, body } = splitFrontmatter(text);
-    if (frontmatter !== undefined) collector.addAll(checkFrontmatter(page, frontmatter));
-    const analysis = await analyzePage(page, body, page.toLowerCase().endsWith('.mdx') ? 'mdx' : 'md');
-    collector.addAll(analysis.problems);
-    const docsRoot = nearestDocsRoot(page, docsRoots);
-    for (const link of analysis.links) {
-      const resolution = index.resolveLink(link.target, page, docsRoot);
-      if (resolution === 'missing') {
-        collector.add({ path: page, line: link.line, kind: 'broken-link', message: `Link "${link.target}" does not point to an existing page or file.` });
-      } else if (resolution === 'outside') {
-        collector.add({ path: page, line: link.line, kind: 'broken-link', message: `Link "${link.target}" points outside the workspace.` });
-      }
-    }
+  } finally {
+    workers.closeSite(siteId);
   }
 
   let truncated = false;
@@ -81,7 +83,14 @@ export async function checkDocs(context: ToolContext, options: CheckDocsOptions 
     truncated = true;
     collector.force({ path: '.', kind: 'limit', message: `Only the first ${checked.length} of ${candidates} pages were checked.` });
   }
-  if (collector.dropped > 0 || filesChecked < checked.length) {
+  if (budget.aborted && filesChecked < checked.length) {
+    truncated = true;
+    collector.force({
+      path: '.',
+      kind: 'limit',
+      message: `The check stopped after ${Math.round(limits.checkDocsTimeoutMs / 1000)} s (${filesChecked} of ${checked.length} pages checked); fix these and run it again.`,
+    });
+  } else if (collector.dropped > 0 || filesChecked < checked.length) {
     truncated = true;
     collector.force({
       path: '.',
@@ -92,13 +101,34 @@ export async function checkDocs(context: ToolContext, options: CheckDocsOptions 
   return { problems: collector.problems, filesChecked, truncated };
 }
 
-/** The deepest directory holding a site configuration that contains `page`; '' otherwise. */
-function nearestDocsRoot(page: string, docsRoots: readonly string[]): string {
-  let best = '';
-  for (const root of docsRoots) {
-    if ((root === '' || page.startsWith(`${root}/`)) && root.length > best.length) best = root;
+/**
+ * Starts `start` for the items with at most `concurrency` running, and hands the
+ * outcomes to `take` in the items' order (so problems come out in page order) until
+ * `take` returns false; outcomes still running then are left to finish unread.
+ */
+async function runInOrder<Item, Outcome>(
+  items: readonly Item[],
+  concurrency: number,
+  start: (item: Item) => Promise<Outcome>,
+  take: (item: Item, outcome: Outcome) => boolean,
+): Promise<void> {
+  const running: Promise<Outcome>[] = [];
+  let next = 0;
+  let taken = 0;
+  const fill = (): void => {
+    while (running.length < concurrency && next < items.length) {
+      const started = start(items[next++]!);
+      // One left unread must not become an unhandled rejection when the pool is closed.
+      started.catch(() => undefined);
+      running.push(started);
+    }
+  };
+  fill();
+  while (running.length > 0) {
+    const outcome = await running.shift()!;
+    if (!take(items[taken++]!, outcome)) return;
+    fill();
   }
-  return best;
 }
 
 class ProblemCollector {
@@ -119,8 +149,32 @@ class ProblemCollector {
     for (const problem of problems) this.add(problem);
   }
 
+  /** The problems of one page or configuration, or a `check-limit` problem saying why it has none. */
+  take(file: string, outcome: TaskOutcome<FileCheckResult>): void {
+    if (outcome.status === 'done') {
+      this.addAll(outcome.result.problems);
+      this.dropped += outcome.result.dropped;
+      return;
+    }
+    this.add({ path: file, kind: 'check-limit', message: limitMessage(file, outcome) });
+  }
+
   /** Adds a note about the caps even when the list is full, so truncation is never silent. */
   force(problem: DocsProblem): void {
     this.problems.push(problem);
+  }
+}
+
+function limitMessage(file: string, outcome: Exclude<TaskOutcome<FileCheckResult>, { status: 'done' }>): string {
+  switch (outcome.status) {
+    case 'timeout':
+      return `Checking ${file} took longer than ${outcome.timeoutMs} ms and was stopped, so it was not checked; the page is too large or too deeply nested for the MDX compiler. Simplify it or split it into smaller pages.`;
+    case 'out-of-memory':
+      return `Checking ${file} needed more than ${outcome.maxHeapMb} MB of memory and was stopped, so it was not checked. Simplify it or split it into smaller pages.`;
+    case 'failure':
+      return `${file} could not be checked: ${outcome.message}`;
+    case 'crashed':
+      // The worker's own message may carry host paths; the model only needs to know.
+      return `Checking ${file} failed inside the checker, so it was not checked.`;
   }
 }

@@ -1,4 +1,9 @@
-export type DocsProblemKind = 'mdx-syntax' | 'frontmatter' | 'broken-link' | 'navigation' | 'limit';
+/**
+ * `limit`: the check as a whole was cut short (too many pages or problems, out of time).
+ * `check-limit`: one page could not be checked within the per-page caps (size, time,
+ * memory, nesting); the rest of the site was.
+ */
+export type DocsProblemKind = 'mdx-syntax' | 'frontmatter' | 'broken-link' | 'navigation' | 'limit' | 'check-limit';
 
 /** One thing `check_docs` found wrong; `line` is 1-based when known. */
 export interface DocsProblem {

@@ -2,6 +2,7 @@ import { tool, type ToolSet } from 'ai';
 import { z } from 'zod';
 import { createToolContext, type ToolContext } from './tool-context.js';
 import type { ToolLimits } from './tool-limits.js';
+import type { ToolWorkerPool } from './tool-worker-pool.js';
 import type { FileChange } from './change-tracker.js';
 import type { DocsProblem } from './docs-problem.js';
 import { isToolFailure } from './tool-failure.js';
@@ -33,6 +34,11 @@ export interface DocsToolsetOptions {
   ready?: Promise<unknown>;
   /** The project's additions to the built-in write policy. */
   writePolicy?: WritePolicySettings;
+  /**
+   * Worker threads to share with other toolsets; the caller then stops them. By default
+   * the toolset starts its own on first use, and `close()` stops them.
+   */
+  workers?: ToolWorkerPool;
 }
 
 /**
@@ -60,6 +66,8 @@ export interface DocsToolset {
   policy(): Promise<WritePolicy>;
   /** Paths the tools refused to change because of the write policy, sorted. */
   refusedFiles(): RefusedFile[];
+  /** Stops the toolset's own worker threads; a tool call still using them fails. Call it when the turn ends. */
+  close(): Promise<void>;
 }
 
 async function workspaceReady(ready: Promise<unknown>): Promise<boolean> {
@@ -84,7 +92,7 @@ async function loadPolicy(workspace: string, ready: Promise<unknown> | undefined
 
 export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
   const policy = loadPolicy(options.workspace, options.ready, options.writePolicy).catch(() => new WritePolicy(options.writePolicy));
-  const context = createToolContext({ workspace: options.workspace, limits: options.limits, policy });
+  const context = createToolContext({ workspace: options.workspace, limits: options.limits, policy, workers: options.workers });
   const redact = createRedactor(options.secrets ?? []);
   const run =
     <Input, Output>(name: string, operation: (context: ToolContext, input: Input) => Promise<Output>) =>
@@ -170,5 +178,8 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
     },
     policy: () => policy,
     refusedFiles: () => context.refusals.list(),
+    close: async () => {
+      if (options.workers === undefined) await context.workers.close();
+    },
   };
 }

@@ -15,6 +15,7 @@ export interface SplitDocument {
 }
 
 const OPENING = /^\uFEFF?---[ \t]*\r?\n/;
+const MAX_ALIAS_COUNT = 100;
 
 export function splitFrontmatter(text: string): SplitDocument {
   const opening = OPENING.exec(text);
@@ -43,7 +44,14 @@ export function checkFrontmatter(path: string, frontmatter: Frontmatter): DocsPr
       message: `Invalid YAML frontmatter: ${firstLine(error.message)}`,
     }));
   }
-  const value: unknown = document.toJS();
+  let value: unknown;
+  try {
+    // A few aliases are legitimate; an alias of an alias of … (the "billion laughs")
+    // expands exponentially, and the yaml package stops it at this count.
+    value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    return [{ path, line: frontmatter.firstLine, kind: 'frontmatter', message: `Invalid YAML frontmatter: ${firstLine((error as Error).message)}` }];
+  }
   if (value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
     return [{ path, line: frontmatter.firstLine, kind: 'frontmatter', message: 'The frontmatter must be a mapping of keys to values, such as "title: Introduction".' }];
   }

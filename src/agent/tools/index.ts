@@ -14,6 +14,7 @@ export { editFile, type EditFileInput, type EditFileResult } from './edit-file.j
 export { deleteFile, type DeleteFileInput, type DeleteFileResult } from './delete-file.js';
 export { moveFile, type MoveFileInput, type MoveFileResult } from './move-file.js';
 export { checkDocs } from './check-docs.js';
+export { ToolWorkerPool, type ToolWorkerPoolOptions, type TaskOutcome } from './tool-worker-pool.js';
 export type { DocsProblem, DocsProblemKind, DocsCheckReport } from './docs-problem.js';
 export { WritePolicy, describeRefusal, validatePolicyGlobs, type RefusedFile, type WritePolicySettings, type WriteVerdict } from './write-policy.js';
 export { compileGlob, type GlobMatcher } from './glob-pattern.js';

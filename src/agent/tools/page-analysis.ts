@@ -45,6 +45,11 @@ export async function analyzePage(path: string, body: string, format: 'md' | 'md
   try {
     await compile({ value: body, path }, { format, remarkPlugins: [collectLinks] });
   } catch (error) {
+    // The compiler recurses per nesting level (`>>>>…`, nested lists and elements).
+    if (error instanceof RangeError) {
+      const problem: DocsProblem = { path, kind: 'check-limit', message: `${path} nests quotes, lists or elements too deeply for the MDX compiler (${error.message}); flatten the page.` };
+      return { problems: [problem], links: [] };
+    }
     const message = error as CompileMessage;
     const problem: DocsProblem = { path, kind: 'mdx-syntax', message: `MDX syntax error: ${message.reason ?? message.message}` };
     if (typeof message.line === 'number') problem.line = message.line;
@@ -58,9 +63,14 @@ function walk(node: TreeNode, links: PageLink[]): void {
   if ((node.type === 'link' || node.type === 'definition') && typeof node.url === 'string') {
     links.push({ target: node.url, line });
   } else if (node.type === 'html' && typeof node.value === 'string') {
+    // Lines are counted on from the previous match: counting from the start for each one
+    // took time quadratic in the size of an HTML block full of links.
+    let counted = 0;
+    let atLine = line;
     for (const found of node.value.matchAll(HTML_HREF)) {
-      const before = node.value.slice(0, found.index);
-      links.push({ target: found[1] ?? found[2] ?? '', line: line + countNewlines(before) });
+      atLine += countNewlines(node.value, counted, found.index);
+      counted = found.index;
+      links.push({ target: found[1] ?? found[2] ?? '', line: atLine });
     }
   } else if ((node.type === 'mdxJsxFlowElement' || node.type === 'mdxJsxTextElement') && node.attributes) {
     for (const attribute of node.attributes) {
@@ -82,8 +92,8 @@ function attributeString(value: unknown): string | undefined {
   return undefined;
 }
 
-function countNewlines(text: string): number {
+function countNewlines(text: string, from: number, to: number): number {
   let count = 0;
-  for (const character of text) if (character === '\n') count += 1;
+  for (let index = text.indexOf('\n', from); index !== -1 && index < to; index = text.indexOf('\n', index + 1)) count += 1;
   return count;
 }

@@ -11,9 +11,21 @@ export interface LineMatch {
 export interface RegexScanRequest {
   pattern: string;
   flags: string;
-  texts: string[];
+  /**
+   * The files' raw bytes, moved to the worker rather than copied (they may total tens of
+   * megabytes) and decoded there: decoding and copying that much text took the main thread
+   * a few hundred milliseconds. Each array must own its whole ArrayBuffer, which is detached
+   * afterwards.
+   */
+  files: Uint8Array[];
   maxMatches: number;
   maxLineLength: number;
+}
+
+export interface RegexScanResult {
+  matches: LineMatch[];
+  /** Indexes of the files that are not valid UTF-8, so were not searched. */
+  undecodable: number[];
 }
 
 /*
@@ -24,11 +36,25 @@ export interface RegexScanRequest {
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { pattern, flags, texts, maxMatches, maxLineLength } = workerData;
+// Gives way to the thread answering requests, as tool workers do (tool-worker-bootstrap.mjs).
+try {
+  const threadId = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(threadId) && threadId > 0) require('node:os').setPriority(threadId, 10);
+} catch {}
+const { pattern, flags, files, maxMatches, maxLineLength } = workerData;
 const expression = new RegExp(pattern, flags);
 const matches = [];
-outer: for (let fileIndex = 0; fileIndex < texts.length; fileIndex++) {
-  const lines = texts[fileIndex].split('\\n');
+const undecodable = [];
+outer: for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
+  let text;
+  try {
+    // ignoreBOM as in text-file.ts: the byte-order mark stays part of the first line.
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(files[fileIndex]);
+  } catch {
+    undecodable.push(fileIndex);
+    continue;
+  }
+  const lines = text.split('\\n');
   for (let index = 0; index < lines.length; index++) {
     let line = lines[index];
     if (line.endsWith('\\r')) line = line.slice(0, -1);
@@ -44,13 +70,17 @@ outer: for (let fileIndex = 0; fileIndex < texts.length; fileIndex++) {
     if (matches.length >= maxMatches) break outer;
   }
 }
-parentPort.postMessage(matches);
+parentPort.postMessage({ matches, undecodable });
 `;
 
-/** Finds the lines of `texts` that match, giving up with a ToolFailure after `timeoutMs`. */
-export function scanWithRegex(request: RegexScanRequest, timeoutMs: number): Promise<LineMatch[]> {
+/** Finds the lines of `files` that match, giving up with a ToolFailure after `timeoutMs`. */
+export function scanWithRegex(request: RegexScanRequest, timeoutMs: number): Promise<RegexScanResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: request });
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: request,
+      transferList: request.files.map((file) => file.buffer as ArrayBuffer),
+    });
     let settled = false;
     const finish = (outcome: () => void): void => {
       if (settled) return;
@@ -68,8 +98,8 @@ export function scanWithRegex(request: RegexScanRequest, timeoutMs: number): Pro
       );
       void worker.terminate();
     }, timeoutMs);
-    worker.once('message', (matches: LineMatch[]) => {
-      finish(() => resolve(matches));
+    worker.once('message', (result: RegexScanResult) => {
+      finish(() => resolve(result));
       void worker.terminate();
     });
     worker.once('error', (error) => finish(() => reject(error)));

@@ -4,7 +4,7 @@ import type { ToolContext } from './tool-context.js';
 import { ToolFailure } from './tool-failure.js';
 import { globWorkspace } from './workspace-glob.js';
 import { scanWithRegex } from './regex-worker.js';
-import { readBytes, decodeText } from './text-file.js';
+import { readBytes, looksBinary, ownBytes } from './text-file.js';
 
 export interface SearchInput {
   query: string;
@@ -49,7 +49,7 @@ export async function searchFiles(context: ToolContext, input: SearchInput): Pro
   const candidates = await globWorkspace(root, input.glob ?? '**/*', { maxPatternLength: limits.maxQueryLength });
   let truncated = candidates.length > limits.maxScannedFiles;
   const paths: string[] = [];
-  const texts: string[] = [];
+  const files: Uint8Array[] = [];
   let filesSkipped = 0;
   let bytesRead = 0;
   for (const relative of candidates.slice(0, limits.maxScannedFiles)) {
@@ -64,21 +64,21 @@ export async function searchFiles(context: ToolContext, input: SearchInput): Pro
       break;
     }
     const bytes = await readBytes(absolute, relative, limits.maxFileBytes).catch(() => undefined);
-    const text = bytes === undefined ? undefined : decodeText(bytes);
-    if (text === undefined) {
+    if (bytes === undefined || looksBinary(bytes)) {
       filesSkipped += 1;
       continue;
     }
     bytesRead += stats.size;
     paths.push(relative);
-    texts.push(text);
+    // Decoded in the search worker: decoding megabytes here would hold up every request.
+    files.push(ownBytes(bytes));
   }
 
-  const found =
-    texts.length === 0
-      ? []
+  const { matches: found, undecodable } =
+    files.length === 0
+      ? { matches: [], undecodable: [] }
       : await scanWithRegex(
-          { pattern, flags, texts, maxMatches: limits.maxSearchResults + 1, maxLineLength: limits.maxSearchLineLength },
+          { pattern, flags, files, maxMatches: limits.maxSearchResults + 1, maxLineLength: limits.maxSearchLineLength },
           limits.searchTimeoutMs,
         );
   const matches = found.slice(0, limits.maxSearchResults).map((match) => ({
@@ -89,8 +89,8 @@ export async function searchFiles(context: ToolContext, input: SearchInput): Pro
   return {
     matches,
     truncated: truncated || found.length > limits.maxSearchResults,
-    filesSearched: paths.length,
-    filesSkipped,
+    filesSearched: paths.length - undecodable.length,
+    filesSkipped: filesSkipped + undecodable.length,
   };
 }
 

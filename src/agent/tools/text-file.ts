@@ -27,9 +27,19 @@ export async function readBytes(absolute: string, shown: string, maxBytes: numbe
   });
 }
 
+/** True when the start of the bytes holds a NUL, as binary files' do and text files' never do. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+}
+
+/** The same bytes in an array that owns its whole ArrayBuffer, so it can be transferred to a worker alone. */
+export function ownBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+}
+
 /** Decodes UTF-8 text, or returns undefined when the bytes look binary. */
 export function decodeText(bytes: Buffer): string | undefined {
-  if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return undefined;
+  if (looksBinary(bytes)) return undefined;
   try {
     // ignoreBOM keeps a byte-order mark in the text, so an edit writes it back unchanged.
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
@@ -45,22 +55,14 @@ export async function readText(absolute: string, shown: string, maxBytes: number
   return text;
 }
 
-/** Writes text to a resolved path without following a symbolic link at its last component. */
-export async function writeText(absolute: string, shown: string, text: string): Promise<void> {
+/** Writes text (or its UTF-8 bytes) to a resolved path without following a symbolic link at its last component. */
+export async function writeText(absolute: string, shown: string, text: string | Uint8Array): Promise<void> {
   await withFileSystemErrors(shown, async () => {
     const handle = await open(absolute, WRITE_FLAGS, 0o644);
     try {
-      await handle.writeFile(text, 'utf8');
+      await (typeof text === 'string' ? handle.writeFile(text, 'utf8') : handle.writeFile(text));
     } finally {
       await handle.close();
     }
   });
-}
-
-/** Splits text into lines; a final line break does not start another line. */
-export function splitLines(text: string): string[] {
-  if (text === '') return [];
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines;
 }

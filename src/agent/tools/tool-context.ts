@@ -4,8 +4,12 @@ import { resolveToolLimits, type ToolLimits } from './tool-limits.js';
 import { describeRefusal, WritePolicy } from './write-policy.js';
 import { RefusalLog } from './refusal-log.js';
 import { ToolFailure } from './tool-failure.js';
+import { ToolWorkerPool } from './tool-worker-pool.js';
 
-/** What every tool function needs: where the workspace is, its caps, and the change log. */
+/**
+ * What every tool function needs: where the workspace is, its caps, the change log, and
+ * the worker threads that run content-dependent work off the main thread.
+ */
 export interface ToolContext {
   readonly workspace: string;
   readonly limits: ToolLimits;
@@ -13,6 +17,7 @@ export interface ToolContext {
   /** What the changing tools may touch; a promise while the workspace is being cloned. */
   readonly policy: WritePolicy | Promise<WritePolicy>;
   readonly refusals: RefusalLog;
+  readonly workers: ToolWorkerPool;
 }
 
 export interface ToolContextOptions {
@@ -20,6 +25,8 @@ export interface ToolContextOptions {
   limits?: Partial<ToolLimits>;
   /** Defaults to the built-in policy with no project additions. */
   policy?: WritePolicy | Promise<WritePolicy>;
+  /** Default: a pool of its own, started on first use; whoever created the context closes it. */
+  workers?: ToolWorkerPool;
 }
 
 export function createToolContext(options: ToolContextOptions): ToolContext {
@@ -29,6 +36,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     changes: new ChangeTracker(),
     policy: options.policy ?? new WritePolicy(),
     refusals: new RefusalLog(),
+    workers: options.workers ?? new ToolWorkerPool(),
   };
 }
 

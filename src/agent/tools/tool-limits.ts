@@ -27,6 +27,14 @@ export interface ToolLimits {
   searchTimeoutMs: number;
   /** Most problems `check_docs` reports. */
   maxProblems: number;
+  /** Largest page `check_docs` compiles; a larger page is reported, not compiled. */
+  maxCheckedPageBytes: number;
+  /** Wall-clock budget of checking one page or site configuration; a page that needs longer is reported. */
+  pageCheckTimeoutMs: number;
+  /** Wall-clock budget of a whole `check_docs` run; pages left when it is spent are reported as unchecked. */
+  checkDocsTimeoutMs: number;
+  /** Wall-clock budget of reading or editing a file above `maxReadBytes`, which happens off the main thread. */
+  largeFileTimeoutMs: number;
 }
 
 export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
@@ -42,6 +50,10 @@ export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
   maxQueryLength: 1000,
   searchTimeoutMs: 5000,
   maxProblems: 500,
+  maxCheckedPageBytes: 512 * 1024,
+  pageCheckTimeoutMs: 10_000,
+  checkDocsTimeoutMs: 5 * 60_000,
+  largeFileTimeoutMs: 5000,
 });
 
 export function resolveToolLimits(overrides: Partial<ToolLimits> = {}): ToolLimits {

@@ -1,18 +1,22 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { checkDocs, createToolContext, type DocsProblem, type ToolContext } from '../../../src/agent/tools/index.js';
+import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { checkDocs, createToolContext, ToolWorkerPool, type DocsProblem, type ToolContext } from '../../../src/agent/tools/index.js';
 import { createTemporaryWorkspace, type TemporaryWorkspace } from './temporary-workspace.js';
 
 let fixture: TemporaryWorkspace;
 let context: ToolContext;
+// Shared by the tests: starting a worker thread takes about a second.
+const workers = new ToolWorkerPool();
 
 beforeEach(async () => {
   fixture = await createTemporaryWorkspace();
-  context = createToolContext({ workspace: fixture.workspace });
+  context = createToolContext({ workspace: fixture.workspace, workers });
 });
 
 afterEach(async () => {
   await fixture.remove();
 });
+
+afterAll(() => workers.close());
 
 const sorted = (problems: DocsProblem[]): DocsProblem[] =>
   [...problems].sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : (left.line ?? 0) - (right.line ?? 0)));
@@ -153,11 +157,11 @@ describe('check_docs', () => {
     await fixture.put('a.mdx', '[x](/missing-a)');
     await fixture.put('b.mdx', '[x](/missing-b) [y](/missing-c)');
     await fixture.put('c.mdx', '[x](/missing-d)');
-    const filesCapped = await checkDocs(createToolContext({ workspace: fixture.workspace, limits: { maxScannedFiles: 1 } }));
+    const filesCapped = await checkDocs(createToolContext({ workspace: fixture.workspace, workers, limits: { maxScannedFiles: 1 } }));
     expect(filesCapped.filesChecked).toBe(1);
     expect(filesCapped.truncated).toBe(true);
     expect(filesCapped.problems.map((problem) => problem.kind)).toEqual(['broken-link', 'limit']);
-    const problemsCapped = await checkDocs(createToolContext({ workspace: fixture.workspace, limits: { maxProblems: 2 } }));
+    const problemsCapped = await checkDocs(createToolContext({ workspace: fixture.workspace, workers, limits: { maxProblems: 2 } }));
     expect(problemsCapped.truncated).toBe(true);
     expect(problemsCapped.problems.map((problem) => problem.kind)).toEqual(['broken-link', 'broken-link', 'limit']);
     expect(problemsCapped.problems.at(-1)?.message).toMatch(/stopped after 2 problems/);

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterAll, afterEach, describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { lstat, readFile as readRaw, readdir, readlink, realpath, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { createDocsToolset, resolveInWorkspace, ToolFailure, isGitName } from '../../../src/agent/tools/index.js';
+import { createDocsToolset, resolveInWorkspace, ToolFailure, ToolWorkerPool, isGitName } from '../../../src/agent/tools/index.js';
 import { createTemporaryWorkspace, OUTSIDE_SECRET, type TemporaryWorkspace } from './temporary-workspace.js';
 
 const GIT_CONFIG_MARKER = 'repositoryformatversion';
@@ -12,6 +12,11 @@ const fixtures: TemporaryWorkspace[] = [];
 afterEach(async () => {
   await Promise.all(fixtures.splice(0).map((fixture) => fixture.remove()));
 });
+
+// One set of tool worker threads for the many toolsets of the property runs: starting a
+// worker takes about a second.
+const workers = new ToolWorkerPool();
+afterAll(() => workers.close());
 
 /** A workspace full of traps: links out of it (absolute, relative, deep, file, dangling, looping) and into .git. */
 async function trappedWorkspace(): Promise<TemporaryWorkspace> {
@@ -144,6 +149,7 @@ describe('no generated path escapes the workspace or reaches .git', () => {
         const { tools } = createDocsToolset({
           workspace: fixture.workspace,
           onUnexpectedError: (_name, error) => unexpected.push(error),
+          workers,
         });
         const from = concrete(fixture, first);
         const to = concrete(fixture, second);

@@ -1,0 +1,244 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { FromWorker, TaskOf, ToolTask, ToolTaskKind, ToolTaskResults, ToWorker } from './tool-worker-protocol.js';
+import type { SiteDescription } from './site-check.js';
+
+/** How a task ended. Only `done` carries a result; the others say why there is none. */
+export type TaskOutcome<Result> =
+  | { status: 'done'; result: Result }
+  /** The task failed as a tool fails (a ToolFailure): the message is for the model. */
+  | { status: 'failure'; message: string }
+  /** It ran longer than its time limit; the worker was stopped. */
+  | { status: 'timeout'; timeoutMs: number }
+  /** It needed more than the worker's heap limit; the worker died. */
+  | { status: 'out-of-memory'; maxHeapMb: number }
+  /** A bug or the environment: the worker threw or exited. */
+  | { status: 'crashed'; message: string };
+
+export interface ToolWorkerPoolOptions {
+  /** Most worker threads at once. Default: one fewer than the CPUs, from 1 to 2. */
+  size?: number;
+  /** An idle worker is stopped after this long. Default 30 s. */
+  idleMs?: number;
+  /** Heap limit of one worker; a task above it ends as `out-of-memory`. Default 512 MB. */
+  maxHeapMb?: number;
+  /** A worker that has not loaded its modules after this long counts as failed to start. Default 60 s. */
+  startTimeoutMs?: number;
+}
+
+interface Job {
+  id: number;
+  task: ToolTask;
+  timeoutMs: number;
+  resolve: (outcome: TaskOutcome<unknown>) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job: Job | null;
+  /** The running task's time limit, or the start-up limit before `ready`. */
+  timer: NodeJS.Timeout | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
+  /** Sites this worker holds, in step with its own map. */
+  sites: Set<number>;
+}
+
+const WORKER_ENTRY = new URL('./tool-worker-bootstrap.mjs', import.meta.url);
+/** After this many workers in a row fail to start, tasks fail instead of starting more. */
+const MAX_START_FAILURES = 3;
+
+/**
+ * Worker threads for the tool work whose cost the repository or the model controls:
+ * compiling MDX, parsing YAML and JSON, reading and editing large files. The thread that
+ * answers HTTP requests only waits for messages, so no page can stall it; a task that
+ * overruns its time limit has its worker terminated (a synchronous compile cannot be
+ * interrupted any other way) and the next task gets a fresh one.
+ *
+ * Written here rather than taken from a library: no pool is a declared dependency (vitest
+ * brings tinypool, but only to development installs), and the time limit must start when
+ * a worker that has loaded its modules receives the task, not when the task is queued or
+ * while a thread is still starting, which tinypool's abort signal cannot express.
+ *
+ * Workers are reused across tasks and tool calls, started on demand, unreferenced while
+ * idle (an idle pool never keeps the process alive) and stopped after `idleMs` idle or
+ * by `close()`.
+ */
+export class ToolWorkerPool {
+  readonly size: number;
+  private readonly idleMs: number;
+  private readonly maxHeapMb: number;
+  private readonly startTimeoutMs: number;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private readonly sites = new Map<number, SiteDescription>();
+  private nextId = 1;
+  private startFailures = 0;
+  private started = 0;
+  private closed = false;
+
+  constructor(options: ToolWorkerPoolOptions = {}) {
+    // One core stays with the thread answering requests.
+    this.size = options.size ?? Math.max(1, Math.min(2, availableParallelism() - 1));
+    this.idleMs = options.idleMs ?? 30_000;
+    this.maxHeapMb = options.maxHeapMb ?? 512;
+    this.startTimeoutMs = options.startTimeoutMs ?? 60_000;
+  }
+
+  /** Runs one task on a worker; the time limit counts from the moment a started worker receives it. */
+  run<Kind extends ToolTaskKind>(task: TaskOf<Kind>, timeoutMs: number): Promise<TaskOutcome<ToolTaskResults[Kind]>> {
+    if (this.closed) return Promise.reject(new Error('The tool workers have been stopped.'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: this.nextId++, task, timeoutMs, resolve: resolve as Job['resolve'], reject });
+      this.pump();
+    });
+  }
+
+  /** Registers a site's files for check tasks; each worker receives them once, before its first task naming `id`. */
+  openSite(description: SiteDescription): number {
+    const id = this.nextId++;
+    this.sites.set(id, description);
+    return id;
+  }
+
+  closeSite(id: number): void {
+    this.sites.delete(id);
+    for (const slot of this.slots) {
+      if (slot.sites.delete(id)) this.post(slot, { type: 'forget', id });
+    }
+  }
+
+  /** Workers started so far and running now (for tests and measurements). */
+  stats(): { started: number; running: number } {
+    return { started: this.started, running: this.slots.length };
+  }
+
+  /** Stops every worker; queued and running tasks reject. The pool takes no new tasks. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const stopped = new Error('The tool workers have been stopped.');
+    for (const job of this.queue.splice(0)) job.reject(stopped);
+    const exits = this.slots.splice(0).map((slot) => {
+      slot.job?.reject(stopped);
+      slot.job = null;
+      return this.retire(slot);
+    });
+    await Promise.all(exits);
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      const free = this.slots.find((slot) => slot.ready && slot.job === null);
+      if (free !== undefined) {
+        this.dispatch(free, this.queue.shift()!);
+        continue;
+      }
+      const starting = this.slots.filter((slot) => !slot.ready).length;
+      if (this.slots.length >= this.size || starting >= this.queue.length) return;
+      if (this.startFailures >= MAX_START_FAILURES) {
+        const error = new Error(`The tool workers failed to start ${this.startFailures} times in a row.`);
+        for (const job of this.queue.splice(0)) job.reject(error);
+        return;
+      }
+      this.start();
+    }
+  }
+
+  private start(): void {
+    const worker = new Worker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } });
+    this.started += 1;
+    const slot: Slot = { worker, ready: false, job: null, timer: undefined, idleTimer: undefined, sites: new Set() };
+    this.slots.push(slot);
+    slot.timer = setTimeout(() => {
+      this.startFailures += 1;
+      void this.retire(slot);
+      this.pump();
+    }, this.startTimeoutMs);
+    worker.on('message', (message: FromWorker) => this.receive(slot, message));
+    worker.on('error', (error: Error & { code?: string }) => this.lost(slot, error));
+    worker.on('exit', (code) => this.lost(slot, new Error(`The tool worker exited with code ${code}.`)));
+  }
+
+  private receive(slot: Slot, message: FromWorker): void {
+    if (message.type === 'ready') {
+      clearTimeout(slot.timer);
+      slot.ready = true;
+      this.startFailures = 0;
+      this.pump();
+      if (slot.job === null) this.idle(slot);
+      return;
+    }
+    const job = slot.job;
+    if (job === null || job.id !== message.id) return;
+    clearTimeout(slot.timer);
+    slot.job = null;
+    if (message.type === 'done') job.resolve({ status: 'done', result: message.result });
+    else if (message.type === 'failure') job.resolve({ status: 'failure', message: message.message });
+    else job.resolve({ status: 'crashed', message: message.message });
+    this.pump();
+    if (slot.job === null) this.idle(slot);
+  }
+
+  private dispatch(slot: Slot, job: Job): void {
+    clearTimeout(slot.idleTimer);
+    slot.worker.ref();
+    slot.job = job;
+    if ('siteId' in job.task && !slot.sites.has(job.task.siteId)) {
+      const site = this.sites.get(job.task.siteId);
+      if (site === undefined) {
+        slot.job = null;
+        job.reject(new Error(`Site ${job.task.siteId} is not open.`));
+        this.idle(slot);
+        return;
+      }
+      slot.sites.add(job.task.siteId);
+      this.post(slot, { type: 'site', id: job.task.siteId, ...site });
+    }
+    this.post(slot, { type: 'task', id: job.id, task: job.task });
+    slot.timer = setTimeout(() => {
+      slot.job = null;
+      job.resolve({ status: 'timeout', timeoutMs: job.timeoutMs });
+      void this.retire(slot);
+      this.pump();
+    }, job.timeoutMs);
+  }
+
+  /** Waiting for work: the worker no longer holds the process open, and stops after a while. */
+  private idle(slot: Slot): void {
+    slot.worker.unref();
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = setTimeout(() => void this.retire(slot), this.idleMs);
+    slot.idleTimer.unref();
+  }
+
+  /** The worker died on its own (an exception, out of memory, exit). */
+  private lost(slot: Slot, error: Error & { code?: string }): void {
+    if (!this.slots.includes(slot)) return;
+    void this.retire(slot);
+    if (!slot.ready) this.startFailures += 1;
+    const job = slot.job;
+    slot.job = null;
+    if (job !== null) {
+      job.resolve(
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? { status: 'out-of-memory', maxHeapMb: this.maxHeapMb } : { status: 'crashed', message: error.message },
+      );
+    }
+    this.pump();
+  }
+
+  private retire(slot: Slot): Promise<void> {
+    const index = this.slots.indexOf(slot);
+    if (index !== -1) this.slots.splice(index, 1);
+    clearTimeout(slot.timer);
+    clearTimeout(slot.idleTimer);
+    return slot.worker.terminate().then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  private post(slot: Slot, message: ToWorker): void {
+    slot.worker.postMessage(message);
+  }
+}

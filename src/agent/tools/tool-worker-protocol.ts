@@ -1,0 +1,36 @@
+import type { FileCheckRequest, FileCheckResult, SiteDescription } from './site-check.js';
+import type { LineRangeRequest, LineRangeResult } from './line-range.js';
+
+/** Work a tool hands to a tool worker thread (see tool-worker-pool.ts). */
+export type ToolTask =
+  | ({ kind: 'check-page'; siteId: number } & FileCheckRequest)
+  | ({ kind: 'check-config'; siteId: number } & FileCheckRequest)
+  | ({ kind: 'read-lines'; absolute: string; shown: string; maxFileBytes: number; maxReadBytes: number } & LineRangeRequest)
+  | { kind: 'edit'; absolute: string; shown: string; maxFileBytes: number; oldString: string; newString: string };
+
+export type ToolTaskKind = ToolTask['kind'];
+
+/** What each kind of task answers. */
+export interface ToolTaskResults {
+  'check-page': FileCheckResult;
+  'check-config': FileCheckResult;
+  'read-lines': LineRangeResult;
+  /** The edited file as UTF-8 (transferred, not copied: it may be megabytes) and the line of the change. */
+  edit: { bytes: Uint8Array; line: number };
+}
+
+export type TaskOf<Kind extends ToolTaskKind> = Extract<ToolTask, { kind: Kind }>;
+
+export type ToWorker =
+  /** The files of a site, for the check tasks that name its id. */
+  | ({ type: 'site'; id: number } & SiteDescription)
+  | { type: 'forget'; id: number }
+  | { type: 'task'; id: number; task: ToolTask };
+
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'done'; id: number; result: unknown }
+  /** The task failed the way a tool fails (a ToolFailure): the message is for the model. */
+  | { type: 'failure'; id: number; message: string }
+  /** Anything else went wrong: a bug or the environment. */
+  | { type: 'error'; id: number; message: string };
