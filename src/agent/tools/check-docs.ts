@@ -88,7 +88,7 @@ export async function checkDocs(context: ToolContext, options: CheckDocsOptions 
     collector.force({
       path: '.',
       kind: 'limit',
-      message: `The check stopped after ${Math.round(limits.checkDocsTimeoutMs / 1000)} s (${filesChecked} of ${checked.length} pages checked); fix these and run it again.`,
+      message: `The check stopped after ${Number((limits.checkDocsTimeoutMs / 1000).toFixed(1))} s (${filesChecked} of ${checked.length} pages checked); fix these and run it again.`,
     });
   } else if (collector.dropped > 0 || filesChecked < checked.length) {
     truncated = true;

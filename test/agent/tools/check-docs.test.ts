@@ -168,4 +168,48 @@ describe('check_docs', () => {
     const full = await checkDocs(context);
     expect(full.problems.map((problem) => problem.path)).toEqual(['a.mdx', 'b.mdx', 'b.mdx', 'c.mdx']);
   });
+
+  test('a page above the size limit is reported, not compiled; one over the time limit is stopped; the rest is checked, in order', async () => {
+    await fixture.put('a-large.mdx', `# Large\n\n${'word '.repeat(50_000)}\n`);
+    await fixture.put('b-quotes.mdx', '>'.repeat(100 * 1024));
+    await fixture.put('c-broken.mdx', '[x](/missing)\n');
+    const limited = createToolContext({ workspace: fixture.workspace, workers, limits: { maxCheckedPageBytes: 200 * 1024, pageCheckTimeoutMs: 1500 } });
+    const report = await checkDocs(limited);
+    expect(report).toEqual({
+      problems: [
+        { path: 'a-large.mdx', kind: 'check-limit', message: 'a-large.mdx is 250010 bytes; check_docs compiles pages of at most 204800 bytes, so it was not checked. Split it into smaller pages.' },
+        { path: 'b-quotes.mdx', kind: 'check-limit', message: expect.stringMatching(/^Checking b-quotes\.mdx took longer than 1500 ms and was stopped/) },
+        { path: 'c-broken.mdx', line: 1, kind: 'broken-link', message: 'Link "/missing" does not point to an existing page or file.' },
+      ],
+      filesChecked: 3,
+      truncated: false,
+    });
+  });
+
+  test('a run past its time budget stops and says how many pages it checked', async () => {
+    await fixture.put('a-quotes.mdx', '>'.repeat(100 * 1024));
+    await fixture.put('b.mdx', '[x](/missing)\n');
+    await fixture.put('c.mdx', '[x](/missing)\n');
+    const limited = createToolContext({ workspace: fixture.workspace, workers, limits: { checkDocsTimeoutMs: 300, pageCheckTimeoutMs: 1500 } });
+    const report = await checkDocs(limited);
+    expect(report.truncated).toBe(true);
+    expect(report.filesChecked).toBe(1);
+    expect(report.problems.map((problem) => [problem.path, problem.kind])).toEqual([
+      ['a-quotes.mdx', 'check-limit'],
+      ['.', 'limit'],
+    ]);
+    expect(report.problems.at(-1)?.message).toBe('The check stopped after 0.3 s (1 of 3 pages checked); fix these and run it again.');
+  });
+
+  test('YAML aliases beyond the cap and navigation nested too deeply are reported, not failures of the check', async () => {
+    const bomb = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let level = 1; level < 12; level += 1) bomb.push(`a${level}: &a${level} [${Array(10).fill(`*a${level - 1}`).join(', ')}]`);
+    await fixture.put('bomb.mdx', `---\n${bomb.join('\n')}\n---\n\n# Bomb\n`);
+    await fixture.put('docs.json', `{"navigation": {"pages": [${'['.repeat(5000)}"missing"${']'.repeat(5000)}]}}`);
+    const { problems } = await checkDocs(context);
+    expect(sorted(problems)).toEqual([
+      { path: 'bomb.mdx', line: 2, kind: 'frontmatter', message: 'Invalid YAML frontmatter: Excessive alias count indicates a resource exhaustion attack' },
+      { path: 'docs.json', kind: 'navigation', message: 'The navigation of docs.json nests more than 100 levels deep; the entries below that depth were not checked.' },
+    ]);
+  });
 });
