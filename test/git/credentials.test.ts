@@ -2,13 +2,13 @@ import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DocwrightError } from '../../src/core/errors.js';
 import { basicCredentials, type GitAuth } from '../../src/git/git-auth.js';
 import { redactSecrets } from '../../src/git/redact.js';
 import { runGit } from '../../src/git/run-git.js';
 import { prepareWorkspace, remoteBranchExists } from '../../src/git/workspace.js';
 import { createBareRepository, fixtureGit, temporaryDirectory, writeFiles } from './git-fixtures.js';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
+import { rejection } from '../helpers/rejection.js';
 
 const TOKEN = 'ghs_TestInstallationToken0123456789abcd';
 const AUTH: GitAuth = { username: 'x-access-token', password: TOKEN };
@@ -54,15 +54,6 @@ function filesUnder(directory: string): string[] {
   return readdirSync(directory, { recursive: true, encoding: 'utf8' })
     .map((name) => join(directory, name))
     .filter((path) => statSync(path).isFile());
-}
-
-async function rejection(promise: Promise<unknown>): Promise<DocwrightError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DocwrightError);
-  return error as DocwrightError;
 }
 
 describe('credentials over smart HTTP', () => {

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { DocwrightError } from '../../src/core/errors.js';
 import { basicCredentials, type GitAuth } from '../../src/git/git-auth.js';
 import type { ForgeCredentials, ForgeProject } from '../../src/git/forges/forge.js';
 import { GitHubForge } from '../../src/git/forges/github-forge.js';
@@ -15,6 +14,7 @@ import { startFakeGitLabServer, type FakeGitLabServer } from '../fakes/fake-gitl
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server.js';
 import { createBareRepository, temporaryDirectory, writeFiles } from './git-fixtures.js';
 import { startGitHttpServer } from './git-http-server.js';
+import { rejection } from '../helpers/rejection.js';
 
 /**
  * A forge (or something posing as one) that answers with a redirect to another origin must
@@ -36,15 +36,6 @@ afterEach(async () => {
   await elsewhere?.close();
   temp.cleanup();
 });
-
-async function rejection(promise: Promise<unknown>): Promise<DocwrightError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DocwrightError);
-  return error as DocwrightError;
-}
 
 const pr = (head: string) => ({ base: 'main', head, title: 'Docs: fix typos', body: 'Requested by a job.' });
 

@@ -8,6 +8,7 @@ import { GitHubForge, parseGitHubRepository } from '../../src/git/forges/github-
 import { prepareWorkspace } from '../../src/git/workspace.js';
 import { startFakeGitHubServer, type FakeGitHubServer } from '../fakes/fake-github-server.js';
 import { createBareRepository, fixtureGit, temporaryDirectory, writeFiles } from './git-fixtures.js';
+import { rejection } from '../helpers/rejection.js';
 
 const TOKEN = 'ghp_ProjectToken0123456789abcdefghijklmn';
 const REPOSITORY = 'https://github.com/acme/docs';
@@ -57,15 +58,6 @@ async function pushBranch(target: GitHubForge, branch: string, file: string, cre
   await workspace.commitAll({ message: `Add ${file}` });
   await workspace.push();
   await workspace.remove();
-}
-
-async function rejection(promise: Promise<unknown>): Promise<DocwrightError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DocwrightError);
-  return error as DocwrightError;
 }
 
 const pr = (head: string, title = 'Docs: fix typos', body = 'Requested by a job.') => ({ base: 'main', head, title, body });

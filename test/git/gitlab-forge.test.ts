@@ -7,6 +7,7 @@ import { prepareWorkspace } from '../../src/git/workspace.js';
 import { startFakeGitLabServer, type FakeGitLabServer } from '../fakes/fake-gitlab-server.js';
 import { createBareRepository, temporaryDirectory, writeFiles } from './git-fixtures.js';
 import { startGitHttpServer, type GitHttpServer } from './git-http-server.js';
+import { rejection } from '../helpers/rejection.js';
 
 const TOKEN = 'glpat-ProjectToken0123456789abcd';
 const REPOSITORY = 'https://gitlab.com/acme/handbook/docs';
@@ -41,15 +42,6 @@ async function pushBranch(branch: string, file: string): Promise<void> {
   await workspace.commitAll({ message: `Add ${file}` });
   await workspace.push();
   await workspace.remove();
-}
-
-async function rejection(promise: Promise<unknown>): Promise<DocwrightError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DocwrightError);
-  return error as DocwrightError;
 }
 
 describe('parseGitLabRepository', () => {

@@ -2,24 +2,15 @@ import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { ManualClock } from '../../src/core/clock.js';
-import { DocwrightError } from '../../src/core/errors.js';
 import { AGENT_EMAIL, diffBetween, prepareWorkspace, remoteBranchExists } from '../../src/git/workspace.js';
 import { commitFiles, createBareRepository, createRepository, fixtureGit, logOf, temporaryDirectory, writeFiles } from './git-fixtures.js';
+import { rejection } from '../helpers/rejection.js';
 
 let temp: ReturnType<typeof temporaryDirectory>;
 beforeEach(() => {
   temp = temporaryDirectory();
 });
 afterEach(() => temp.cleanup());
-
-async function rejection(promise: Promise<unknown>): Promise<DocwrightError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(DocwrightError);
-  return error as DocwrightError;
-}
 
 describe('prepareWorkspace against a non-bare local repository (local forge)', () => {
   test('creates the job branch, commits as the agent and pushes without touching the checked-out branch', async () => {
