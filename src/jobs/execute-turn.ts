@@ -3,7 +3,7 @@ import type { LanguageModel } from 'ai';
 import { randomBase62 } from '../core/ids.js';
 import { ensurePrivateDirectory } from '../core/private-files.js';
 import type { Clock } from '../core/clock.js';
-import { createDocsToolset, type RefusedFile, type WritePolicy, type WritePolicySettings } from '../agent/tools/index.js';
+import { createDocsToolset, RefusalLog, type RefusedFile, type WritePolicy, type WritePolicySettings } from '../agent/tools/index.js';
 import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run-agent.js';
 import { buildSystemPrompt, buildTurnMessages, type ConversationTurn } from '../agent/prompts.js';
 import type { Budgets } from '../agent/budgets.js';
@@ -207,7 +207,7 @@ async function commitAndPush(
 
 /** One entry per path; the commit step's reason wins, since it is what finally kept the file out. */
 function mergeRefusals(byTools: readonly RefusedFile[], byCommit: readonly RefusedFile[]): RefusedFile[] {
-  const merged = new Map<string, string>();
-  for (const refusal of [...byTools, ...byCommit]) merged.set(refusal.path, refusal.reason);
-  return [...merged].map(([path, reason]) => ({ path, reason })).sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
+  const merged = new RefusalLog();
+  for (const refusal of [...byTools, ...byCommit]) merged.record(refusal.path, refusal.reason);
+  return merged.list();
 }

@@ -18,3 +18,4 @@ export { ToolWorkerPool, type ToolWorkerPoolOptions, type TaskOutcome } from './
 export type { DocsProblem, DocsProblemKind, DocsCheckReport } from './docs-problem.js';
 export { WritePolicy, describeRefusal, validatePolicyGlobs, type RefusedFile, type WritePolicySettings, type WriteVerdict } from './write-policy.js';
 export { compileGlob, type GlobMatcher } from './glob-pattern.js';
+export { RefusalLog } from './refusal-log.js';

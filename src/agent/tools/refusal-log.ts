@@ -1,4 +1,5 @@
 import type { RefusedFile } from './write-policy.js';
+import { compareCodePoints } from './workspace-glob.js';
 
 /** The paths the write policy refused during a run, each with its latest reason. */
 export class RefusalLog {
@@ -10,6 +11,6 @@ export class RefusalLog {
 
   /** Sorted by path. */
   list(): RefusedFile[] {
-    return [...this.refused].map(([path, reason]) => ({ path, reason })).sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
+    return [...this.refused].map(([path, reason]) => ({ path, reason })).sort((left, right) => compareCodePoints(left.path, right.path));
   }
 }
