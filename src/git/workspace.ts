@@ -63,6 +63,11 @@ export interface Workspace {
   changedFiles(): Promise<string[]>;
   /** Fast-forwards `branch` on the remote to HEAD; never forces. Returns the pushed commit. */
   push(): Promise<string>;
+  /**
+   * The commit `baseRef` names: HEAD as cloned for a new branch, else fetched (a
+   * follow-up's clone holds only the job's branch); null when it cannot be had.
+   */
+  baseCommit(): Promise<string | null>;
   /** Diff from `fromRef` (default `startCommit`) to HEAD; null when `fromRef` cannot be had cheaply. */
   diff(fromRef?: string): Promise<UnifiedDiff | null>;
   headCommit(): Promise<string>;
@@ -294,8 +299,13 @@ class GitWorkspace implements Workspace {
     return head;
   }
 
+  async baseCommit(): Promise<string | null> {
+    if (!this.continued) return this.startCommit;
+    return this.commitOf(this.baseRef);
+  }
+
   async diff(fromRef: string = this.startCommit): Promise<UnifiedDiff | null> {
-    const from = (await tryResolveCommit(this.directory, fromRef, 'fromRef')) ?? (await this.fetchCommit(fromRef));
+    const from = await this.commitOf(fromRef);
     if (from === null) return null;
     return readDiff(this.directory, [from, 'HEAD']);
   }
@@ -306,6 +316,10 @@ class GitWorkspace implements Workspace {
 
   async remove(): Promise<void> {
     await rm(this.directory, { recursive: true, force: true });
+  }
+
+  private async commitOf(ref: string): Promise<string | null> {
+    return (await tryResolveCommit(this.directory, ref, 'fromRef')) ?? (await this.fetchCommit(ref));
   }
 
   /** A ref this single-branch clone lacks (typically the base of a follow-up), fetched at depth 1. */

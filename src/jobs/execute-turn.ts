@@ -8,6 +8,8 @@ import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run
 import { buildSystemPrompt, buildTurnMessages, type ConversationTurn } from '../agent/prompts.js';
 import type { Budgets } from '../agent/budgets.js';
 import { deriveCommitMessage, prepareWorkspace, type Workspace } from '../git/workspace.js';
+import { GitTreeFiles } from '../git/git-tree-files.js';
+import type { DocsCheckResult } from '../docs-site/docs-checker.js';
 import type { Forge, ForgeProject } from '../git/forges/forge.js';
 import { secretSpellings } from '../git/git-auth.js';
 import type { JobProblem, ToolStepSummary } from './job.js';
@@ -84,7 +86,19 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     branchHint: input.history.some((turn) => turn.commit !== null) ? 'exists' : 'unknown',
   });
   const secrets = [...dependencies.secrets, ...secretSpellings(remote.auth)];
-  const toolset = createDocsToolset({ workspace: directory, secrets, ready: preparing, ...(input.writePolicy ? { writePolicy: input.writePolicy } : {}) });
+  const toolset = createDocsToolset({
+    workspace: directory,
+    secrets,
+    ready: preparing,
+    // The docs check reports what this job broke against what its base ref already had.
+    docsBase: async () => {
+      const workspace = await preparing;
+      const commit = await workspace.baseCommit();
+      if (commit === null) throw new Error(`The base ref ${input.baseRef} could not be fetched.`);
+      return new GitTreeFiles(workspace.directory, commit);
+    },
+    ...(input.writePolicy ? { writePolicy: input.writePolicy } : {}),
+  });
   // Stops the tools' worker threads when the turn is over, however it ended (also those of
   // a check_docs call that a stopped run left behind).
   dependencies.deferCleanup(() => toolset.close());
@@ -107,12 +121,12 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     // Nothing changed means nothing to review: skip the check.
     // Both are awaited even when one fails, so no git process outlives the workspace.
     const [checked, committed] = await Promise.allSettled([
-      toolset.changedFiles().length > 0 ? toolset.checkDocs() : Promise.resolve([]),
+      toolset.changedFiles().length > 0 ? toolset.checkDocs() : Promise.resolve(null),
       commitAndPush(workspace, input, result.finalMessage, await toolset.policy()),
     ]);
     if (committed.status === 'rejected') throw committed.reason;
     if (checked.status === 'rejected') throw checked.reason;
-    const problems = checked.value;
+    const problems = jobProblems(checked.value);
     const { filesChanged, commit, unstaged } = committed.value;
     const refusedFiles = mergeRefusals(toolset.refusedFiles(), unstaged);
     let pullRequest: TurnOutcome['pullRequest'] = null;
@@ -127,7 +141,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
         base: input.baseRef,
         head: input.branch,
         title: pullRequestTitle(input.history[0]?.prompt ?? input.prompt),
-        body: pullRequestBody({ jobId: input.jobId, turns, problems, refusedFiles }),
+        body: pullRequestBody({ jobId: input.jobId, turns, problems, preExisting: checked.value?.existingByKind ?? {}, refusedFiles }),
       });
     }
     return {
@@ -165,6 +179,16 @@ async function runWhilePreparing(
     deferCleanup(() => workspace.remove());
     throw error;
   }
+}
+
+/** The turn keeps this many problems, the new ones first. */
+const MAX_KEPT_PROBLEMS = 200;
+
+function jobProblems(result: DocsCheckResult | null): JobProblem[] {
+  if (result === null) return [];
+  const introduced = result.introduced.map((problem) => ({ ...problem, new: true }));
+  const existing = result.existing.map((problem) => ({ ...problem, new: false }));
+  return [...introduced, ...existing].slice(0, MAX_KEPT_PROBLEMS);
 }
 
 const COMMIT_INPUT_CHARACTERS = 4_000;

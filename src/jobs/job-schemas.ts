@@ -45,7 +45,17 @@ export const turnSchema = z
     steps: z.array(z.object({ toolName: z.string(), argumentSummary: z.string(), ok: z.boolean(), error: z.string().optional() })),
     filesChanged: z.array(z.string()),
     commit: z.string().nullable(),
-    problems: z.array(z.object({ path: z.string(), line: z.number().optional(), message: z.string(), kind: z.string() })),
+    problems: z
+      .array(
+        z.object({
+          path: z.string(),
+          line: z.number().optional(),
+          message: z.string(),
+          kind: z.string(),
+          new: z.boolean().optional().describe('true: introduced by the job; false: the base ref already had it. New problems come first.'),
+        }),
+      )
+      .describe('Documentation problems the final check of the turn found (at most 200, new ones first).'),
     refusedFiles: z
       .array(z.object({ path: z.string(), reason: z.string() }))
       .describe("Changes the project's write policy kept out of the commit (the agent may only change documentation content)."),

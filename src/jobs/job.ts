@@ -23,6 +23,8 @@ export interface JobProblem {
   line?: number;
   message: string;
   kind: string;
+  /** True when this turn's changes introduced it, false when the job's base ref already had it. */
+  new?: boolean;
 }
 
 export interface ToolStepSummary {

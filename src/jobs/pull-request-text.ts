@@ -38,7 +38,15 @@ export function pullRequestTitle(firstPrompt: string): string {
  * Docwright did not write itself (prompts, the model's messages, file names, check
  * messages) goes through inert-markdown.ts: it is shown, never acted on by the forge.
  */
-export function pullRequestBody(input: { jobId: string; turns: PullRequestTurn[]; problems: JobProblem[]; refusedFiles?: RefusedFile[] }): string {
+export function pullRequestBody(input: {
+  jobId: string;
+  turns: PullRequestTurn[];
+  /** The final check's problems; `new: false` marks those the base ref already had. */
+  problems: JobProblem[];
+  /** Every problem the base already had, counted by kind (the list above may hold only some). */
+  preExisting?: Partial<Record<string, number>>;
+  refusedFiles?: RefusedFile[];
+}): string {
   const sections = [`Opened by Docwright for job ${inertCodeSpan(input.jobId)}. Each instruction below is one agent turn on this branch.`];
   for (const turn of input.turns) {
     const lines = [`### ${turn.sequence === 1 ? 'Instruction' : `Follow-up ${turn.sequence - 1}`}`, '', inertBlockquote(shorten(turn.prompt, MAX_PROMPT_IN_BODY)), ''];
@@ -58,16 +66,31 @@ export function pullRequestBody(input: { jobId: string; turns: PullRequestTurn[]
     if (refused.length > 50) listed.push(`- … and ${refused.length - 50} more`);
     sections.push(['### Changes refused by the write policy', '', 'The agent may only change documentation content; these changes were not committed:', ...listed].join('\n'));
   }
-  if (input.problems.length > 0) {
-    const listed = input.problems
-      .slice(0, 50)
-      .map((problem) => `- ${inertCodeSpan(`${problem.path}${problem.line ? `:${problem.line}` : ''}`)} (${inertLine(problem.kind)}): ${inertLine(problem.message)}`);
-    if (input.problems.length > 50) listed.push(`- … and ${input.problems.length - 50} more`);
-    sections.push(['### Documentation problems left', '', 'The final `check_docs` run still reports:', ...listed].join('\n'));
-  } else {
-    sections.push('### Documentation check\n\nThe final `check_docs` run reported no problems.');
-  }
+  sections.push(checkSection(input.problems, input.preExisting ?? {}));
   return limitBody(sections.join('\n\n'));
+}
+
+/**
+ * What the final check found, new problems first and every one of them listed (up to
+ * the kept maximum): a reviewer must never miss a link this change broke behind problems
+ * the base branch already had, which are only counted.
+ */
+function checkSection(problems: readonly JobProblem[], preExisting: Partial<Record<string, number>>): string {
+  const introduced = problems.filter((problem) => problem.new !== false);
+  const counts = Object.entries(preExisting).filter((entry): entry is [string, number] => (entry[1] ?? 0) > 0);
+  const existingTotal = counts.reduce((sum, [, count]) => sum + count, 0);
+  const lines = ['### Documentation check', ''];
+  if (introduced.length > 0) {
+    lines.push(`**${introduced.length} new problem${introduced.length === 1 ? '' : 's'}** introduced by this change:`, '');
+    lines.push(...introduced.map((problem) => `- ${inertCodeSpan(`${problem.path}${problem.line ? `:${problem.line}` : ''}`)} (${inertLine(problem.kind)}): ${inertLine(problem.message)}`));
+  } else {
+    lines.push('This change introduced no documentation problems.');
+  }
+  if (existingTotal > 0) {
+    const byKind = counts.map(([kind, count]) => `${count} ${inertLine(kind)}`).join(', ');
+    lines.push('', `The base branch already had ${existingTotal} problem${existingTotal === 1 ? '' : 's'} (${byKind}); this change did not cause them.`);
+  }
+  return lines.join('\n');
 }
 
 /** Cuts at a line end; cutting only removes text, so what is left stays inert. */

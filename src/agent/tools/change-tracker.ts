@@ -11,8 +11,10 @@ export interface FileChange {
  */
 export class ChangeTracker {
   private readonly latest = new Map<string, ChangeKind>();
+  private pending = new Set<string>();
 
   record(path: string, kind: ChangeKind): void {
+    this.pending.add(path);
     // Re-inserting moves the path to the end, keeping the map in order of last change.
     this.latest.delete(path);
     this.latest.set(path, kind);
@@ -21,6 +23,13 @@ export class ChangeTracker {
   /** Every path touched, sorted. */
   paths(): string[] {
     return [...this.latest.keys()].sort();
+  }
+
+  /** Paths changed since the previous call (for the docs check's incremental index). */
+  takePending(): string[] {
+    const paths = [...this.pending];
+    this.pending = new Set();
+    return paths;
   }
 
   /** The last change made to each touched path, in the order the changes happened. */

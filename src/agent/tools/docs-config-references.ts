@@ -2,7 +2,7 @@ import path from 'node:path';
 import { realpath } from 'node:fs/promises';
 import { globWorkspace } from './workspace-glob.js';
 import { readBytes, decodeText } from './text-file.js';
-import { SITE_CONFIG_NAMES } from './navigation-check.js';
+import { SITE_CONFIG_NAMES } from '../../docs-site/site-paths.js';
 
 /** Only data files can be pulled in: a `$ref` to a script gains nothing. */
 const DATA_FILE = /\.(?:json|ya?ml)$/i;

@@ -1,22 +1,16 @@
-/**
- * `limit`: the check as a whole was cut short (too many pages or problems, out of time).
- * `check-limit`: one page could not be checked within the per-page caps (size, time,
- * memory, nesting); the rest of the site was.
- */
-export type DocsProblemKind = 'mdx-syntax' | 'frontmatter' | 'broken-link' | 'navigation' | 'limit' | 'check-limit';
+import type { DocsProblem, DocsProblemKind } from '../../docs-site/docs-problem.js';
 
-/** One thing `check_docs` found wrong; `line` is 1-based when known. */
-export interface DocsProblem {
-  path: string;
-  line?: number;
-  message: string;
-  kind: DocsProblemKind;
-}
+export type { DocsProblem, DocsProblemKind } from '../../docs-site/docs-problem.js';
 
+/** What `check_docs` answers the model. */
 export interface DocsCheckReport {
-  problems: DocsProblem[];
-  /** Markdown and MDX pages that were checked. */
-  filesChecked: number;
-  /** True when files or problems beyond the caps were left out (a `limit` problem says which). */
+  /** Problems this run's changes introduced against the job's base ref, in file order. */
+  newProblems: DocsProblem[];
+  /** Problems the base ref already had: counted, not listed, so they do not bury new ones. */
+  preExisting: { total: number; byKind: Partial<Record<DocsProblemKind, number>> };
+  /** Markdown and MDX pages the result covers. */
+  pagesChecked: number;
+  /** True when pages or problems beyond the caps were left out (a `limit` problem says which). */
   truncated: boolean;
+  note?: string;
 }

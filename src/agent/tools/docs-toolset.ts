@@ -4,7 +4,8 @@ import { createToolContext, type ToolContext } from './tool-context.js';
 import type { ToolLimits } from './tool-limits.js';
 import type { ToolWorkerPool } from './tool-worker-pool.js';
 import type { FileChange } from './change-tracker.js';
-import type { DocsProblem } from './docs-problem.js';
+import type { SiteSource } from '../../docs-site/site-source.js';
+import type { DocsCheckResult } from '../../docs-site/docs-checker.js';
 import { isToolFailure } from './tool-failure.js';
 import { createRedactor } from './redact-secrets.js';
 import { listFiles } from './list-files.js';
@@ -14,7 +15,7 @@ import { writeFile } from './write-file.js';
 import { editFile } from './edit-file.js';
 import { deleteFile } from './delete-file.js';
 import { moveFile } from './move-file.js';
-import { checkDocs } from './check-docs.js';
+import { checkDocs, checkDocsInFull } from './check-docs.js';
 import { WritePolicy, type RefusedFile, type WritePolicySettings } from './write-policy.js';
 import { findConfigReferences } from './docs-config-references.js';
 
@@ -39,6 +40,8 @@ export interface DocsToolsetOptions {
    * the toolset starts its own on first use, and `close()` stops them.
    */
   workers?: ToolWorkerPool;
+  /** The files of the job's base ref: `check_docs` reports their problems as pre-existing. */
+  docsBase?: () => Promise<SiteSource>;
 }
 
 /**
@@ -57,11 +60,11 @@ export interface DocsToolset {
   /** The last change to each changed path, in the order changes happened. */
   changes(): FileChange[];
   /**
-   * The final check of a run. When the run only wrote or edited files, only those pages
-   * are compiled (with navigation in full); a deletion or move may break links anywhere,
-   * so then every page is checked.
+   * The final check of a run, split into the problems the run introduced and those the
+   * base already had. It reuses the index `check_docs` calls built, updated with the
+   * files changed since.
    */
-  checkDocs(): Promise<DocsProblem[]>;
+  checkDocs(): Promise<DocsCheckResult>;
   /** The write policy of this run, built from the checkout as cloned. */
   policy(): Promise<WritePolicy>;
   /** Paths the tools refused to change because of the write policy, sorted. */
@@ -92,7 +95,13 @@ async function loadPolicy(workspace: string, ready: Promise<unknown> | undefined
 
 export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
   const policy = loadPolicy(options.workspace, options.ready, options.writePolicy).catch(() => new WritePolicy(options.writePolicy));
-  const context = createToolContext({ workspace: options.workspace, limits: options.limits, policy, workers: options.workers });
+  const context = createToolContext({
+    workspace: options.workspace,
+    limits: options.limits,
+    policy,
+    workers: options.workers,
+    ...(options.docsBase === undefined ? {} : { docsBase: options.docsBase }),
+  });
   const redact = createRedactor(options.secrets ?? []);
   const run =
     <Input, Output>(name: string, operation: (context: ToolContext, input: Input) => Promise<Output>) =>
@@ -160,7 +169,8 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
       execute: run('move_file', moveFile),
     }),
     check_docs: tool({
-      description: 'Check the documentation: MDX syntax errors, invalid YAML frontmatter, broken internal links, and docs.json/mint.json navigation entries without a page. Run it after editing and fix what it reports.',
+      description:
+        'Check the documentation the way Mintlify builds it: MDX syntax errors, invalid YAML frontmatter, broken internal links (redirects, .mintignore, versions, languages and OpenAPI pages taken into account), and docs.json/mint.json navigation entries without a page. newProblems lists what your changes broke against the base branch: fix all of it. preExisting only counts problems that were already there; leave them unless the instruction asks. Run it after editing; after the first call it only re-checks what changed.',
       inputSchema: z.object({}),
       execute: run('check_docs', (toolContext: ToolContext) => checkDocs(toolContext)),
     }),
@@ -170,12 +180,7 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
     tools,
     changedFiles: () => context.changes.paths(),
     changes: () => context.changes.changes(),
-    checkDocs: async () => {
-      const changes = context.changes.changes();
-      const localOnly = changes.length > 0 && changes.every((change) => change.kind === 'written' || change.kind === 'edited');
-      const report = await checkDocs(context, localOnly ? { pages: changes.map((change) => change.path) } : {});
-      return redact(report.problems);
-    },
+    checkDocs: async () => redact(await checkDocsInFull(context)),
     policy: () => policy,
     refusedFiles: () => context.refusals.list(),
     close: async () => {

@@ -13,7 +13,7 @@ export { writeFile, type WriteFileInput, type WriteFileResult } from './write-fi
 export { editFile, type EditFileInput, type EditFileResult } from './edit-file.js';
 export { deleteFile, type DeleteFileInput, type DeleteFileResult } from './delete-file.js';
 export { moveFile, type MoveFileInput, type MoveFileResult } from './move-file.js';
-export { checkDocs } from './check-docs.js';
+export { checkDocs, checkDocsInFull, reportOf } from './check-docs.js';
 export { ToolWorkerPool, type ToolWorkerPoolOptions, type TaskOutcome } from './tool-worker-pool.js';
 export type { DocsProblem, DocsProblemKind, DocsCheckReport } from './docs-problem.js';
 export { WritePolicy, describeRefusal, validatePolicyGlobs, type RefusedFile, type WritePolicySettings, type WriteVerdict } from './write-policy.js';

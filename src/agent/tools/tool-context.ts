@@ -5,6 +5,10 @@ import { describeRefusal, WritePolicy } from './write-policy.js';
 import { RefusalLog } from './refusal-log.js';
 import { ToolFailure } from './tool-failure.js';
 import { ToolWorkerPool } from './tool-worker-pool.js';
+import { DocsChecker } from '../../docs-site/docs-checker.js';
+import type { SiteSource } from '../../docs-site/site-source.js';
+import { WorkspaceFiles } from './workspace-files.js';
+import { poolDocsRunner } from './docs-task-runner-pool.js';
 
 /**
  * What every tool function needs: where the workspace is, its caps, the change log, and
@@ -18,6 +22,8 @@ export interface ToolContext {
   readonly policy: WritePolicy | Promise<WritePolicy>;
   readonly refusals: RefusalLog;
   readonly workers: ToolWorkerPool;
+  /** The docs check's index of the workspace, kept up to date as the tools change files. */
+  readonly docs: DocsChecker;
 }
 
 export interface ToolContextOptions {
@@ -27,16 +33,37 @@ export interface ToolContextOptions {
   policy?: WritePolicy | Promise<WritePolicy>;
   /** Default: a pool of its own, started on first use; whoever created the context closes it. */
   workers?: ToolWorkerPool;
+  /**
+   * The files the job started from (its base ref), whose problems `check_docs` reports
+   * as pre-existing. Without it every problem counts as new.
+   */
+  docsBase?: () => Promise<SiteSource>;
 }
 
 export function createToolContext(options: ToolContextOptions): ToolContext {
+  const limits = resolveToolLimits(options.limits);
+  const workers = options.workers ?? new ToolWorkerPool();
+  const docs = new DocsChecker({
+    current: new WorkspaceFiles(options.workspace, limits.maxQueryLength),
+    ...(options.docsBase === undefined ? {} : { base: options.docsBase }),
+    runner: poolDocsRunner(workers),
+    limits: {
+      maxPages: limits.maxCheckedPages,
+      maxPageBytes: limits.maxCheckedPageBytes,
+      maxConfigBytes: limits.maxFileBytes,
+      pageTimeoutMs: limits.pageCheckTimeoutMs,
+      maxProblemsPerPage: limits.maxProblems,
+    },
+    timeoutMs: limits.checkDocsTimeoutMs,
+  });
   return {
     workspace: options.workspace,
-    limits: resolveToolLimits(options.limits),
+    limits,
     changes: new ChangeTracker(),
     policy: options.policy ?? new WritePolicy(),
     refusals: new RefusalLog(),
-    workers: options.workers ?? new ToolWorkerPool(),
+    workers,
+    docs,
   };
 }
 

@@ -25,6 +25,8 @@ export interface ToolLimits {
   maxQueryLength: number;
   /** Wall-clock budget of one search; a runaway regular expression is stopped at this point. */
   searchTimeoutMs: number;
+  /** Most pages `check_docs` checks (25,000-page sites are real: versioned, translated). */
+  maxCheckedPages: number;
   /** Most problems `check_docs` reports. */
   maxProblems: number;
   /** Largest page `check_docs` compiles; a larger page is reported, not compiled. */
@@ -49,6 +51,7 @@ export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
   maxSearchBytes: 32 * 1024 * 1024,
   maxQueryLength: 1000,
   searchTimeoutMs: 5000,
+  maxCheckedPages: 50_000,
   maxProblems: 500,
   maxCheckedPageBytes: 512 * 1024,
   pageCheckTimeoutMs: 10_000,

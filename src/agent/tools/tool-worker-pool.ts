@@ -1,19 +1,9 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { FromWorker, TaskOf, ToolTask, ToolTaskKind, ToolTaskResults, ToWorker } from './tool-worker-protocol.js';
-import type { SiteDescription } from './site-check.js';
+import type { TaskOutcome } from '../../docs-site/task-outcome.js';
 
-/** How a task ended. Only `done` carries a result; the others say why there is none. */
-export type TaskOutcome<Result> =
-  | { status: 'done'; result: Result }
-  /** The task failed as a tool fails (a ToolFailure): the message is for the model. */
-  | { status: 'failure'; message: string }
-  /** It ran longer than its time limit; the worker was stopped. */
-  | { status: 'timeout'; timeoutMs: number }
-  /** It needed more than the worker's heap limit; the worker died. */
-  | { status: 'out-of-memory'; maxHeapMb: number }
-  /** A bug or the environment: the worker threw or exited. */
-  | { status: 'crashed'; message: string };
+export type { TaskOutcome } from '../../docs-site/task-outcome.js';
 
 export interface ToolWorkerPoolOptions {
   /** Most worker threads at once. Default: one fewer than the CPUs, from 1 to 2. */
@@ -41,8 +31,6 @@ interface Slot {
   /** The running task's time limit, or the start-up limit before `ready`. */
   timer: NodeJS.Timeout | undefined;
   idleTimer: NodeJS.Timeout | undefined;
-  /** Sites this worker holds, in step with its own map. */
-  sites: Set<number>;
 }
 
 const WORKER_ENTRY = new URL('./tool-worker-bootstrap.mjs', import.meta.url);
@@ -72,7 +60,6 @@ export class ToolWorkerPool {
   private readonly startTimeoutMs: number;
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
-  private readonly sites = new Map<number, SiteDescription>();
   private nextId = 1;
   private startFailures = 0;
   private started = 0;
@@ -93,20 +80,6 @@ export class ToolWorkerPool {
       this.queue.push({ id: this.nextId++, task, timeoutMs, resolve: resolve as Job['resolve'], reject });
       this.pump();
     });
-  }
-
-  /** Registers a site's files for check tasks; each worker receives them once, before its first task naming `id`. */
-  openSite(description: SiteDescription): number {
-    const id = this.nextId++;
-    this.sites.set(id, description);
-    return id;
-  }
-
-  closeSite(id: number): void {
-    this.sites.delete(id);
-    for (const slot of this.slots) {
-      if (slot.sites.delete(id)) this.post(slot, { type: 'forget', id });
-    }
   }
 
   /** Workers started so far and running now (for tests and measurements). */
@@ -148,7 +121,7 @@ export class ToolWorkerPool {
   private start(): void {
     const worker = new Worker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } });
     this.started += 1;
-    const slot: Slot = { worker, ready: false, job: null, timer: undefined, idleTimer: undefined, sites: new Set() };
+    const slot: Slot = { worker, ready: false, job: null, timer: undefined, idleTimer: undefined };
     this.slots.push(slot);
     slot.timer = setTimeout(() => {
       this.startFailures += 1;
@@ -184,17 +157,6 @@ export class ToolWorkerPool {
     clearTimeout(slot.idleTimer);
     slot.worker.ref();
     slot.job = job;
-    if ('siteId' in job.task && !slot.sites.has(job.task.siteId)) {
-      const site = this.sites.get(job.task.siteId);
-      if (site === undefined) {
-        slot.job = null;
-        job.reject(new Error(`Site ${job.task.siteId} is not open.`));
-        this.idle(slot);
-        return;
-      }
-      slot.sites.add(job.task.siteId);
-      this.post(slot, { type: 'site', id: job.task.siteId, ...site });
-    }
     this.post(slot, { type: 'task', id: job.id, task: job.task });
     slot.timer = setTimeout(() => {
       slot.job = null;

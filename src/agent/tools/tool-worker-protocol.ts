@@ -1,10 +1,13 @@
-import type { FileCheckRequest, FileCheckResult, SiteDescription } from './site-check.js';
 import type { LineRangeRequest, LineRangeResult } from './line-range.js';
+import type { PageAnalysis } from '../../docs-site/page-analysis.js';
+import type { ConfigBuild } from '../../docs-site/site-config.js';
+import type { OpenApiPages } from '../../docs-site/openapi-pages.js';
 
 /** Work a tool hands to a tool worker thread (see tool-worker-pool.ts). */
 export type ToolTask =
-  | ({ kind: 'check-page'; siteId: number } & FileCheckRequest)
-  | ({ kind: 'check-config'; siteId: number } & FileCheckRequest)
+  | { kind: 'analyze-page'; path: string; text: string }
+  | { kind: 'site-config'; configPath: string; texts: Map<string, string | null> }
+  | { kind: 'openapi-pages'; specText: string; directory: string }
   | ({ kind: 'read-lines'; absolute: string; shown: string; maxFileBytes: number; maxReadBytes: number } & LineRangeRequest)
   | { kind: 'edit'; absolute: string; shown: string; maxFileBytes: number; oldString: string; newString: string };
 
@@ -12,8 +15,9 @@ export type ToolTaskKind = ToolTask['kind'];
 
 /** What each kind of task answers. */
 export interface ToolTaskResults {
-  'check-page': FileCheckResult;
-  'check-config': FileCheckResult;
+  'analyze-page': PageAnalysis;
+  'site-config': ConfigBuild;
+  'openapi-pages': OpenApiPages;
   'read-lines': LineRangeResult;
   /** The edited file as UTF-8 (transferred, not copied: it may be megabytes) and the line of the change. */
   edit: { bytes: Uint8Array; line: number };
@@ -21,11 +25,7 @@ export interface ToolTaskResults {
 
 export type TaskOf<Kind extends ToolTaskKind> = Extract<ToolTask, { kind: Kind }>;
 
-export type ToWorker =
-  /** The files of a site, for the check tasks that name its id. */
-  | ({ type: 'site'; id: number } & SiteDescription)
-  | { type: 'forget'; id: number }
-  | { type: 'task'; id: number; task: ToolTask };
+export type ToWorker = { type: 'task'; id: number; task: ToolTask };
 
 export type FromWorker =
   | { type: 'ready' }

@@ -1,6 +1,8 @@
 import { parentPort } from 'node:worker_threads';
 import type { FromWorker, ToolTask, ToWorker } from './tool-worker-protocol.js';
-import { checkConfigFile, checkPageFile, createSiteIndex, type SiteIndex } from './site-check.js';
+import { analyzePage } from '../../docs-site/page-analysis.js';
+import { buildSiteConfig } from '../../docs-site/site-config.js';
+import { openApiPages } from '../../docs-site/openapi-pages.js';
 import { selectLines } from './line-range.js';
 import { planEdit } from './edit-plan.js';
 import { ownBytes, readText } from './text-file.js';
@@ -12,14 +14,14 @@ import { isToolFailure } from './tool-failure.js';
  * overruns its time limit, since a synchronous compile cannot be interrupted otherwise.
  */
 
-const sites = new Map<number, SiteIndex>();
-
 async function perform(task: ToolTask): Promise<{ result: unknown; transfer: ArrayBuffer[] }> {
   switch (task.kind) {
-    case 'check-page':
-      return { result: await checkPageFile(site(task.siteId), task), transfer: [] };
-    case 'check-config':
-      return { result: await checkConfigFile(site(task.siteId), task), transfer: [] };
+    case 'analyze-page':
+      return { result: await analyzePage(task.path, task.text), transfer: [] };
+    case 'site-config':
+      return { result: buildSiteConfig(task.configPath, task.texts), transfer: [] };
+    case 'openapi-pages':
+      return { result: openApiPages(task.specText, task.directory), transfer: [] };
     case 'read-lines': {
       const text = await readText(task.absolute, task.shown, task.maxFileBytes);
       return { result: selectLines(text, task.shown, task, task.maxReadBytes), transfer: [] };
@@ -33,29 +35,17 @@ async function perform(task: ToolTask): Promise<{ result: unknown; transfer: Arr
   }
 }
 
-function site(id: number): SiteIndex {
-  const found = sites.get(id);
-  if (found === undefined) throw new Error(`site ${id} was not sent to this worker`);
-  return found;
-}
-
 function serve(port: NonNullable<typeof parentPort>): void {
   const send = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
   port.on('message', (message: ToWorker) => {
-    if (message.type === 'site') {
-      sites.set(message.id, createSiteIndex(message));
-    } else if (message.type === 'forget') {
-      sites.delete(message.id);
-    } else {
-      const { id } = message;
-      perform(message.task).then(
-        ({ result, transfer }) => send({ type: 'done', id, result }, transfer),
-        (error: unknown) => {
-          if (isToolFailure(error)) send({ type: 'failure', id, message: error.message });
-          else send({ type: 'error', id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-        },
-      );
-    }
+    const { id } = message;
+    perform(message.task).then(
+      ({ result, transfer }) => send({ type: 'done', id, result }, transfer),
+      (error: unknown) => {
+        if (isToolFailure(error)) send({ type: 'failure', id, message: error.message });
+        else send({ type: 'error', id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      },
+    );
   });
   send({ type: 'ready' });
 }

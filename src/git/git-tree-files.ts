@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { DocwrightError } from '../core/errors.js';
+import { gitEnvironment, runGit } from './run-git.js';
+
+/** What reading one file of a commit gave (the same shape as a docs-site SiteSource's). */
+export type TreeFile = { status: 'read'; bytes: Uint8Array } | { status: 'too-large'; size: number } | { status: 'missing' };
+
+interface TreeEntry {
+  object: string;
+  size: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+// A listing of 100,000 paths is a few MB; anything near this is not a docs repository.
+const MAX_LISTING_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The regular files of one commit, read from git's object store without a checkout: the
+ * docs check reads the base of a change this way. `prefix` (a folder, '' for the whole
+ * tree) makes paths relative to it. Symbolic links and submodules are not files here, as
+ * a build from the tree would not follow them either.
+ */
+export class GitTreeFiles {
+  private entries: Map<string, TreeEntry> | undefined;
+
+  constructor(
+    private readonly repository: string,
+    private readonly commit: string,
+    private readonly prefix = '',
+    private readonly timeoutMs = DEFAULT_TIMEOUT_MS,
+  ) {
+    if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new Error(`GitTreeFiles needs a full commit id, got ${JSON.stringify(commit)}.`);
+  }
+
+  async listFiles(): Promise<string[]> {
+    return [...(await this.listing()).keys()];
+  }
+
+  async readFiles(paths: readonly string[], maxBytes: number): Promise<Map<string, TreeFile>> {
+    const entries = await this.listing();
+    const files = new Map<string, TreeFile>();
+    const wanted: Array<{ path: string; object: string }> = [];
+    for (const path of paths) {
+      const entry = entries.get(path);
+      if (entry === undefined) files.set(path, { status: 'missing' });
+      else if (entry.size > maxBytes) files.set(path, { status: 'too-large', size: entry.size });
+      else wanted.push({ path, object: entry.object });
+    }
+    if (wanted.length > 0) {
+      const contents = await this.catFiles(wanted.map((item) => item.object));
+      wanted.forEach((item, index) => files.set(item.path, { status: 'read', bytes: contents[index]! }));
+    }
+    return files;
+  }
+
+  private async listing(): Promise<Map<string, TreeEntry>> {
+    if (this.entries !== undefined) return this.entries;
+    const result = await runGit(['ls-tree', '-r', '-l', '-z', '--full-tree', this.commit], { cwd: this.repository, timeoutMs: this.timeoutMs, maxOutputBytes: MAX_LISTING_BYTES });
+    if (result.truncated) throw new DocwrightError('git_failed', `The tree of ${this.commit} is too large to list.`, { status: 500 });
+    const entries = new Map<string, TreeEntry>();
+    const start = this.prefix === '' ? '' : `${this.prefix}/`;
+    // Each record is "<mode> <type> <object> <size>\t<path>" and NUL.
+    for (const record of result.stdout.split('\0')) {
+      const tab = record.indexOf('\t');
+      if (tab === -1) continue;
+      const [mode, type, object, size] = record.slice(0, tab).split(/ +/);
+      const path = record.slice(tab + 1);
+      if (type !== 'blob' || (mode !== '100644' && mode !== '100755') || object === undefined || !path.startsWith(start)) continue;
+      const relative = path.slice(start.length);
+      if (relative.split('/').includes('node_modules')) continue;
+      entries.set(relative, { object, size: Number(size) });
+    }
+    this.entries = new Map([...entries].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)));
+    return this.entries;
+  }
+
+  /** The contents of these blobs, in order, through one `git cat-file --batch`. */
+  private catFiles(objects: readonly string[]): Promise<Uint8Array[]> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('git', ['cat-file', '--batch'], { cwd: this.repository, env: gitEnvironment(null), stdio: ['pipe', 'pipe', 'pipe'] });
+      const contents: Uint8Array[] = [];
+      let pending: Buffer = Buffer.alloc(0);
+      let expected: number | null = null;
+      let failed = false;
+      const fail = (message: string): void => {
+        if (failed) return;
+        failed = true;
+        child.kill('SIGKILL');
+        reject(new DocwrightError('git_failed', message, { status: 500 }));
+      };
+      const timer = setTimeout(() => fail(`git cat-file timed out after ${this.timeoutMs} ms`), this.timeoutMs);
+      child.stdout.on('data', (chunk: Buffer) => {
+        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+        for (;;) {
+          if (expected === null) {
+            const newline = pending.indexOf(0x0a);
+            if (newline === -1) break;
+            const header = pending.subarray(0, newline).toString('latin1');
+            const size = /^\S+ blob (\d+)$/.exec(header)?.[1];
+            if (size === undefined) return fail(`git cat-file answered ${JSON.stringify(header.slice(0, 100))}`);
+            expected = Number(size);
+            pending = pending.subarray(newline + 1);
+          }
+          // The content is followed by one newline.
+          if (pending.length < expected + 1) break;
+          contents.push(new Uint8Array(pending.subarray(0, expected)));
+          pending = pending.subarray(expected + 1);
+          expected = null;
+        }
+      });
+      child.stderr.resume();
+      child.once('error', (error) => fail(`git cat-file could not start: ${error.message}`));
+      child.once('close', () => {
+        clearTimeout(timer);
+        if (failed) return;
+        if (contents.length !== objects.length) fail(`git cat-file gave ${contents.length} of ${objects.length} objects`);
+        else resolve(contents);
+      });
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(objects.map((object) => `${object}\n`).join(''));
+    });
+  }
+}
