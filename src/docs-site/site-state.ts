@@ -17,6 +17,8 @@ export interface StateContext {
   limits: CheckLimits;
   /** Pages not parsed when this fires are reported as unchecked. */
   signal: AbortSignal;
+  /** Told after each batch of pages of a full build. */
+  onProgress?: (checked: number, total: number) => void;
 }
 
 interface PageRecord {
@@ -74,9 +76,19 @@ export class SiteState {
     return all.sort(compareProblems).concat(this.limits);
   }
 
-  /** The links of every page, for tools that rewrite them (move_file). */
+  /** The links of a page, with their offsets, for tools that rewrite them (move_file). */
   linksOf(page: string): readonly PageLink[] {
     return this.pages.get(page)?.content.links ?? [];
+  }
+
+  /** The site a workspace path belongs to (deepest docs root), if any. */
+  siteOf(path: string): SiteBuild | undefined {
+    return siteOf(this.sites, path);
+  }
+
+  /** Pages with a link that looked up `key` (docs-root-relative slug key) in the site at `docsRoot`. */
+  pagesLookingUp(docsRoot: string, key: string): string[] {
+    return [...(this.dependents.get(`${docsRoot}\0${key}`) ?? [])].sort();
   }
 
   /** Takes in changes to these paths (written, edited, deleted or moved), reading only them. */
@@ -157,6 +169,7 @@ export class SiteState {
       );
       batch.forEach(({ path, site }, index) => this.pages.set(path, { site, content: analysed[index]!, linkProblems: [], keys: [] }));
       done += batch.length;
+      this.context.onProgress?.(done, checked.length);
     }
     if (done < checked.length) {
       this.complete = false;
