@@ -32,6 +32,8 @@ export interface DocsCheckResult {
   existingByKind: Partial<Record<DocsProblemKind, number>>;
   /** Whether a base was compared against. */
   compared: boolean;
+  /** A base was asked for but could not be read (its ref is gone): every problem is listed as new. */
+  baseFailed: boolean;
   /** Pages were left out for time or count (a `limit` problem says which). */
   truncated: boolean;
 }
@@ -72,6 +74,7 @@ export class DocsChecker {
       existing,
       existingByKind: countByKind(existing),
       compared: baseProblems != null,
+      baseFailed: baseProblems === null && this.options.base !== undefined,
       truncated: problems.some((problem) => problem.kind === 'limit' && problem.path === '.'),
     };
   }
