@@ -28,9 +28,10 @@ export function prepareSource(text: string, frontmatterLength: number, format: '
   if (frontmatterLength > 0) blanks.push({ start: 0, end: frontmatterLength });
   // micromark drops a leading byte order mark from its offsets; a space keeps them aligned.
   else if (text.charCodeAt(0) === BOM) blanks.push({ start: 0, end: 1 });
-  // Mintlify renders `<!-- … -->` in MDX pages as nothing, where MDX 3 stops at `<!`
-  // ("to create a comment in MDX, use `{/* text */}`"). In Markdown pages the parser
-  // already knows comments as HTML, so they are left to it.
+  // Mintlify accepts `<!-- … -->` in MDX pages (the requirement this check was built to;
+  // no Mintlify docs page found states it, and some Mintlify sites' style guides still
+  // advise `{/* … */}`), where MDX 3 stops at `<!` ("to create a comment in MDX, use
+  // `{/* text */}`"). In Markdown pages the parser knows comments as HTML already.
   const comments = format === 'mdx' ? htmlComments(text, frontmatterLength) : [];
   const { ranges: idRanges, customIds } = customHeadingIds(text, frontmatterLength);
   blanks.push(...mergeSorted(comments, idRanges));

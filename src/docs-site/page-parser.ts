@@ -28,8 +28,9 @@ function processorFor(format: Format): Processor {
     // GFM: Mintlify renders tables, strikethrough, task lists, footnotes and autolink
     // literals (https://www.mintlify.com/docs/create/text). Math: `$…$` inline and
     // `$$…$$` blocks are LaTeX (https://www.mintlify.com/docs/create/text#mathematical-expressions),
-    // so braces inside them are not MDX expressions; an unclosed `$$` block runs to the
-    // end of its container, as in remark-math, which Mintlify uses, and is not an error.
+    // so braces inside them are not MDX expressions. An unclosed `$$` block runs to the
+    // end of its container, as remark-math parses it, and is not an error: Mintlify's
+    // docs show only closed blocks and say nothing of an open one failing.
     // Mintlify components (`<Card>`, `<Note>`, `<Tabs>` …) need nothing: to the parser they
     // are plain JSX, which is how Mintlify's MDX renders them.
     processor = createProcessor({ format, remarkPlugins: [remarkGfm, remarkMath] });
