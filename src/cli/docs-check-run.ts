@@ -1,4 +1,5 @@
 import { realpath, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from 'commander';
 import { DocsChecker, type DocsCheckResult } from '../docs-site/docs-checker.js';
 import { WorkspaceFiles } from '../agent/tools/workspace-files.js';
@@ -46,7 +47,8 @@ export async function runDocsCheck(options: DocsCheckRunOptions): Promise<DocsCh
     base = () => Promise.resolve(tree);
   }
   const limits = DEFAULT_TOOL_LIMITS;
-  const workers = new ToolWorkerPool();
+  // No requests to answer here: every core parses pages.
+  const workers = new ToolWorkerPool({ size: availableParallelism() });
   try {
     const checker = new DocsChecker({
       current: new WorkspaceFiles(directory, limits.maxQueryLength),
