@@ -1,5 +1,6 @@
 import path from 'node:path';
 import ignore from 'ignore';
+import { trimSlashes } from './trim-slashes.js';
 
 /**
  * https://www.mintlify.com/docs/organize/mintignore: Mintlify skips these even without a
@@ -58,7 +59,7 @@ export function parseMintIgnore(text: string | undefined): MintIgnore {
   }
   const ignores = (pathRelativeToDocsRoot: string): boolean => {
     if (typeof pathRelativeToDocsRoot !== 'string' || pathRelativeToDocsRoot.includes('\0')) return false;
-    const normalized = path.posix.normalize(pathRelativeToDocsRoot).replace(/^\/+/, '').replace(/\/+$/, '');
+    const normalized = trimSlashes(path.posix.normalize(pathRelativeToDocsRoot));
     // Outside the docs root a .mintignore has no say; `ignore` would throw on these.
     if (normalized === '' || normalized === '.' || normalized === '..' || normalized.startsWith('../')) return false;
     if (normalized === MINTIGNORE_NAME) return true;
