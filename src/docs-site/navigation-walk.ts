@@ -102,6 +102,11 @@ export class NavigationWalk {
     const pages = this.reader.expand(node.fields.get('pages'));
     if (pages.kind === 'array') {
       for (const item of pages.items) {
+        // Past the cap nothing more is kept: stop instead of walking a million more values.
+        if (this.result.navigation.length >= LIMITS.maxNavigationEntries) {
+          this.entriesCapped();
+          break;
+        }
         const entry = this.reader.expand(item);
         if (entry.kind === 'string') this.addPage(entry.value, entry.file, here);
         else this.visit(entry, depth + 1, here);
@@ -166,7 +171,7 @@ export class NavigationWalk {
     }
     if (isOperationReference(page)) return;
     if (this.result.navigation.length >= LIMITS.maxNavigationEntries) {
-      this.once('entries', `The navigation of ${this.configPath} lists more than ${LIMITS.maxNavigationEntries} pages; the rest were left out.`);
+      this.entriesCapped();
       return;
     }
     const entry: NavigationEntry = { page, file: file.path };
@@ -201,6 +206,10 @@ export class NavigationWalk {
     const line = file.lines.lineOf(source);
     if (line !== undefined) declared.line = line;
     this.result.openapi.push(declared);
+  }
+
+  private entriesCapped(): void {
+    this.once('entries', `The navigation of ${this.configPath} lists more than ${LIMITS.maxNavigationEntries} pages; the rest were left out.`);
   }
 
   /** A cap problem, reported once per kind. */

@@ -24,8 +24,12 @@ export const SITE_CONFIG_LIMITS = {
   maxOpenApiSources: 1_000,
   /** A page path or `$ref` longer than this is no real path. */
   maxPathLength: 1_024,
-  /** Objects, arrays and strings visited while following `$ref`s: a file referenced ten times from a file referenced ten times… grows exponentially. */
-  maxVisitedNodes: 2_000_000,
+  /**
+   * Objects, arrays and strings visited while following `$ref`s: a file referenced ten
+   * times from a file referenced ten times… grows exponentially. Measured: 2,000,000
+   * visits took 0.7 s; a real site with 100,000 entries visits a few hundred thousand.
+   */
+  maxVisitedNodes: 1_000_000,
   /** Problems reported from one configuration. */
   maxProblems: 1_000,
 } as const;

@@ -4,6 +4,7 @@ import { clip, loadConfigFiles } from './config-files.js';
 import { ConfigReader, type Slot } from './config-node.js';
 import { NavigationWalk } from './navigation-walk.js';
 import type { ProblemSink } from './problem-sink.js';
+import { compileSource } from './redirect-pattern.js';
 import { MAX_REDIRECT_LENGTH } from './redirect-table.js';
 import { SITE_CONFIG_LIMITS as LIMITS } from './site-config-limits.js';
 
@@ -113,6 +114,11 @@ function readRedirects(reader: ConfigReader, slot: Slot | undefined, problems: P
     }
     if (source.value.includes('#') || source.value.includes('?')) {
       problems.push({ path: source.file.path, kind: 'navigation', message: `Redirect source "${clip(source.value)}" includes an anchor or query, which Mintlify redirects cannot match.` }, line);
+      continue;
+    }
+    const compiled = compileSource(source.value);
+    if ('unsupported' in compiled) {
+      problems.push({ path: source.file.path, kind: 'navigation', message: `Redirect source "${clip(source.value)}" is not supported: ${compiled.unsupported}.` }, line);
       continue;
     }
     if (rules.length >= LIMITS.maxRedirects) {

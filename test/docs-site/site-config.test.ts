@@ -130,12 +130,13 @@ describe('buildSiteConfig: redirects', () => {
     ]);
   });
 
-  it('reports redirects without strings or with an anchor or query in the source', () => {
+  it('reports redirects without strings, with an anchor or query in the source, or with two multi-segment wildcards', () => {
     const { config } = build('docs.json', {
-      'docs.json': '{\n"redirects": [\n{ "source": "/a#b", "destination": "/c" },\n{ "source": "/d?e=1", "destination": "/f" },\n{ "source": "/g" },\n{ "source": "/ok", "destination": "/fine" }\n]\n}',
+      'docs.json': '{\n"redirects": [\n{ "source": "/a#b", "destination": "/c" },\n{ "source": "/d?e=1", "destination": "/f" },\n{ "source": "/g" },\n{ "source": "/:a*/x/:b*", "destination": "/h" },\n{ "source": "/ok", "destination": "/fine" }\n]\n}',
     });
     expect(config.redirects.map((rule) => rule.source)).toEqual(['/ok']);
-    expect(config.problems.map((problem) => problem.line)).toEqual([3, 4, 5]);
+    expect(config.problems.map((problem) => problem.line)).toEqual([3, 4, 5, 6]);
+    expect(config.problems[3]!.message).toContain('more than one multi-segment wildcard');
   });
 
   it('caps redirects at 10,000 with a problem saying so', () => {
