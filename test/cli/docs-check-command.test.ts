@@ -20,7 +20,8 @@ describe('docwright docs check', () => {
     fixture = site();
     fixture.put('docs/guides/a.mdx', '# A\n\n[fresh](/fresh-break)\n');
     const result = await runCliIn(fixture.directory, ['docs', 'check', 'docs', '--base', 'main', '--json']);
-    expect(result.stderr).toBe('');
+    // stderr carries only progress; stdout is exactly one JSON document.
+    expect(result.stderr).not.toContain('docwright:');
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual({
       pagesChecked: 2,

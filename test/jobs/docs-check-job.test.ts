@@ -43,9 +43,9 @@ describe('a job that breaks links on a site with old problems', () => {
     expect(done.status).toBe('completed');
 
     // What the model was told after check_docs.
-    const toolResult = h.model.requests.flatMap((request) => JSON.stringify(request.body)).find((body) => body.includes('newProblems'));
+    const toolResult = h.model.requests.flatMap((request) => request.toolResults ?? []).find((result) => result.includes('newProblems'));
     expect(toolResult).toBeDefined();
-    const report = JSON.parse(extractToolResult(toolResult!)) as { newProblems: Array<{ path: string; kind: string }>; preExisting: { total: number; byKind: Record<string, number> } };
+    const report = JSON.parse(toolResult!) as { newProblems: Array<{ path: string; kind: string }>; preExisting: { total: number; byKind: Record<string, number> } };
     expect(report.newProblems).toHaveLength(LINKING_PAGES + 1);
     expect(report.preExisting).toEqual({ total: OLD_PROBLEMS, byKind: { 'broken-link': OLD_PROBLEMS } });
 
@@ -70,10 +70,3 @@ describe('a job that breaks links on a site with old problems', () => {
     expect(body).not.toContain('removed-long-ago');
   });
 });
-
-/** The tool message's content, from a serialised chat-completions request. */
-function extractToolResult(serialised: string): string {
-  const request = JSON.parse(serialised) as { messages: Array<{ role: string; content: unknown }> };
-  const message = request.messages.find((entry) => entry.role === 'tool' && typeof entry.content === 'string' && entry.content.includes('newProblems'));
-  return message!.content as string;
-}

@@ -10,7 +10,14 @@ const turnArbitrary = fc.record({
   filesChanged: fc.array(attackText, { maxLength: 4 }),
   commit: fc.option(fc.stringMatching(/^[0-9a-f]{40}$/), { nil: null }),
 });
-const problemArbitrary: fc.Arbitrary<JobProblem> = fc.record({ path: attackText, line: fc.option(fc.nat(), { nil: undefined }), message: attackText, kind: attackText });
+const problemArbitrary: fc.Arbitrary<JobProblem> = fc.record({
+  path: attackText,
+  line: fc.option(fc.nat(), { nil: undefined }),
+  message: attackText,
+  kind: attackText,
+  new: fc.option(fc.boolean(), { nil: undefined }),
+});
+const preExistingArbitrary = fc.dictionary(attackText, fc.nat({ max: 1000 }), { maxKeys: 3 });
 
 function turnsOf(drafts: Array<Omit<PullRequestTurn, 'sequence'>>): PullRequestTurn[] {
   return drafts.map((draft, index) => ({ ...draft, sequence: index + 1 }));
@@ -20,22 +27,24 @@ function turnsOf(drafts: Array<Omit<PullRequestTurn, 'sequence'>>): PullRequestT
 const STRUCTURE_LINES = [
   /^$/,
   /^Opened by Docwright for job `[^`]+`\. Each instruction below is one agent turn on this branch\.$/,
-  /^### (Instruction|Follow-up \d+|Documentation problems left|Documentation check)$/,
+  /^### (Instruction|Follow-up \d+|Documentation check)$/,
   /^The agent answered:$/,
   /^Files changed( in `[0-9a-f]{12}`)?:$/,
   /^- (`+)( ?).*\2\1$/,
   /^- (`+)( ?).*\2\1 \(.*\): .*$/,
   /^- … and \d+ more$/,
   /^No files changed in this turn\.$/,
-  /^The final `check_docs` run (still reports:|reported no problems\.)$/,
+  /^\*\*\d+ new problems?\*\* introduced by this change:$/,
+  /^This change introduced no documentation problems\.$/,
+  /^The base branch already had \d+ problems? \(.*\); this change did not cause them\.$/,
 ];
 
 describe('pull request text properties', () => {
   test('no pull request body or title carries an active construct, whatever the turns and problems say', () => {
     fc.assert(
-      fc.property(fc.array(turnArbitrary, { minLength: 1, maxLength: 3 }), fc.array(problemArbitrary, { maxLength: 3 }), (drafts, problems) => {
+      fc.property(fc.array(turnArbitrary, { minLength: 1, maxLength: 3 }), fc.array(problemArbitrary, { maxLength: 3 }), preExistingArbitrary, (drafts, problems, preExisting) => {
         const turns = turnsOf(drafts);
-        expect(activeConstructs(pullRequestBody({ jobId: 'J9abc', turns, problems }))).toEqual([]);
+        expect(activeConstructs(pullRequestBody({ jobId: 'J9abc', turns, problems, preExisting }))).toEqual([]);
         expect(activeConstructs(pullRequestTitle(turns[0]!.prompt))).toEqual([]);
       }),
       { numRuns: 1_500 },
@@ -44,18 +53,22 @@ describe('pull request text properties', () => {
 
   test('untrusted text cannot add, remove or reshape the structure Docwright writes', () => {
     fc.assert(
-      fc.property(fc.array(turnArbitrary, { minLength: 1, maxLength: 3 }), fc.array(problemArbitrary, { maxLength: 3 }), (drafts, problems) => {
+      fc.property(fc.array(turnArbitrary, { minLength: 1, maxLength: 3 }), fc.array(problemArbitrary, { maxLength: 3 }), preExistingArbitrary, (drafts, problems, preExisting) => {
         const turns = turnsOf(drafts);
-        const body = pullRequestBody({ jobId: 'J9abc', turns, problems });
+        const body = pullRequestBody({ jobId: 'J9abc', turns, problems, preExisting });
         const lines = body.split('\n');
         for (const line of lines) {
           if (line.startsWith('>')) continue;
           expect(STRUCTURE_LINES.some((shape) => shape.test(line)), `unexpected top-level line ${JSON.stringify(line)}`).toBe(true);
         }
         const headings = lines.filter((line) => line.startsWith('### '));
-        expect(headings).toEqual([...turns.map((turn) => (turn.sequence === 1 ? '### Instruction' : `### Follow-up ${turn.sequence - 1}`)), problems.length > 0 ? '### Documentation problems left' : '### Documentation check']);
+        expect(headings).toEqual([...turns.map((turn) => (turn.sequence === 1 ? '### Instruction' : `### Follow-up ${turn.sequence - 1}`)), '### Documentation check']);
+        // Every new problem is listed; pre-existing ones only counted.
         const fileLines = lines.filter((line) => /^- `/.test(line));
-        expect(fileLines).toHaveLength(turns.reduce((sum, turn) => sum + turn.filesChanged.length, 0) + problems.length);
+        const listed = problems.filter((problem) => problem.new !== false).length;
+        expect(fileLines).toHaveLength(turns.reduce((sum, turn) => sum + turn.filesChanged.length, 0) + listed);
+        const oldTotal = Object.values(preExisting).reduce((sum, count) => sum + count, 0);
+        expect(lines.some((line) => line.startsWith(`The base branch already had ${oldTotal} `))).toBe(oldTotal > 0);
       }),
       { numRuns: 500 },
     );
@@ -76,7 +89,11 @@ describe('pull request text', () => {
           commit: 'abcdef0123456789abcdef0123456789abcdef01',
         },
       ],
-      problems: [{ path: 'docs/@x.mdx', line: 3, kind: 'broken-link', message: 'Link to #12 is broken' }],
+      problems: [
+        { path: 'docs/@x.mdx', line: 3, kind: 'broken-link', message: 'Link to #12 is broken', new: true },
+        { path: 'docs/old.mdx', line: 1, kind: 'broken-link', message: 'An old problem is counted, not listed', new: false },
+      ],
+      preExisting: { 'broken-link': 2, navigation: 1 },
     });
     expect(activeConstructs(body)).toEqual([]);
     expect(visible(body)).toBe(
@@ -98,10 +115,13 @@ describe('pull request text', () => {
         '- `docs/troubleshooting.mdx`',
         '- `docs.json`',
         '',
-        '### Documentation problems left',
+        '### Documentation check',
         '',
-        'The final `check_docs` run still reports:',
+        '**1 new problem** introduced by this change:',
+        '',
         '- `docs/@x.mdx:3` (broken-link): Link to #12 is broken',
+        '',
+        'The base branch already had 3 problems (2 broken-link, 1 navigation); this change did not cause them.',
       ].join('\n'),
     );
   });

@@ -149,6 +149,9 @@ describe('move_file', () => {
     expect(await moveFile(context, { from: 'docs/intro.md', to: 'guides/start/intro.md' })).toEqual({
       from: 'docs/intro.md',
       to: 'guides/start/intro.md',
+      linksUpdated: [],
+      navigationUpdated: [],
+      notUpdated: [],
     });
     expect(await exists('docs/intro.md')).toBe(false);
     expect(await inWorkspace('guides/start/intro.md')).toBe('intro');

@@ -68,5 +68,5 @@ test('an agent run uses the tools over the real chat-completions protocol; failu
   expect(everythingSent).not.toContain(OUTSIDE_SECRET);
   expect(everythingSent).toContain('[REDACTED]@github.com');
   const lastResults = server.requests.at(-1)?.toolResults ?? [];
-  expect(JSON.parse(lastResults.at(-1) ?? '{}')).toEqual({ problems: [], filesChecked: 1, truncated: false });
+  expect(JSON.parse(lastResults.at(-1) ?? '{}')).toEqual({ newProblems: [], preExisting: { total: 0, byKind: {} }, pagesChecked: 1, truncated: false });
 });
