@@ -112,7 +112,9 @@ function exists(site: SiteModel, path: string, keys: string[]): boolean {
  * destination is missing is reported as what it is.
  */
 function followRedirects(site: SiteModel, path: string, fromPage: string, target: string, keys: string[]): LinkVerdict | undefined {
-  let current = `/${path}`;
+  // A link to `old.mdx` is published as a link to the page's URL, `/old`, which is what
+  // redirect sources name.
+  let current = `/${slugKey(path)}`;
   let destination: string | undefined;
   for (let hop = 0; hop < MAX_REDIRECT_HOPS; hop += 1) {
     const next = site.redirects.resolve(current);
