@@ -1,5 +1,5 @@
 import type { DocsProblem } from '../agent/tools/docs-problem.js';
-import { checkFrontmatter, splitFrontmatter } from '../agent/tools/frontmatter.js';
+import { checkFrontmatter, splitFrontmatter } from './frontmatter.js';
 import { prepareSource } from './mintlify-source.js';
 import { collectAnchors } from './page-anchors.js';
 import { collectLinks, type PageLink } from './page-links.js';
