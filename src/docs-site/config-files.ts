@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { DocsProblem } from '../agent/tools/docs-problem.js';
+import type { DocsProblem } from './docs-problem.js';
 import { ProblemSink } from './problem-sink.js';
 import { parseJsonDocument } from './json-document.js';
 import { JsonStringLines } from './json-string-lines.js';

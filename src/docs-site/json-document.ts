@@ -1,4 +1,4 @@
-import type { DocsProblem } from '../agent/tools/docs-problem.js';
+import type { DocsProblem } from './docs-problem.js';
 import { lineAtOffset, lineStartsOf } from './json-string-lines.js';
 
 export type JsonDocument = { ok: true; value: unknown } | { ok: false; problem: DocsProblem };

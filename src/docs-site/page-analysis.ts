@@ -1,4 +1,4 @@
-import type { DocsProblem } from '../agent/tools/docs-problem.js';
+import type { DocsProblem } from './docs-problem.js';
 import { checkFrontmatter, splitFrontmatter } from './frontmatter.js';
 import { prepareSource } from './mintlify-source.js';
 import { collectAnchors } from './page-anchors.js';
@@ -6,6 +6,13 @@ import { collectLinks, type PageLink } from './page-links.js';
 import { parsePage } from './page-parser.js';
 
 export type { PageLink } from './page-links.js';
+
+/**
+ * Links and anchors a page hands back. Each is judged on the thread that answers
+ * requests (cheap, but a 512 KB page of `[a](/x)` holds 60,000 links), and copied there
+ * from the worker: past this a page is reported, not judged link by link.
+ */
+export const MAX_LINKS_PER_PAGE = 5_000;
 
 export interface PageAnalysis {
   problems: DocsProblem[];
@@ -28,5 +35,9 @@ export async function analyzePage(path: string, text: string): Promise<PageAnaly
   const prepared = prepareSource(text, bodyStart, format);
   const parsed = parsePage(path, prepared.source, format);
   if ('problem' in parsed) return { problems: [...problems, parsed.problem], links: [], anchors: [] };
-  return { problems, links: collectLinks(parsed.tree, text), anchors: collectAnchors(parsed.tree, text, prepared.customIds) };
+  const links = collectLinks(parsed.tree, text);
+  const anchors = collectAnchors(parsed.tree, text, prepared.customIds).slice(0, MAX_LINKS_PER_PAGE);
+  if (links.length <= MAX_LINKS_PER_PAGE) return { problems, links, anchors };
+  problems.push({ path, kind: 'check-limit', message: `${path} has ${links.length} links; only the first ${MAX_LINKS_PER_PAGE} were checked. Split it into smaller pages.` });
+  return { problems, links: links.slice(0, MAX_LINKS_PER_PAGE), anchors };
 }

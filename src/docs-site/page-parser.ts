@@ -1,7 +1,7 @@
 import { createProcessor } from '@mdx-js/mdx';
 import remarkGfm from 'remark-gfm';
 import remarkMath from 'remark-math';
-import type { DocsProblem } from '../agent/tools/docs-problem.js';
+import type { DocsProblem } from './docs-problem.js';
 import type { TreeNode } from './tree-node.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { DocsProblem } from '../agent/tools/docs-problem.js';
+import type { DocsProblem } from './docs-problem.js';
 
 /**
  * Collects problems up to a cap: a hostile config can repeat one mistake a million times,

@@ -27,6 +27,8 @@ export interface SiteBuild {
 }
 
 const URL_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
+/** Sites (docs.json / mint.json folders) checked in one repository. */
+export const MAX_SITES = 20;
 /** Rounds of "these `$ref` files are needed"; each round reads a level of references. */
 const MAX_CONFIG_ROUNDS = 32;
 
@@ -46,7 +48,11 @@ export function findSiteRoots(files: readonly string[]): Array<{ configPath: str
     if (known === undefined || name === SITE_CONFIG_NAMES[0]) byFolder.set(folder, file);
   }
   if (byFolder.size === 0) return [{ configPath: null, docsRoot: '' }];
-  return [...byFolder].map(([docsRoot, configPath]) => ({ configPath, docsRoot })).sort((left, right) => right.docsRoot.length - left.docsRoot.length);
+  // Every file is matched against every site: a repository of thousands of docs.json
+  // files would make that quadratic. Real monorepos hold a few sites; the first ones in
+  // path order are checked.
+  const roots = [...byFolder].slice(0, MAX_SITES).map(([docsRoot, configPath]) => ({ configPath, docsRoot }));
+  return roots.sort((left, right) => right.docsRoot.length - left.docsRoot.length);
 }
 
 /** The deepest site holding `path`, or undefined when it lies outside every docs root. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { DocsProblem } from '../agent/tools/docs-problem.js';
+import type { DocsProblem } from './docs-problem.js';
 import { clip, loadConfigFiles } from './config-files.js';
 import { ConfigReader, type Slot } from './config-node.js';
 import { NavigationWalk } from './navigation-walk.js';

@@ -7,8 +7,8 @@ import type { PageLink } from './page-analysis.js';
 import { resolveLink } from './link-resolver.js';
 import { navigationProblems } from './navigation-problems.js';
 import { PageAnalysisCache, type PageContent } from './page-records.js';
-import { buildSite, findSiteRoots, siteOf, type SiteBuild } from './site-build.js';
-import { basenameOf, isPageFile, relativeToRoot, SITE_CONFIG_NAMES, slugKey } from './site-paths.js';
+import { buildSite, findSiteRoots, MAX_SITES, siteOf, type SiteBuild } from './site-build.js';
+import { basenameOf, dirnameOf, isPageFile, relativeToRoot, SITE_CONFIG_NAMES, slugKey } from './site-paths.js';
 
 export interface StateContext {
   source: SiteSource;
@@ -31,8 +31,8 @@ interface PageRecord {
 
 /** Pages read and parsed together; the runner works through them `size` at a time. */
 const PAGE_BATCH = 64;
-/** Pages whose links are judged between two turns of the event loop. */
-const RESOLVE_SLICE = 200;
+/** Links judged between two turns of the event loop (a few ms of work). */
+const RESOLVE_SLICE = 2_000;
 const STRUCTURAL_NAMES = new Set<string>([...SITE_CONFIG_NAMES, '.mintignore']);
 
 /**
@@ -144,6 +144,10 @@ export class SiteState {
     this.dependents.clear();
     this.limits = [];
     this.complete = true;
+    const configFolders = new Set(listing.filter((path) => STRUCTURAL_NAMES.has(basenameOf(path)) && basenameOf(path) !== '.mintignore').map(dirnameOf));
+    if (configFolders.size > MAX_SITES) {
+      this.limits.push({ path: '.', kind: 'limit', message: `${configFolders.size} folders hold a docs.json or mint.json; only ${MAX_SITES} sites are checked.` });
+    }
 
     const pages: Array<{ path: string; site: SiteBuild }> = [];
     for (const path of listing) {
@@ -195,28 +199,31 @@ export class SiteState {
 
   /** Judges the links of these pages against their site, recording what each looked up. */
   private async judgeLinks(pages: readonly string[]): Promise<void> {
-    for (let start = 0; start < pages.length; start += RESOLVE_SLICE) {
-      if (start > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      for (const path of pages.slice(start, start + RESOLVE_SLICE)) {
-        const record = this.pages.get(path);
-        if (record === undefined) continue;
-        this.dropKeys(path);
-        const { site } = record;
-        const relative = relativeToRoot(path, site.docsRoot);
-        const problems: DocsProblem[] = [];
-        const keys = new Set<string>();
-        for (const link of record.content.links) {
-          const { verdict, keys: looked } = resolveLink(site.model, relative, link.target);
-          for (const key of looked) keys.add(`${site.docsRoot}\0${key}`);
-          if (verdict.status === 'broken') problems.push({ path, line: link.line, kind: 'broken-link', message: verdict.message });
-        }
-        record.linkProblems = problems.slice(0, this.context.limits.maxProblemsPerPage);
-        record.keys = [...keys];
-        for (const key of record.keys) {
-          let set = this.dependents.get(key);
-          if (set === undefined) this.dependents.set(key, (set = new Set()));
-          set.add(path);
-        }
+    let sinceYield = 0;
+    for (const path of pages) {
+      const record = this.pages.get(path);
+      if (record === undefined) continue;
+      if (sinceYield >= RESOLVE_SLICE) {
+        sinceYield = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      sinceYield += record.content.links.length + 1;
+      this.dropKeys(path);
+      const { site } = record;
+      const relative = relativeToRoot(path, site.docsRoot);
+      const problems: DocsProblem[] = [];
+      const keys = new Set<string>();
+      for (const link of record.content.links) {
+        const { verdict, keys: looked } = resolveLink(site.model, relative, link.target);
+        for (const key of looked) keys.add(`${site.docsRoot}\0${key}`);
+        if (verdict.status === 'broken') problems.push({ path, line: link.line, kind: 'broken-link', message: verdict.message });
+      }
+      record.linkProblems = problems.slice(0, this.context.limits.maxProblemsPerPage);
+      record.keys = [...keys];
+      for (const key of record.keys) {
+        let set = this.dependents.get(key);
+        if (set === undefined) this.dependents.set(key, (set = new Set()));
+        set.add(path);
       }
     }
   }
