@@ -81,12 +81,12 @@ function call(tools: ToolSet, name: string, input: object): Promise<unknown> {
 }
 
 interface CheckReport {
-  problems: Array<{ path: string; kind: string; message: string }>;
+  newProblems: Array<{ path: string; kind: string; message: string }>;
 }
 
 const kindsOf = (report: unknown, page: string): string[] =>
-  (report as CheckReport).problems.filter((problem) => problem.path === page).map((problem) => problem.kind);
-const problemOf = (report: unknown, page: string) => (report as CheckReport).problems.find((problem) => problem.path === page);
+  (report as CheckReport).newProblems.filter((problem) => problem.path === page).map((problem) => problem.kind);
+const problemOf = (report: unknown, page: string) => (report as CheckReport).newProblems.find((problem) => problem.path === page);
 
 describe('no tool call stalls the process', () => {
   test('check_docs: 100 KB of ">" (76 s in the MDX compiler) is stopped at the page time limit, and the other pages are checked', async () => {
@@ -111,7 +111,7 @@ describe('no tool call stalls the process', () => {
     expect(kindsOf(report, 'huge.mdx')).toEqual(['check-limit']);
     expect(problemOf(report, 'huge.mdx')?.message).toMatch(/not checked/);
     expect(kindsOf(report, 'fine.mdx')).toEqual([]);
-    expect((report as { filesChecked: number }).filesChecked).toBe(5);
+    expect((report as { pagesChecked: number }).pagesChecked).toBe(5);
   });
 
   test('check_docs: YAML frontmatter with an alias bomb and with thousands of aliases', async () => {
@@ -136,8 +136,8 @@ describe('no tool call stalls the process', () => {
       'index.mdx': '# Home\n',
     };
     const report = (await withoutStall(files, (call) => call('check_docs', {}))) as CheckReport;
-    expect(report.problems.filter((problem) => problem.path === 'docs.json').length).toBeGreaterThan(100);
-    expect(problemOf(report, 'deep/docs.json')).toMatchObject({ kind: 'navigation', message: expect.stringMatching(/nests more than/) });
+    expect(report.newProblems.filter((problem) => problem.path === 'docs.json').length).toBeGreaterThan(100);
+    expect(problemOf(report, 'deep/docs.json')).toMatchObject({ kind: 'check-limit', message: expect.stringMatching(/nests more than/) });
   });
 
   test('search: "(a+)+$" on long lines, across the most bytes a search reads', async () => {
@@ -184,7 +184,7 @@ describe('no tool call stalls the process', () => {
     ]);
     expect(results).toEqual([
       { path: deep, bytes: Buffer.byteLength(content), created: true },
-      { from: deep, to: moved },
+      { from: deep, to: moved, linksUpdated: [], navigationUpdated: [], notUpdated: [] },
       { path: moved, deleted: true },
     ]);
   });

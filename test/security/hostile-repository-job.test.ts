@@ -96,9 +96,13 @@ describe('a job on a hostile repository [sqlite]', () => {
       const conversation = await harness.request('GET', `/v2/agent/${harness.projectId}/job/${job.id}/messages`);
       const turn = conversation.body.messages[0];
       expect(turn.filesChanged).toEqual(['faq.mdx']);
-      // The hostile page was reported by the checks that ran on it, not silently passed.
-      const told = JSON.stringify(harness.model.requests.map((request) => request.body));
-      expect(told).toMatch(/quotes\.mdx/);
+      // The hostile page was reported by the checks that ran on it, not silently passed:
+      // it was in the repository before the job, so the model is told of it as a
+      // pre-existing problem, and the turn keeps it (new: false).
+      const told = harness.model.requests.flatMap((request) => request.toolResults ?? []).filter((result) => result.includes('newProblems'));
+      expect(told.length).toBeGreaterThan(0);
+      expect(told.every((result) => /"check-limit":1/.test(result))).toBe(true);
+      expect(turn.problems).toContainEqual(expect.objectContaining({ path: 'quotes.mdx', kind: 'check-limit', new: false }));
       if (measured.maxGapMs < MAX_GAP_MS || attempt === ATTEMPTS) {
         expect(measured.maxGapMs, `largest gap between /healthz answers, attempts: ${seen.join('; ')}`).toBeLessThan(MAX_GAP_MS);
         return;
