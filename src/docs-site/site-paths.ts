@@ -37,8 +37,8 @@ export function basenameOf(path: string): string {
  * (images, PDFs) keep their name. Links and their dependencies are tracked by this key.
  */
 export function slugKey(path: string): string {
+  // `guides/index.mdx`, `guides/index` and `guides` all name the same page.
   const withoutExtension = path.replace(PAGE_FILE, '');
-  if (withoutExtension === path) return path;
   if (withoutExtension === 'index') return '';
   return withoutExtension.endsWith('/index') ? withoutExtension.slice(0, -'/index'.length) : withoutExtension;
 }

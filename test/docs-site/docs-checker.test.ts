@@ -78,6 +78,23 @@ describe('DocsChecker against a base', () => {
     expect(described(edited.existing)).toEqual(described(fresh.existing));
   });
 
+  test('an index page is found by every spelling of its URL, and deleting it breaks each of them on the re-check', async () => {
+    fixture = new SiteFixture({
+      'section/index.mdx': '# Section\n',
+      'section/sub/page.mdx': '# Page\n\n[a](/section) [b](/section/index) [c](../index) [d](/section/index.mdx)\n',
+    });
+    const checker = fixture.checker(workers);
+    expect((await checker.check()).introduced).toEqual([]);
+    fixture.delete('section/index.mdx');
+    const recheck = await checker.check(['section/index.mdx']);
+    expect(recheck.introduced.map((problem) => problem.message)).toEqual([
+      'Link "../index" does not point to an existing page or file.',
+      'Link "/section" does not point to an existing page or file.',
+      'Link "/section/index" does not point to an existing page or file.',
+      'Link "/section/index.mdx" does not point to an existing page or file.',
+    ]);
+  });
+
   test('a configuration change rebuilds the site but parses no unchanged page again', async () => {
     fixture = siteWithOldProblems();
     const checker = fixture.checker(workers, { withBase: true });
