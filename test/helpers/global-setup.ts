@@ -1,5 +1,4 @@
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres } from './embedded-postgres-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,6 +12,14 @@ declare module 'vitest' {
  * Durability is off: a test database never outlives the run.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // embedded-postgres registers async-exit-hook, whose 'beforeExit' listener stops its
+  // clusters and then calls process.exit(0). Vitest records a failed run as
+  // process.exitCode = 1 and lets the event loop drain, so that call turned every failing
+  // run into exit 0 and CI could not fail. An exit with 0 now keeps a failure already
+  // recorded.
+  const exit = process.exit.bind(process);
+  process.exit = ((code?: number | string | null) => exit(code === 0 || code === undefined || code === null ? (process.exitCode ?? code) : code)) as typeof process.exit;
+  const { startEmbeddedPostgres } = await import('./embedded-postgres-server.js');
   const postgres = await startEmbeddedPostgres({
     directoryPrefix: 'docwright-pg-',
     settings: ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'],

@@ -125,7 +125,13 @@ describe('no tool call stalls the process', () => {
     };
     const report = await withoutStall(files, (call) => call('check_docs', {}));
     expect(problemOf(report, 'bomb.mdx')).toMatchObject({ kind: 'frontmatter', message: expect.stringMatching(/alias/i) });
-    expect(problemOf(report, 'aliases.mdx')).toMatchObject({ kind: 'check-limit', message: expect.stringMatching(/took longer than/) });
+    // Reported either way, never a stall: stopped at the page time limit, or refused by the
+    // alias cap when the worker gets there first (it depends on the machine's speed).
+    const reported = problemOf(report, 'aliases.mdx');
+    expect([
+      { kind: 'check-limit', took: /took longer than/.test(reported?.message ?? '') },
+      { kind: 'frontmatter', took: /alias/i.test(reported?.message ?? '') },
+    ]).toContainEqual({ kind: reported?.kind, took: true });
   });
 
   test('check_docs: a docs.json listing 20,000 missing pages one per line, and one nested 100,000 levels deep', async () => {
