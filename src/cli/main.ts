@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isDocwrightError } from '../core/errors.js';
 import { ConfigError } from '../config/load-config.js';
 import { analyticsCommand } from './commands/analytics-command.js';
+import { docsCommand } from './commands/docs-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { projectsCommand } from './commands/projects-command.js';
@@ -20,6 +21,7 @@ program.addCommand(projectsCommand());
 program.addCommand(keysCommand());
 program.addCommand(analyticsCommand());
 program.addCommand(jobsCommand());
+program.addCommand(docsCommand());
 
 // addCommand() does not pass exitOverride on, so every subcommand gets it here: usage
 // errors then reach the one handler below and exit 2 consistently.

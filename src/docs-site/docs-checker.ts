@@ -18,6 +18,8 @@ export interface DocsCheckerOptions {
   limits: CheckLimits;
   /** Budget of building one snapshot; pages left when it is spent are reported as unchecked. */
   timeoutMs: number;
+  /** Progress of the current snapshot's first build, for long command-line runs. */
+  onProgress?: (checked: number, total: number) => void;
 }
 
 export interface DocsCheckResult {
@@ -30,6 +32,8 @@ export interface DocsCheckResult {
   existingByKind: Partial<Record<DocsProblemKind, number>>;
   /** Whether a base was compared against. */
   compared: boolean;
+  /** A base was asked for but could not be read (its ref is gone): every problem is listed as new. */
+  baseFailed: boolean;
   /** Pages were left out for time or count (a `limit` problem says which). */
   truncated: boolean;
 }
@@ -44,6 +48,7 @@ export class DocsChecker {
   private readonly cache: PageAnalysisCache;
   private current: Promise<SiteState> | undefined;
   private base: Promise<DocsProblem[] | null> | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: DocsCheckerOptions) {
     this.cache = new PageAnalysisCache(options.runner, options.limits);
@@ -59,33 +64,42 @@ export class DocsChecker {
    * the first call indexes everything and ignores it.
    */
   async check(changed: readonly string[] = []): Promise<DocsCheckResult> {
-    const first = this.current === undefined;
-    this.current ??= this.buildState(this.options.current);
-    // The base is indexed beside the current snapshot; a base that cannot be had (the
-    // ref is gone) leaves every problem new rather than failing the check.
-    this.base ??= this.options.base === undefined ? Promise.resolve(null) : this.options.base().then((source) => this.buildState(source)).then((state) => state.problems(), () => null);
-    const state = await this.current;
-    if (!first) await state.update(changed, AbortSignal.timeout(this.options.timeoutMs));
+    const state = await this.updated(changed);
     const problems = state.problems();
     const baseProblems = await this.base;
-    const { introduced, existing } = baseProblems === null ? { introduced: problems, existing: [] } : splitProblems(problems, baseProblems);
+    const { introduced, existing } = baseProblems == null ? { introduced: problems, existing: [] } : splitProblems(problems, baseProblems);
     return {
       pagesChecked: state.pagesChecked,
       introduced,
       existing,
       existingByKind: countByKind(existing),
-      compared: baseProblems !== null,
+      compared: baseProblems != null,
+      baseFailed: baseProblems === null && this.options.base !== undefined,
       truncated: problems.some((problem) => problem.kind === 'limit' && problem.path === '.'),
     };
   }
 
-  /** The current snapshot's index, once built (for move_file's link rewriting). */
-  async state(): Promise<SiteState> {
-    this.current ??= this.buildState(this.options.current);
-    return this.current;
+  /**
+   * The current snapshot's index with these changes taken in (move_file reads the links
+   * pointing at a page from it). Calls run one at a time: an update is not reentrant.
+   */
+  updated(changed: readonly string[] = []): Promise<SiteState> {
+    const run = this.queue.then(async () => {
+      const first = this.current === undefined;
+      this.current ??= this.buildState(this.options.current, this.options.onProgress);
+      // The base is indexed beside the current snapshot; a base that cannot be had (the
+      // ref is gone) leaves every problem new rather than failing the check.
+      this.base ??= this.options.base === undefined ? Promise.resolve(null) : this.options.base().then((source) => this.buildState(source)).then((state) => state.problems(), () => null);
+      const state = await this.current;
+      if (!first) await state.update(changed, AbortSignal.timeout(this.options.timeoutMs));
+      return state;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
-  private buildState(source: SiteSource): Promise<SiteState> {
-    return SiteState.build({ source, runner: this.options.runner, cache: this.cache, limits: this.options.limits, signal: AbortSignal.timeout(this.options.timeoutMs) });
+  private buildState(source: SiteSource, onProgress?: (checked: number, total: number) => void): Promise<SiteState> {
+    const { runner, limits, timeoutMs } = this.options;
+    return SiteState.build({ source, runner, cache: this.cache, limits, signal: AbortSignal.timeout(timeoutMs), ...(onProgress === undefined ? {} : { onProgress }) });
   }
 }

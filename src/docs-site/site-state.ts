@@ -17,6 +17,8 @@ export interface StateContext {
   limits: CheckLimits;
   /** Pages not parsed when this fires are reported as unchecked. */
   signal: AbortSignal;
+  /** Told after each batch of pages of a full build. */
+  onProgress?: (checked: number, total: number) => void;
 }
 
 interface PageRecord {
@@ -74,9 +76,19 @@ export class SiteState {
     return all.sort(compareProblems).concat(this.limits);
   }
 
-  /** The links of every page, for tools that rewrite them (move_file). */
+  /** The links of a page, with their offsets, for tools that rewrite them (move_file). */
   linksOf(page: string): readonly PageLink[] {
     return this.pages.get(page)?.content.links ?? [];
+  }
+
+  /** The site a workspace path belongs to (deepest docs root), if any. */
+  siteOf(path: string): SiteBuild | undefined {
+    return siteOf(this.sites, path);
+  }
+
+  /** Pages with a link that looked up `key` (docs-root-relative slug key) in the site at `docsRoot`. */
+  pagesLookingUp(docsRoot: string, key: string): string[] {
+    return [...(this.dependents.get(`${docsRoot}\0${key}`) ?? [])].sort();
   }
 
   /** Takes in changes to these paths (written, edited, deleted or moved), reading only them. */
@@ -146,21 +158,29 @@ export class SiteState {
       this.limits.push({ path: '.', kind: 'limit', message: `Only the first ${checked.length} of ${pages.length} pages were checked.` });
     }
     let done = 0;
-    for (let start = 0; start < checked.length; start += PAGE_BATCH) {
-      if (signal.aborted) break;
+    for (let start = 0; start < checked.length && !signal.aborted; start += PAGE_BATCH) {
       const batch = checked.slice(start, start + PAGE_BATCH);
-      const reuse = batch.filter(({ path }) => !changed.has(path) && previous.get(path)?.content.hash != null);
-      const fresh = batch.filter((page) => !reuse.includes(page));
+      const reused = (path: string): PageContent | undefined => (changed.has(path) ? undefined : (previous.get(path)?.content ?? undefined));
+      const fresh = batch.filter(({ path }) => reused(path)?.hash == null);
       const contents = fresh.length === 0 ? new Map<string, SourceFile>() : await this.readFresh(fresh.map(({ path }) => path), read);
+      // A page still being parsed when the budget runs out is left unchecked, not waited for.
       const analysed = await Promise.all(
-        batch.map(async ({ path }) => (reuse.some((page) => page.path === path) ? previous.get(path)!.content : this.context.cache.content(path, contents.get(path) ?? { status: 'missing' }))),
+        batch.map(({ path }) => {
+          const known = reused(path);
+          return known?.hash != null ? known : untilAborted(this.context.cache.content(path, contents.get(path) ?? { status: 'missing' }), signal);
+        }),
       );
-      batch.forEach(({ path, site }, index) => this.pages.set(path, { site, content: analysed[index]!, linkProblems: [], keys: [] }));
-      done += batch.length;
+      batch.forEach(({ path, site }, index) => {
+        const content = analysed[index];
+        if (content === undefined) return;
+        this.pages.set(path, { site, content, linkProblems: [], keys: [] });
+        done += 1;
+      });
+      this.context.onProgress?.(done, checked.length);
     }
     if (done < checked.length) {
       this.complete = false;
-      this.limits.push({ path: '.', kind: 'limit', message: `The check ran out of time after ${done} of ${checked.length} pages; the others were not checked.` });
+      this.limits.push({ path: '.', kind: 'limit', message: `The check ran out of time (${done} of ${checked.length} pages checked); the others were not checked. Fix these and run it again.` });
     }
     await this.judgeLinks([...this.pages.keys()]);
     this.navigation = sites.flatMap((site) => navigationProblems(site, this.files));
@@ -207,4 +227,23 @@ export class SiteState {
     for (const key of record.keys) this.dependents.get(key)?.delete(page);
     record.keys = [];
   }
+}
+
+/** The promise's value, or undefined once `signal` fires first. */
+function untilAborted<Value>(promise: Promise<Value>, signal: AbortSignal): Promise<Value | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const stop = (): void => resolve(undefined);
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', stop);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', stop);
+        reject(error);
+      },
+    );
+  });
 }

@@ -23,7 +23,13 @@ export interface JobHarness extends TestApp {
  * A real app, a real worker, a real git repository and the real model provider code,
  * talking to a scripted chat-completions server on loopback.
  */
-export async function createJobHarness(dialect: Dialect, script: FakeModelScript, environment: Record<string, string> = {}): Promise<JobHarness> {
+export async function createJobHarness(
+  dialect: Dialect,
+  script: FakeModelScript,
+  environment: Record<string, string> = {},
+  /** Files added to (or replacing those of) the default docs repository. */
+  repositoryFiles: Record<string, string> = {},
+): Promise<JobHarness> {
   const model = await startFakeModelServer({ script });
   const t = await createTestApp(
     dialect,
@@ -39,7 +45,7 @@ export async function createJobHarness(dialect: Dialect, script: FakeModelScript
     },
     { clock: systemClock },
   );
-  const repository = createDocsRepository();
+  const repository = createDocsRepository(repositoryFiles);
   const project = await t.services.projects.create({ name: 'Example Docs', repository, ref: 'main', forge: 'local', settings: {} });
   const key = (await t.services.keys.create({ projectId: project.id })).key;
   const worker = createJobWorker(t.services, createLogger({ level: 'silent' }), { leaseMs: 10_000, idlePollMs: 200 });

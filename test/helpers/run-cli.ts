@@ -10,11 +10,12 @@ export interface CliResult {
 }
 
 /** Runs the real `docwright` executable in a child process with only the given environment. */
-export function runCli(args: string[], environment: Record<string, string>, options: { timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: string[], environment: Record<string, string>, options: { timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...environment },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     });
     let stdout = '';
     let stderr = '';

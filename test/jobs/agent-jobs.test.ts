@@ -49,7 +49,7 @@ describe.each(BACKENDS)('agent jobs end to end [%s]', (dialect) => {
     const pulls = await h.services.database.db.selectFrom('local_pull_requests').selectAll().execute();
     expect(pulls).toHaveLength(1);
     expect(pulls[0]!.body).toContain('Follow-up 1');
-    expect(pulls[0]!.body).toContain('reported no problems');
+    expect(pulls[0]!.body).toContain('This change introduced no documentation problems.');
 
     const conversation = await h.request('GET', `/v2/agent/${h.projectId}/job/${jobId}/messages`);
     expect(conversation.body.messages.map((turn: { prompt: string; status: string }) => [turn.prompt, turn.status])).toEqual([

@@ -30,6 +30,6 @@ export function reportOf(result: DocsCheckResult, maxProblems: number): DocsChec
   if (result.introduced.length > newProblems.length) {
     newProblems.push({ path: '.', kind: 'limit', message: `${result.introduced.length} new problems; only the first ${maxProblems} are listed. Fix these and run check_docs again.` });
   }
-  if (!result.compared) report.note = 'The base ref could not be compared against, so every problem is listed as new.';
+  if (result.baseFailed) report.note = 'The base ref could not be compared against, so every problem is listed as new.';
   return report;
 }

@@ -164,8 +164,13 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
       execute: run('delete_file', deleteFile),
     }),
     move_file: tool({
-      description: 'Move or rename one file. Fails if the target already exists; parent directories of the target are created.',
-      inputSchema: z.object({ from: pathField, to: pathField }),
+      description:
+        'Move or rename one file. Fails if the target already exists; parent directories of the target are created. Navigation entries in docs.json (and its $ref files) and internal links that point at the moved page are updated, and the moved page\'s relative links are fixed for its new folder; with redirect: true, links are left as they are and a redirect from the old path is added to docs.json instead. The result lists every file it changed.',
+      inputSchema: z.object({
+        from: pathField,
+        to: pathField,
+        redirect: z.boolean().optional().describe('Keep links to the old path and add a redirect in docs.json instead of rewriting them.'),
+      }),
       execute: run('move_file', moveFile),
     }),
     check_docs: tool({

@@ -12,6 +12,12 @@ export interface SplitDocument {
   frontmatter: Frontmatter | undefined;
   /** The text with the frontmatter replaced by empty lines, so line numbers still match. */
   body: string;
+  /**
+   * Offset in the text where the part kept in `body` starts (after the closing line), 0
+   * without a closed frontmatter: callers that need offsets in the original text, not
+   * just lines, blank `[0, bodyStart)` themselves.
+   */
+  bodyStart: number;
 }
 
 const OPENING = /^\uFEFF?---[ \t]*\r?\n/;
@@ -19,15 +25,16 @@ const MAX_ALIAS_COUNT = 100;
 
 export function splitFrontmatter(text: string): SplitDocument {
   const opening = OPENING.exec(text);
-  if (opening === null) return { frontmatter: undefined, body: text };
+  if (opening === null) return { frontmatter: undefined, body: text, bodyStart: 0 };
   const lines = text.split('\n');
   const closingIndex = lines.findIndex((line, index) => index > 0 && /^(---|\.\.\.)[ \t]*\r?$/.test(line));
   if (closingIndex === -1) {
-    return { frontmatter: { yaml: lines.slice(1).join('\n'), firstLine: 2, closed: false }, body: text };
+    return { frontmatter: { yaml: lines.slice(1).join('\n'), firstLine: 2, closed: false }, body: text, bodyStart: 0 };
   }
   const yaml = lines.slice(1, closingIndex).join('\n');
   const body = '\n'.repeat(closingIndex + 1) + lines.slice(closingIndex + 1).join('\n');
-  return { frontmatter: { yaml, firstLine: 2, closed: true }, body };
+  const bodyStart = Math.min(text.length, lines.slice(0, closingIndex + 1).join('\n').length + 1);
+  return { frontmatter: { yaml, firstLine: 2, closed: true }, body, bodyStart };
 }
 
 /** Problems of a page's YAML frontmatter: unclosed, unparsable, or not a mapping. */

@@ -26,13 +26,13 @@ describe('check_docs', () => {
     await fixture.put('docs.json', JSON.stringify({ name: 'Acme', navigation: { groups: [{ group: 'Start', pages: ['index', 'guides/setup'] }] } }));
     await fixture.put('index.mdx', '---\ntitle: Home\n---\n\nSee [setup](/guides/setup) and <Card href="/guides/setup">x</Card>.\n');
     await fixture.put('guides/setup.md', '# Setup\n\nBack [home](../index.mdx) or [top](#setup).\n');
-    expect(await checkDocs(context)).toEqual({ problems: [], filesChecked: 2, truncated: false });
+    expect(await checkDocs(context)).toEqual({ newProblems: [], preExisting: { total: 0, byKind: {} }, pagesChecked: 2, truncated: false });
   });
 
   test('reports MDX syntax errors with their line', async () => {
     await fixture.put('broken.mdx', '---\ntitle: Broken\n---\n\n# Heading\n\n<Note>\nUnclosed note\n</Warning>\n');
     await fixture.put('expression.mdx', 'Text\n\n{1 +}\n');
-    const { problems } = await checkDocs(context);
+    const { newProblems: problems } = await checkDocs(context);
     expect(sorted(problems)).toEqual([
       { path: 'broken.mdx', line: 9, kind: 'mdx-syntax', message: expect.stringMatching(/^MDX syntax error: Unexpected closing tag `<\/Warning>`/) },
       { path: 'expression.mdx', line: 3, kind: 'mdx-syntax', message: expect.stringMatching(/^MDX syntax error: Could not parse expression/) },
@@ -44,7 +44,7 @@ describe('check_docs', () => {
     await fixture.put('bad-yaml.md', '---\ntitle: Fine\ndescription: a: b\nother: x\n---\n\nBody\n');
     await fixture.put('scalar.mdx', '---\njust a string\n---\n\nBody\n');
     await fixture.put('unclosed.md', '---\ntitle: Never closed\n\nBody\n');
-    const { problems } = await checkDocs(context);
+    const { newProblems: problems } = await checkDocs(context);
     expect(sorted(problems)).toEqual([
       { path: 'bad-yaml.md', line: 3, kind: 'frontmatter', message: 'Invalid YAML frontmatter: Nested mappings are not allowed in compact mappings' },
       { path: 'scalar.mdx', line: 2, kind: 'frontmatter', message: expect.stringMatching(/mapping/) },
@@ -77,12 +77,12 @@ describe('check_docs', () => {
       ].join('\n'),
     );
     await fixture.put('legacy.md', 'Old page\n\n<a href="/old/missing">old</a>\n');
-    const { problems } = await checkDocs(context);
+    const { newProblems: problems } = await checkDocs(context);
     expect(sorted(problems).map((problem) => [problem.path, problem.line, problem.kind, problem.message])).toEqual([
       ['guides/intro.mdx', 5, 'broken-link', 'Link "/guides/missing" does not point to an existing page or file.'],
       ['guides/intro.mdx', 6, 'broken-link', 'Link "/reference/nope" does not point to an existing page or file.'],
       ['guides/intro.mdx', 7, 'broken-link', 'Link "/also/missing" does not point to an existing page or file.'],
-      ['guides/intro.mdx', 12, 'broken-link', 'Link "../../../../etc/passwd" points outside the workspace.'],
+      ['guides/intro.mdx', 12, 'broken-link', 'Link "../../../../etc/passwd" points outside the docs site.'],
       ['guides/intro.mdx', 14, 'broken-link', 'Link "./gone.mdx" does not point to an existing page or file.'],
       ['legacy.md', 3, 'broken-link', 'Link "/old/missing" does not point to an existing page or file.'],
     ]);
@@ -114,7 +114,7 @@ describe('check_docs', () => {
       },
     };
     await fixture.put('docs.json', JSON.stringify(config, null, 2));
-    const { problems } = await checkDocs(context);
+    const { newProblems: problems } = await checkDocs(context);
     expect(problems.every((problem) => problem.kind === 'navigation' && problem.path === 'docs.json')).toBe(true);
     expect(problems.map((problem) => problem.message)).toEqual([
       'Navigation page "guides/two" does not exist (expected guides/two.mdx or guides/two.md).',
@@ -134,7 +134,7 @@ describe('check_docs', () => {
       JSON.stringify({ name: 'Old', navigation: [{ group: 'Get started', pages: ['introduction', { group: 'More', pages: ['more/missing'] }] }] }),
     );
     await fixture.put('site/docs.json', '{\n  "navigation": {\n    pages: ["a"]\n  }\n}\n');
-    const { problems } = await checkDocs(context);
+    const { newProblems: problems } = await checkDocs(context);
     expect(sorted(problems)).toEqual([
       { path: 'mint.json', line: 1, kind: 'navigation', message: 'Navigation page "more/missing" does not exist (expected more/missing.mdx or more/missing.md).' },
       { path: 'site/docs.json', line: 3, kind: 'navigation', message: expect.stringMatching(/^site\/docs\.json is not valid JSON/) },
@@ -146,7 +146,7 @@ describe('check_docs', () => {
     await fixture.put('site/start.mdx', 'Go to [A](/guides/a) or [B](/guides/b).');
     await fixture.put('site/guides/a.mdx', '# A');
     await fixture.put('guides/b.mdx', '# B at the workspace root, not in the site');
-    const { problems } = await checkDocs(context);
+    const { newProblems: problems } = await checkDocs(context);
     expect(problems).toEqual([{ path: 'site/start.mdx', line: 1, kind: 'broken-link', message: 'Link "/guides/b" does not point to an existing page or file.' }]);
   });
 
@@ -157,16 +157,19 @@ describe('check_docs', () => {
     await fixture.put('a.mdx', '[x](/missing-a)');
     await fixture.put('b.mdx', '[x](/missing-b) [y](/missing-c)');
     await fixture.put('c.mdx', '[x](/missing-d)');
-    const filesCapped = await checkDocs(createToolContext({ workspace: fixture.workspace, workers, limits: { maxScannedFiles: 1 } }));
-    expect(filesCapped.filesChecked).toBe(1);
-    expect(filesCapped.truncated).toBe(true);
-    expect(filesCapped.problems.map((problem) => problem.kind)).toEqual(['broken-link', 'limit']);
+    const pagesCapped = await checkDocs(createToolContext({ workspace: fixture.workspace, workers, limits: { maxCheckedPages: 1 } }));
+    expect(pagesCapped.pagesChecked).toBe(1);
+    expect(pagesCapped.truncated).toBe(true);
+    expect(pagesCapped.newProblems.map((problem) => [problem.kind, problem.message])).toEqual([
+      ['broken-link', 'Link "/missing-a" does not point to an existing page or file.'],
+      ['limit', 'Only the first 1 of 3 pages were checked.'],
+    ]);
     const problemsCapped = await checkDocs(createToolContext({ workspace: fixture.workspace, workers, limits: { maxProblems: 2 } }));
     expect(problemsCapped.truncated).toBe(true);
-    expect(problemsCapped.problems.map((problem) => problem.kind)).toEqual(['broken-link', 'broken-link', 'limit']);
-    expect(problemsCapped.problems.at(-1)?.message).toMatch(/stopped after 2 problems/);
+    expect(problemsCapped.newProblems.map((problem) => problem.kind)).toEqual(['broken-link', 'broken-link', 'limit']);
+    expect(problemsCapped.newProblems.at(-1)?.message).toBe('4 new problems; only the first 2 are listed. Fix these and run check_docs again.');
     const full = await checkDocs(context);
-    expect(full.problems.map((problem) => problem.path)).toEqual(['a.mdx', 'b.mdx', 'b.mdx', 'c.mdx']);
+    expect(full.newProblems.map((problem) => problem.path)).toEqual(['a.mdx', 'b.mdx', 'b.mdx', 'c.mdx']);
   });
 
   test('a page above the size limit is reported, not compiled; one over the time limit is stopped; the rest is checked, in order', async () => {
@@ -176,12 +179,13 @@ describe('check_docs', () => {
     const limited = createToolContext({ workspace: fixture.workspace, workers, limits: { maxCheckedPageBytes: 200 * 1024, pageCheckTimeoutMs: 1500 } });
     const report = await checkDocs(limited);
     expect(report).toEqual({
-      problems: [
-        { path: 'a-large.mdx', kind: 'check-limit', message: 'a-large.mdx is 250010 bytes; check_docs compiles pages of at most 204800 bytes, so it was not checked. Split it into smaller pages.' },
+      newProblems: [
+        { path: 'a-large.mdx', kind: 'check-limit', message: 'a-large.mdx is 250010 bytes; the docs check parses pages of at most 204800 bytes, so it was not checked. Split it into smaller pages.' },
         { path: 'b-quotes.mdx', kind: 'check-limit', message: expect.stringMatching(/^Checking b-quotes\.mdx took longer than 1500 ms and was stopped/) },
         { path: 'c-broken.mdx', line: 1, kind: 'broken-link', message: 'Link "/missing" does not point to an existing page or file.' },
       ],
-      filesChecked: 3,
+      preExisting: { total: 0, byKind: {} },
+      pagesChecked: 3,
       truncated: false,
     });
   });
@@ -193,12 +197,14 @@ describe('check_docs', () => {
     const limited = createToolContext({ workspace: fixture.workspace, workers, limits: { checkDocsTimeoutMs: 300, pageCheckTimeoutMs: 1500 } });
     const report = await checkDocs(limited);
     expect(report.truncated).toBe(true);
-    expect(report.filesChecked).toBe(1);
-    expect(report.problems.map((problem) => [problem.path, problem.kind])).toEqual([
-      ['a-quotes.mdx', 'check-limit'],
-      ['.', 'limit'],
-    ]);
-    expect(report.problems.at(-1)?.message).toBe('The check stopped after 0.3 s (1 of 3 pages checked); fix these and run it again.');
+    // a is still being parsed when the budget runs out (b and c may have finished on the other worker).
+    expect(report.pagesChecked).toBeLessThan(3);
+    expect(report.newProblems.some((problem) => problem.path === 'a-quotes.mdx')).toBe(false);
+    expect(report.newProblems.at(-1)).toEqual({
+      path: '.',
+      kind: 'limit',
+      message: `The check ran out of time (${report.pagesChecked} of 3 pages checked); the others were not checked. Fix these and run it again.`,
+    });
   });
 
   test('YAML aliases beyond the cap and navigation nested too deeply are reported, not failures of the check', async () => {
@@ -206,7 +212,7 @@ describe('check_docs', () => {
     for (let level = 1; level < 12; level += 1) bomb.push(`a${level}: &a${level} [${Array(10).fill(`*a${level - 1}`).join(', ')}]`);
     await fixture.put('bomb.mdx', `---\n${bomb.join('\n')}\n---\n\n# Bomb\n`);
     await fixture.put('docs.json', `{"navigation": {"pages": [${'['.repeat(5000)}"missing"${']'.repeat(5000)}]}}`);
-    const { problems } = await checkDocs(context);
+    const { newProblems: problems } = await checkDocs(context);
     expect(sorted(problems)).toEqual([
       { path: 'bomb.mdx', line: 2, kind: 'frontmatter', message: 'Invalid YAML frontmatter: Excessive alias count indicates a resource exhaustion attack' },
       { path: 'docs.json', kind: 'navigation', message: 'The navigation of docs.json nests more than 100 levels deep; the entries below that depth were not checked.' },

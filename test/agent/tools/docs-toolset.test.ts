@@ -130,20 +130,22 @@ describe('createDocsToolset', () => {
   test('check_docs is available to the model and to the orchestrator', async () => {
     await fixture.put('page.mdx', 'Broken {');
     const toolset = createDocsToolset({ workspace: fixture.workspace });
-    const viaTool = (await call(toolset.tools, 'check_docs', {})) as { problems: unknown[]; filesChecked: number };
-    expect(viaTool.filesChecked).toBe(1);
-    expect(viaTool.problems).toEqual([expect.objectContaining({ path: 'page.mdx', kind: 'mdx-syntax', line: 1 })]);
-    expect(await toolset.checkDocs()).toEqual(viaTool.problems);
+    const viaTool = (await call(toolset.tools, 'check_docs', {})) as { newProblems: unknown[]; pagesChecked: number };
+    expect(viaTool.pagesChecked).toBe(1);
+    expect(viaTool.newProblems).toEqual([expect.objectContaining({ path: 'page.mdx', kind: 'mdx-syntax', line: 1 })]);
+    expect((await toolset.checkDocs()).introduced).toEqual(viaTool.newProblems);
   });
 
-  test("the orchestrator's final check compiles only the pages the run wrote, unless it deleted or moved one", async () => {
+  test("the orchestrator's final check takes in what the tools changed since the last check", async () => {
     await fixture.put('old-broken.mdx', 'Broken {');
     await fixture.put('other.mdx', '# Other');
+    await fixture.put('linking.mdx', '[other](/other)');
     const toolset = createDocsToolset({ workspace: fixture.workspace });
+    await call(toolset.tools, 'check_docs', {});
     await call(toolset.tools, 'write_file', { path: 'new.mdx', content: 'Also broken {' });
-    expect((await toolset.checkDocs()).map((problem) => problem.path)).toEqual(['new.mdx']);
+    expect((await toolset.checkDocs()).introduced.map((problem) => problem.path)).toEqual(['new.mdx', 'old-broken.mdx']);
     await call(toolset.tools, 'delete_file', { path: 'other.mdx' });
-    expect((await toolset.checkDocs()).map((problem) => problem.path).sort()).toEqual(['new.mdx', 'old-broken.mdx']);
+    expect((await toolset.checkDocs()).introduced.map((problem) => `${problem.path} ${problem.kind}`)).toEqual(['linking.mdx broken-link', 'new.mdx mdx-syntax', 'old-broken.mdx mdx-syntax']);
   });
 
   test('rejects invalid limits', () => {
