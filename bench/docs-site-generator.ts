@@ -16,7 +16,7 @@ import { createSeededRandom } from './lib/seeded-random.js';
 import { pageText, sentence, type PageLinkPlan } from './docs-site-pages.js';
 
 /** Bumped whenever the output changes, so a cached site of an older generator is rebuilt. */
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2;
 const MANIFEST = 'docs-bench-site.json';
 const LINKS_PER_PAGE = 20;
 const CARD_LINKS = 2;
@@ -77,6 +77,8 @@ export interface GeneratedDocsSite {
   edits: PlannedEdit[];
   /** Pages to delete, each with the number of links (from other published pages) that then break. */
   hubs: Array<{ page: string; inbound: number }>;
+  /** A section's index page, linked as `/section/index` and relatively: deleting it must break that many links too. */
+  indexPage: { page: string; inbound: number };
 }
 
 interface Page {
@@ -142,7 +144,8 @@ function writeSite(directory: string, pageCount: number, seed: number): Generate
 
   // Hubs and edited pages are picked first: ordinary links avoid hubs, so each hub's
   // inbound count is exactly the links planted for it.
-  const indices = shuffle(Array.from({ length: pages.length - 1 }, (_, index) => index + 1), random);
+  // Hubs are leaf pages; an index page is deleted separately (see `indexPage`).
+  const indices = shuffle(Array.from({ length: pages.length - 1 }, (_, index) => index + 1).filter((index) => !pages[index]!.slug.endsWith('/index')), random);
   const hubs = indices.slice(0, HUB_COUNT).map((index) => pages[index]!);
   const edited = indices.slice(HUB_COUNT, HUB_COUNT + EDIT_COUNT).map((index) => pages[index]!);
   const brokenCount = Math.max(1, Math.round(pages.length * BROKEN_SHARE));
@@ -158,7 +161,9 @@ function writeSite(directory: string, pageCount: number, seed: number): Generate
   }
   for (const wildcard of WILDCARDS) redirects.push({ source: wildcard.source, destination: wildcard.destination });
 
+  const inbound = new Map<Page, number>();
   const linkFrom = (from: Page, to: Page, card: boolean): PageLinkPlan => {
+    inbound.set(to, (inbound.get(to) ?? 0) + 1);
     const roll = random();
     let written: string;
     if (card || roll >= REDIRECT_LINK_SHARE + RELATIVE_LINK_SHARE || to.slug === 'index' || from.slug === 'index' || from.slug.endsWith('/index')) {
@@ -200,8 +205,10 @@ function writeSite(directory: string, pageCount: number, seed: number): Generate
     const before = `[the ${target.title.toLowerCase()} guide](/${target.slug})`;
     page.markers.push(before);
     linkCount += 1;
+    inbound.set(target, (inbound.get(target) ?? 0) + 1);
     return { page: `${page.slug}.mdx`, before, after: `[the ${target.title.toLowerCase()} guide](/${target.slug}-renamed-${index})` };
   });
+  const sectionIndex = pages.find((page) => page.slug === 'guides/index') ?? pages.find((page) => page.slug.endsWith('/index'))!;
 
   let pageBytes = 0;
   for (const page of pages) {
@@ -229,6 +236,7 @@ function writeSite(directory: string, pageCount: number, seed: number): Generate
     pageBytes,
     edits,
     hubs: hubResults,
+    indexPage: { page: `${sectionIndex.slug}.mdx`, inbound: inbound.get(sectionIndex) ?? 0 },
   };
 }
 
