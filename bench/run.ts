@@ -25,6 +25,7 @@ const SUITES: Record<SuiteName, () => Promise<SuiteRunner | undefined>> = {
   analytics: async () => (await import('./analytics-suite.js')).runAnalyticsBenchmarks,
   import: async () => (await import('./analytics-import-suite.js')).runImportBenchmarks,
   jobs: () => findExportedFunction<SuiteRunner>(BENCH_DIRECTORY, ['jobs-*.ts', 'jobs/*.ts'], 'runJobsBenchmarks'),
+  docs: async () => (await import('./docs-suite.js')).runDocsBenchmarks,
 };
 
 async function main(argv: string[]): Promise<number> {
