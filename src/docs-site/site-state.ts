@@ -162,6 +162,8 @@ export class SiteState {
       this.limits.push({ path: '.', kind: 'limit', message: `Only the first ${checked.length} of ${pages.length} pages were checked.` });
     }
     let done = 0;
+    // One listener for the whole build (one per page made Node warn of a leak).
+    const stopped = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
     for (let start = 0; start < checked.length && !signal.aborted; start += PAGE_BATCH) {
       const batch = checked.slice(start, start + PAGE_BATCH);
       const reused = (path: string): PageContent | undefined => (changed.has(path) ? undefined : (previous.get(path)?.content ?? undefined));
@@ -171,7 +173,7 @@ export class SiteState {
       const analysed = await Promise.all(
         batch.map(({ path }) => {
           const known = reused(path);
-          return known?.hash != null ? known : untilAborted(this.context.cache.content(path, contents.get(path) ?? { status: 'missing' }), signal);
+          return known?.hash != null ? known : Promise.race([this.context.cache.content(path, contents.get(path) ?? { status: 'missing' }), stopped]);
         }),
       );
       batch.forEach(({ path, site }, index) => {
@@ -234,23 +236,4 @@ export class SiteState {
     for (const key of record.keys) this.dependents.get(key)?.delete(page);
     record.keys = [];
   }
-}
-
-/** The promise's value, or undefined once `signal` fires first. */
-function untilAborted<Value>(promise: Promise<Value>, signal: AbortSignal): Promise<Value | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const stop = (): void => resolve(undefined);
-    signal.addEventListener('abort', stop, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', stop);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', stop);
-        reject(error);
-      },
-    );
-  });
 }
