@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DocsChecker } from '../src/docs-site/docs-checker.js';
-import { poolDocsRunner } from '../src/agent/tools/docs-task-runner-pool.js';
+import { docsCheckLimits, poolDocsRunner } from '../src/agent/tools/docs-task-runner-pool.js';
 import { DEFAULT_TOOL_LIMITS } from '../src/agent/tools/tool-limits.js';
 import { ToolWorkerPool } from '../src/agent/tools/tool-worker-pool.js';
 import { WorkspaceFiles } from '../src/agent/tools/workspace-files.js';
@@ -22,7 +22,7 @@ const pool = new ToolWorkerPool();
 const checker = new DocsChecker({
   current: new WorkspaceFiles(site.directory),
   runner: poolDocsRunner(pool),
-  limits: { maxPages: DEFAULT_TOOL_LIMITS.maxCheckedPages, maxPageBytes: DEFAULT_TOOL_LIMITS.maxCheckedPageBytes, maxConfigBytes: DEFAULT_TOOL_LIMITS.maxFileBytes, pageTimeoutMs: DEFAULT_TOOL_LIMITS.pageCheckTimeoutMs, maxProblemsPerPage: DEFAULT_TOOL_LIMITS.maxProblems },
+  limits: docsCheckLimits(DEFAULT_TOOL_LIMITS),
   timeoutMs: DEFAULT_TOOL_LIMITS.checkDocsTimeoutMs,
 });
 const startedAt = performance.now();

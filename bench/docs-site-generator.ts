@@ -9,6 +9,7 @@
  * The generator knows where every link lands, so the suite can assert the exact number of
  * problems before and after an edit or a delete: a fast wrong answer does not pass.
  */
+import { GIT_ENVIRONMENT } from './jobs/generate-docs-repository.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
@@ -89,19 +90,6 @@ interface Page {
   links: PageLinkPlan[];
   markers: string[];
 }
-
-const GIT_ENVIRONMENT = {
-  PATH: process.env.PATH ?? '',
-  HOME: process.env.HOME ?? '/tmp',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'Docs Team',
-  GIT_AUTHOR_EMAIL: 'docs@example.com',
-  GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
-  GIT_COMMITTER_NAME: 'Docs Team',
-  GIT_COMMITTER_EMAIL: 'docs@example.com',
-  GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
-};
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, env: GIT_ENVIRONMENT, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).trim();

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DocsChecker, type DocsCheckResult } from '../src/docs-site/docs-checker.js';
 import type { CheckLimits } from '../src/docs-site/check-limits.js';
-import { poolDocsRunner } from '../src/agent/tools/docs-task-runner-pool.js';
+import { docsCheckLimits, poolDocsRunner } from '../src/agent/tools/docs-task-runner-pool.js';
 import { DEFAULT_TOOL_LIMITS } from '../src/agent/tools/tool-limits.js';
 import { ToolWorkerPool } from '../src/agent/tools/tool-worker-pool.js';
 import { WorkspaceFiles } from '../src/agent/tools/workspace-files.js';
@@ -39,13 +39,7 @@ const RECHECK_LIMIT_MS = 500;
 const READ_CONCURRENCY = 32;
 
 /** The agent's limits (agent/tools/tool-context.ts), so the bench measures what a job runs. */
-const LIMITS: CheckLimits = {
-  maxPages: DEFAULT_TOOL_LIMITS.maxCheckedPages,
-  maxPageBytes: DEFAULT_TOOL_LIMITS.maxCheckedPageBytes,
-  maxConfigBytes: DEFAULT_TOOL_LIMITS.maxFileBytes,
-  pageTimeoutMs: DEFAULT_TOOL_LIMITS.pageCheckTimeoutMs,
-  maxProblemsPerPage: DEFAULT_TOOL_LIMITS.maxProblems,
-};
+const LIMITS: CheckLimits = docsCheckLimits(DEFAULT_TOOL_LIMITS);
 
 export async function runDocsBenchmarks(options: BenchOptions): Promise<SuiteReport> {
   const small = Math.max(200, Math.round(SMALL_PAGES * options.scale));

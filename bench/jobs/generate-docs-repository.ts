@@ -23,7 +23,7 @@ const WORDS = (
 ).split(' ');
 
 /** A fixed identity and dates: the same seed must give the same commit id on every run. */
-const GIT_ENVIRONMENT = {
+export const GIT_ENVIRONMENT = {
   PATH: process.env.PATH ?? '',
   HOME: process.env.HOME ?? '/tmp',
   GIT_CONFIG_GLOBAL: '/dev/null',

@@ -4,7 +4,7 @@ import { InvalidArgumentError } from 'commander';
 import { DocsChecker, type DocsCheckResult } from '../docs-site/docs-checker.js';
 import { WorkspaceFiles } from '../agent/tools/workspace-files.js';
 import { ToolWorkerPool } from '../agent/tools/tool-worker-pool.js';
-import { poolDocsRunner } from '../agent/tools/docs-task-runner-pool.js';
+import { docsCheckLimits, poolDocsRunner } from '../agent/tools/docs-task-runner-pool.js';
 import { DEFAULT_TOOL_LIMITS } from '../agent/tools/tool-limits.js';
 import { GitTreeFiles } from '../git/git-tree-files.js';
 import { tryResolveCommit } from '../git/diff-between.js';
@@ -54,13 +54,7 @@ export async function runDocsCheck(options: DocsCheckRunOptions): Promise<DocsCh
       current: new WorkspaceFiles(directory, limits.maxQueryLength),
       ...(base === undefined ? {} : { base }),
       runner: poolDocsRunner(workers),
-      limits: {
-        maxPages: limits.maxCheckedPages,
-        maxPageBytes: limits.maxCheckedPageBytes,
-        maxConfigBytes: limits.maxFileBytes,
-        pageTimeoutMs: limits.pageCheckTimeoutMs,
-        maxProblemsPerPage: limits.maxProblems,
-      },
+      limits: docsCheckLimits(limits),
       // A command run in CI has the whole run to itself.
       timeoutMs: 60 * 60_000,
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),

@@ -3,6 +3,7 @@ import { realpath } from 'node:fs/promises';
 import { globWorkspace } from './workspace-glob.js';
 import { readBytes, decodeText } from './text-file.js';
 import { SITE_CONFIG_NAMES } from '../../docs-site/site-paths.js';
+import { nestingDepth } from '../../docs-site/json-document.js';
 
 /** Only data files can be pulled in: a `$ref` to a script gains nothing. */
 const DATA_FILE = /\.(?:json|ya?ml)$/i;
@@ -68,7 +69,7 @@ async function readJson(root: string, file: string): Promise<unknown> {
   const text = bytes === undefined ? undefined : decodeText(bytes);
   // A file read here is one the repository chose: give the event loop a turn between files.
   await new Promise<void>((resolve) => setImmediate(resolve));
-  if (text === undefined || nestingDepth(text) > MAX_DEPTH) return undefined;
+  if (text === undefined || nestingDepth(text, MAX_DEPTH) > MAX_DEPTH) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -92,27 +93,4 @@ function stringValues(document: unknown): Array<{ key: string; value: string }> 
     }
   }
   return values;
-}
-
-/** The deepest nesting of `{`/`[` outside strings, in one linear pass that stops past MAX_DEPTH. */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 0x5c) index += 1;
-      else if (code === 0x22) inString = false;
-    } else if (code === 0x22) {
-      inString = true;
-    } else if (code === 0x7b || code === 0x5b) {
-      depth += 1;
-      if (depth > deepest) deepest = depth;
-      if (deepest > MAX_DEPTH) return deepest;
-    } else if (code === 0x7d || code === 0x5d) {
-      depth -= 1;
-    }
-  }
-  return deepest;
 }

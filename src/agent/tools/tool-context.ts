@@ -8,7 +8,7 @@ import { ToolWorkerPool } from './tool-worker-pool.js';
 import { DocsChecker } from '../../docs-site/docs-checker.js';
 import type { SiteSource } from '../../docs-site/site-source.js';
 import { WorkspaceFiles } from './workspace-files.js';
-import { poolDocsRunner } from './docs-task-runner-pool.js';
+import { docsCheckLimits, poolDocsRunner } from './docs-task-runner-pool.js';
 
 /**
  * What every tool function needs: where the workspace is, its caps, the change log, and
@@ -47,13 +47,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     current: new WorkspaceFiles(options.workspace, limits.maxQueryLength),
     ...(options.docsBase === undefined ? {} : { base: options.docsBase }),
     runner: poolDocsRunner(workers),
-    limits: {
-      maxPages: limits.maxCheckedPages,
-      maxPageBytes: limits.maxCheckedPageBytes,
-      maxConfigBytes: limits.maxFileBytes,
-      pageTimeoutMs: limits.pageCheckTimeoutMs,
-      maxProblemsPerPage: limits.maxProblems,
-    },
+    limits: docsCheckLimits(limits),
     timeoutMs: limits.checkDocsTimeoutMs,
   });
   return {
