@@ -6,6 +6,7 @@ import { readText, writeText } from './text-file.js';
 import type { SiteState } from '../../docs-site/site-state.js';
 import { linkedPath, rewrittenTarget } from '../../docs-site/link-rewrite.js';
 import { PAGE_FILE, relativeToRoot, slugKey } from '../../docs-site/site-paths.js';
+import { nestingDepth } from '../../docs-site/json-document.js';
 
 /** What move_file changed besides the file itself, so the model and the reviewer can see it. */
 export interface MoveReferences {
@@ -138,11 +139,20 @@ function locateOnLine(text: string, replacement: Replacement): Replacement | und
   return { ...replacement, start: lineStart + index, end: lineStart + index + replacement.expected.length };
 }
 
+const MAX_REDIRECT_CONFIG_CHARACTERS = 2 * 1024 * 1024;
+const MAX_REDIRECT_CONFIG_DEPTH = 64;
+
 async function addRedirect(context: ToolContext, configPath: string, source: string, destination: string, report: MoveReferences): Promise<void> {
   const absolute = path.join(context.workspace, ...configPath.split('/'));
   try {
     await assertWritable(context, configPath);
     const text = await readText(absolute, configPath, context.limits.maxFileBytes);
+    // JSON.parse runs on the thread answering requests: a huge or deeply nested docs.json
+    // would hold it (100,000 levels took 105 ms), so such a file is left to a person.
+    if (text.length > MAX_REDIRECT_CONFIG_CHARACTERS || nestingDepth(text, MAX_REDIRECT_CONFIG_DEPTH) > MAX_REDIRECT_CONFIG_DEPTH) {
+      report.notUpdated.push({ path: configPath, reason: `it is too large or too deeply nested to edit here; add {"source": "${source}", "destination": "${destination}"} to its "redirects"` });
+      return;
+    }
     const config = JSON.parse(text) as Record<string, unknown>;
     const redirects = config.redirects ?? [];
     if (!Array.isArray(redirects)) {

@@ -70,6 +70,13 @@ describe('move_file keeps the site whole', () => {
     expect((await checkDocs(context)).newProblems.map((problem) => problem.path)).toEqual(['more-nav.json']);
   });
 
+  test('a docs.json nested too deeply is not parsed to add a redirect; the move says so', async () => {
+    await fixture.put('docs.json', `{"navigation": {"pages": ["index"]}, "x": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    const result = await moveFile(context, { from: 'guides/old.mdx', to: 'reference/new.mdx', redirect: true });
+    expect(result.redirectAdded).toBeUndefined();
+    expect(result.notUpdated).toContainEqual({ path: 'docs.json', reason: expect.stringMatching(/too large or too deeply nested/) });
+  });
+
   test('a redirect that cannot be added is said, and the check then reports exactly what the move broke', async () => {
     await fixture.put('docs.json', JSON.stringify({ navigation: { pages: ['index'] }, redirects: 'not a list' }));
     const result = await moveFile(context, { from: 'guides/old.mdx', to: 'reference/new.mdx', redirect: true });
