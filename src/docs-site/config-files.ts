@@ -1,11 +1,11 @@
 import path from 'node:path';
+import { URL_SCHEME } from './site-paths.js';
 import type { DocsProblem } from './docs-problem.js';
 import { ProblemSink } from './problem-sink.js';
 import { parseJsonDocument } from './json-document.js';
 import { JsonStringLines } from './json-string-lines.js';
 import { SITE_CONFIG_LIMITS as LIMITS } from './site-config-limits.js';
 
-const URL_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 
 /** A config file that was read and parsed (or not: `parsed` says why). */
 export interface LoadedFile {

@@ -1,5 +1,5 @@
 import type { RedirectTable } from './redirect-table.js';
-import { dirnameOf, normalizeSitePath, slugKey } from './site-paths.js';
+import { dirnameOf, internalTarget, normalizeSitePath, slugKey } from './site-paths.js';
 
 /**
  * What one published site is made of, as links see it. Paths are relative to the docs
@@ -30,7 +30,6 @@ export interface LinkResolution {
   keys: string[];
 }
 
-const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 /** A redirect may lead to another redirect; Mintlify's edge follows them, a loop is broken. */
 const MAX_REDIRECT_HOPS = 5;
 
@@ -42,10 +41,9 @@ const MAX_REDIRECT_HOPS = 5;
  */
 export function resolveLink(site: SiteModel, fromPage: string, target: string): LinkResolution {
   const keys: string[] = [];
-  const trimmed = target.trim();
-  if (trimmed === '' || trimmed.startsWith('#') || trimmed.startsWith('//') || SCHEME.test(trimmed)) return { verdict: { status: 'skipped' }, keys };
-  const withoutSuffix = decodePath(trimmed.replace(/[?#].*$/s, ''));
-  if (withoutSuffix === '') return { verdict: { status: 'skipped' }, keys };
+  const internal = internalTarget(target);
+  if (internal === undefined) return { verdict: { status: 'skipped' }, keys };
+  const withoutSuffix = internal.path;
 
   const readings: Array<{ path: string; climbed: boolean }> = [];
   if (withoutSuffix.startsWith('/')) {
@@ -120,20 +118,13 @@ function followRedirects(site: SiteModel, path: string, fromPage: string, target
     const next = site.redirects.resolve(current);
     if (next === undefined) break;
     destination = next;
-    const trimmed = next.trim();
-    if (trimmed.startsWith('//') || SCHEME.test(trimmed)) return { status: 'ok' };
-    const target = normalizeSitePath('', decodePath(trimmed.replace(/[?#].*$/s, ''))).path;
-    if (findPage(site, target, fromPage, keys)) return { status: 'ok' };
-    current = `/${target}`;
+    // An external destination is trusted; one that is only an anchor or a query stays on the home page.
+    const internal = internalTarget(next);
+    if (internal === undefined) return { status: 'ok' };
+    const reached = normalizeSitePath('', internal.path).path;
+    if (findPage(site, reached, fromPage, keys)) return { status: 'ok' };
+    current = `/${reached}`;
   }
   if (destination === undefined) return undefined;
   return { status: 'broken', message: `Link "${target}" is redirected to "${destination}", which does not exist.` };
-}
-
-function decodePath(text: string): string {
-  try {
-    return decodeURI(text);
-  } catch {
-    return text;
-  }
 }

@@ -1,6 +1,5 @@
-import { dirnameOf, normalizeSitePath, slugKey } from './site-paths.js';
+import { dirnameOf, internalTarget, normalizeSitePath, slugKey } from './site-paths.js';
 
-const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 const PAGE_EXTENSION = /\.mdx?$/i;
 
 /** Where an internal link points, as a docs-root-relative slug key, with what to keep when rewriting it. */
@@ -15,20 +14,11 @@ export interface LinkedPath {
 
 /** The page or file an internal link in `fromPage` names directly (no redirect, no version prefix); undefined for external links and anchors. */
 export function linkedPath(fromPage: string, target: string): LinkedPath | undefined {
-  const trimmed = target.trim();
-  if (trimmed === '' || trimmed.startsWith('#') || trimmed.startsWith('//') || SCHEME.test(trimmed)) return undefined;
-  const cut = trimmed.search(/[?#]/);
-  const pathPart = cut === -1 ? trimmed : trimmed.slice(0, cut);
-  if (pathPart === '') return undefined;
-  let decoded = pathPart;
-  try {
-    decoded = decodeURI(pathPart);
-  } catch {
-    // Kept as written.
-  }
-  const absolute = decoded.startsWith('/');
-  const { path } = normalizeSitePath(absolute ? '' : dirnameOf(fromPage), decoded);
-  return { key: slugKey(path), path, suffix: cut === -1 ? '' : trimmed.slice(cut), absolute };
+  const internal = internalTarget(target);
+  if (internal === undefined) return undefined;
+  const absolute = internal.path.startsWith('/');
+  const { path } = normalizeSitePath(absolute ? '' : dirnameOf(fromPage), internal.path);
+  return { key: slugKey(path), path, suffix: internal.suffix, absolute };
 }
 
 /**

@@ -1,8 +1,6 @@
 import type { DocsProblem } from './docs-problem.js';
 import type { SiteBuild } from './site-build.js';
-import { isPageFile, joinRoot, normalizeSitePath } from './site-paths.js';
-
-const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
+import { isPageFile, joinRoot, normalizeSitePath, URL_SCHEME } from './site-paths.js';
 
 /**
  * Every page the navigation names (docs.json and the files it pulls in with `$ref`, see
@@ -15,7 +13,7 @@ export function navigationProblems(site: SiteBuild, repositoryFiles: ReadonlySet
   for (const entry of site.config?.navigation ?? []) {
     const written = entry.page;
     const trimmed = written.trim();
-    if (trimmed === '' || SCHEME.test(trimmed)) continue;
+    if (trimmed === '' || URL_SCHEME.test(trimmed)) continue;
     const at = { path: entry.file, ...(entry.line === undefined ? {} : { line: entry.line }), kind: 'navigation' as const };
     const { path, climbed } = normalizeSitePath('', trimmed.replace(/^\/+/, ''));
     if (climbed) {

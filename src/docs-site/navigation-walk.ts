@@ -5,6 +5,7 @@ import type { ConfigReader, Expanded, Slot } from './config-node.js';
 import type { ProblemSink } from './problem-sink.js';
 import type { NavigationEntry, OpenApiSource, SiteVariant } from './site-config.js';
 import { SITE_CONFIG_LIMITS as LIMITS } from './site-config-limits.js';
+import { URL_SCHEME } from './site-paths.js';
 
 /**
  * Keys under which https://www.mintlify.com/docs/organize/navigation nests levels:
@@ -13,7 +14,6 @@ import { SITE_CONFIG_LIMITS as LIMITS } from './site-config-limits.js';
  * apart because they hold pages and variants.
  */
 const NESTING_KEYS = ['tabs', 'anchors', 'dropdowns', 'products', 'menu', 'groups', 'items'] as const;
-const SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 /** https://www.mintlify.com/docs/api-playground/openapi-setup: methods an operation entry may name, and `webhook`. */
 const OPERATION_WORDS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'WEBHOOK']);
 /** https://www.mintlify.com/docs/api-playground/endpoint-urls: generated pages go here unless `directory` says otherwise. */
@@ -164,7 +164,7 @@ export class NavigationWalk {
   }
 
   private addPage(page: string, file: LoadedFile, active: readonly SiteVariant[]): void {
-    if (page.trim() === '' || SCHEME.test(page) || page.length > LIMITS.maxPathLength * 4) return;
+    if (page.trim() === '' || URL_SCHEME.test(page) || page.length > LIMITS.maxPathLength * 4) return;
     if (page.length > LIMITS.maxPathLength) {
       this.problems.push({ path: file.path, kind: 'navigation', message: `Navigation page "${clip(page)}" is longer than ${LIMITS.maxPathLength} characters; it was left out.` }, file.lines.lineOf(page));
       return;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DocsProblem } from './docs-problem.js';
 import type { DocsTaskRunner } from './docs-task-runner.js';
 import type { PageAnalysis, PageLink } from './page-analysis.js';
-import type { SourceFile } from './site-source.js';
+import { decodeUtf8, type SourceFile } from './site-source.js';
 import type { TaskOutcome } from './task-outcome.js';
 import type { CheckLimits } from './check-limits.js';
 
@@ -57,7 +57,7 @@ export class PageAnalysisCache {
   }
 
   private async analyze(path: string, bytes: Uint8Array): Promise<{ own: DocsProblem[]; links: PageLink[] }> {
-    const text = decodeUtf8(bytes);
+    const text = pageText(bytes);
     if (text === undefined) return { own: [{ path, kind: 'mdx-syntax', message: `${path} is binary or not UTF-8 text.` }], links: [] };
     this.parsed += 1;
     const outcome = await this.runner.analyzePage({ path, text }, this.limits.pageTimeoutMs);
@@ -71,13 +71,9 @@ export class PageAnalysisCache {
   }
 }
 
-function decodeUtf8(bytes: Uint8Array): string | undefined {
-  if (bytes.subarray(0, 8000).includes(0)) return undefined;
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
+/** Page text, or undefined for binary content (a NUL early on) or bytes that are not UTF-8. */
+function pageText(bytes: Uint8Array): string | undefined {
+  return bytes.subarray(0, 8000).includes(0) ? undefined : decodeUtf8(bytes);
 }
 
 export function limitMessage(file: string, outcome: Exclude<TaskOutcome<unknown>, { status: 'done' }>): string {

@@ -1,6 +1,6 @@
 import type { DocsProblem } from './docs-problem.js';
 import type { DocsTaskRunner } from './docs-task-runner.js';
-import type { SiteSource, SourceFile } from './site-source.js';
+import { decodeUtf8, type SiteSource, type SourceFile } from './site-source.js';
 import type { CheckLimits } from './check-limits.js';
 import type { SiteConfig } from './site-config.js';
 import type { SiteModel } from './link-resolver.js';
@@ -8,7 +8,7 @@ import { RedirectTable } from './redirect-table.js';
 import { createMintIgnore } from './mint-ignore.js';
 import { variantPrefixes } from './variant-prefixes.js';
 import { limitMessage } from './page-records.js';
-import { basenameOf, dirnameOf, isPageFile, isUnder, joinRoot, relativeToRoot, SITE_CONFIG_NAMES } from './site-paths.js';
+import { basenameOf, dirnameOf, isPageFile, isUnder, joinRoot, relativeToRoot, SITE_CONFIG_NAMES, URL_SCHEME } from './site-paths.js';
 
 /** One published site of the repository: a docs.json / mint.json and the files below it. */
 export interface SiteBuild {
@@ -26,7 +26,6 @@ export interface SiteBuild {
   problems: DocsProblem[];
 }
 
-const URL_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 /** Sites (docs.json / mint.json folders) checked in one repository. */
 export const MAX_SITES = 20;
 /** Rounds of "these `$ref` files are needed"; each round reads a level of references. */
@@ -161,10 +160,5 @@ export async function buildSite(input: BuildSiteInput): Promise<SiteBuild> {
 }
 
 function textOf(file: SourceFile | undefined): string | null {
-  if (file === undefined || file.status !== 'read') return null;
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(file.bytes);
-  } catch {
-    return null;
-  }
+  return file === undefined || file.status !== 'read' ? null : (decodeUtf8(file.bytes) ?? null);
 }

@@ -1,6 +1,35 @@
 /** Page files Mintlify builds: Markdown and MDX (https://www.mintlify.com/docs/organize/pages). */
 export const PAGE_FILE = /\.mdx?$/i;
 
+/** `https:`, `mailto:`, `tel:` …: a link or reference to something that is not a file of the site. */
+export const URL_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
+
+/** An internal link's path (decoded, `?query#anchor` cut off and kept apart), as written. */
+export interface InternalTarget {
+  path: string;
+  suffix: string;
+}
+
+/**
+ * The path an internal link names; undefined for external URLs, protocol-relative
+ * `//host` links, pure `#anchors` and links with no path at all. A malformed escape
+ * leaves the path as written.
+ */
+export function internalTarget(target: string): InternalTarget | undefined {
+  const trimmed = target.trim();
+  if (trimmed === '' || trimmed.startsWith('#') || trimmed.startsWith('//') || URL_SCHEME.test(trimmed)) return undefined;
+  const cut = trimmed.search(/[?#]/);
+  const written = cut === -1 ? trimmed : trimmed.slice(0, cut);
+  if (written === '') return undefined;
+  let path = written;
+  try {
+    path = decodeURI(written);
+  } catch {
+    // Kept as written.
+  }
+  return { path, suffix: cut === -1 ? '' : trimmed.slice(cut) };
+}
+
 /** Names of the Mintlify site configuration files, newest format first (docs.json replaced mint.json). */
 export const SITE_CONFIG_NAMES = ['docs.json', 'mint.json'] as const;
 

@@ -17,3 +17,15 @@ export interface SiteSource {
   /** Reads these files, each capped at `maxBytes`. */
   readFiles(paths: readonly string[], maxBytes: number): Promise<Map<string, SourceFile>>;
 }
+
+/**
+ * A file's text when it is valid UTF-8, else undefined. The byte-order mark is kept, as
+ * the editing tools keep it.
+ */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

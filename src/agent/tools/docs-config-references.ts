@@ -2,12 +2,11 @@ import path from 'node:path';
 import { realpath } from 'node:fs/promises';
 import { globWorkspace } from './workspace-glob.js';
 import { readBytes, decodeText } from './text-file.js';
-import { SITE_CONFIG_NAMES } from '../../docs-site/site-paths.js';
+import { SITE_CONFIG_NAMES, URL_SCHEME } from '../../docs-site/site-paths.js';
 import { nestingDepth } from '../../docs-site/json-document.js';
 
 /** Only data files can be pulled in: a `$ref` to a script gains nothing. */
 const DATA_FILE = /\.(?:json|ya?ml)$/i;
-const URL_SCHEME = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 // JSON.parse runs on the main thread: 2 MiB parses in a few milliseconds.
 const MAX_CONFIG_BYTES = 2 * 1024 * 1024;
 const MAX_FILES = 200;
