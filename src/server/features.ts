@@ -5,6 +5,7 @@ import { registerJobRoutes } from '../jobs/job-routes.js';
 import { registerJobConversationRoutes } from '../jobs/job-conversation-routes.js';
 import { registerLocalPullRequestRoutes } from '../pull-requests/local-pull-request-routes.js';
 import { registerAnalyticsRoutes } from '../analytics/analytics-routes.js';
+import { registerDashboard } from '../dashboard/register-dashboard.js';
 
 /** The route plugins of every feature, in registration order. */
 export const features: ReadonlyArray<(app: FastifyInstance, services: Services) => void | Promise<void>> = [
@@ -13,4 +14,6 @@ export const features: ReadonlyArray<(app: FastifyInstance, services: Services) 
   registerJobConversationRoutes,
   registerLocalPullRequestRoutes,
   registerAnalyticsRoutes,
+  // Last: the page routes are a catch-all under /projects, after every API route.
+  registerDashboard,
 ];

@@ -1,0 +1,12 @@
+import { api, enc, query } from './client';
+import type { PullRequest } from './types';
+
+const path = (projectId: string, number: string) => `/v1/projects/${enc(projectId)}/pulls/${enc(number)}`;
+
+export const pullsApi = {
+  /** With the share token from prLink, or as the signed-in user. */
+  get: (projectId: string, number: string, token: string | undefined, signal?: AbortSignal) =>
+    api.get<PullRequest>(`${path(projectId, number)}${query({ token })}`, { signal, ignoreUnauthorized: true }),
+  merge: (projectId: string, number: string) => api.post<PullRequest>(`${path(projectId, number)}/merge`),
+  close: (projectId: string, number: string) => api.post<PullRequest>(`${path(projectId, number)}/close`),
+};

@@ -1,0 +1,69 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, setCsrfToken } from './client';
+import { toApiError, type ApiError } from './api-error';
+import type { Session, SignedIn, User } from './types';
+
+export type SessionState =
+  | { status: 'loading' }
+  | { status: 'error'; error: ApiError }
+  | { status: 'ready'; setupRequired: boolean; user: User | null };
+
+let state: SessionState = { status: 'loading' };
+const listeners = new Set<(next: SessionState) => void>();
+
+function set(next: SessionState): void {
+  state = next;
+  for (const listener of listeners) listener(next);
+}
+
+/** GET /v1/session: who is signed in, whether setup is pending, and the CSRF token. */
+export async function loadSession(): Promise<void> {
+  try {
+    const session = await api.get<Session>('/v1/session', { ignoreUnauthorized: true });
+    setCsrfToken(session.csrfToken);
+    set({ status: 'ready', setupRequired: session.setupRequired, user: session.user });
+  } catch (error) {
+    set({ status: 'error', error: toApiError(error) });
+  }
+}
+
+function signedIn(result: SignedIn): User {
+  setCsrfToken(result.csrfToken);
+  set({ status: 'ready', setupRequired: false, user: result.user });
+  return result.user;
+}
+
+export async function signIn(email: string, password: string): Promise<User> {
+  return signedIn(await api.post<SignedIn>('/v1/session', { email, password }, { ignoreUnauthorized: true }));
+}
+
+export async function completeSetup(setupToken: string, email: string, password: string): Promise<User> {
+  return signedIn(await api.post<SignedIn>('/v1/session/setup', { setupToken, email, password }, { ignoreUnauthorized: true }));
+}
+
+export async function signOut(): Promise<void> {
+  await api.delete('/v1/session', undefined, { ignoreUnauthorized: true });
+  // A fresh CSRF token belongs to the signed-out session.
+  await loadSession();
+}
+
+/** The session expired under us (a 401 from the API): forget the user. */
+export function forgetUser(): void {
+  if (state.status === 'ready') set({ ...state, user: null });
+}
+
+export function currentSession(): SessionState {
+  return state;
+}
+
+export function useSession(): SessionState {
+  const [value, setValue] = useState(state);
+  useEffect(() => {
+    listeners.add(setValue);
+    setValue(state);
+    return () => {
+      listeners.delete(setValue);
+    };
+  }, []);
+  return value;
+}

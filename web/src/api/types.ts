@@ -1,0 +1,184 @@
+// The JSON shapes of the server's answers the dashboard reads (docs/dashboard.md,
+// docs/agent-jobs.md, docs/analytics.md). Only the fields the pages use are listed.
+
+export type Role = 'admin' | 'member';
+
+export interface User {
+  id: string;
+  email: string;
+  role: Role;
+  createdAt?: string;
+}
+
+export interface Session {
+  setupRequired: boolean;
+  user: User | null;
+  csrfToken: string;
+}
+
+export interface SignedIn {
+  user: User;
+  csrfToken: string;
+}
+
+export type ForgeKind = 'local' | 'github' | 'gitlab';
+
+export interface ProjectSettings {
+  model?: string;
+  rateLimitPerHour?: number;
+  allowedOrigins?: string[];
+  rotateVisitorIdsDaily?: boolean;
+  writePolicy?: { allow?: string[]; deny?: string[] };
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  repository: string;
+  ref: string;
+  forge: ForgeKind;
+  settings: ProjectSettings;
+  hasForgeCredentials: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type KeyScope = 'admin' | 'ingest';
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string | null;
+  hint: string;
+  scope: KeyScope;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface CreatedKey {
+  key: ApiKeyInfo;
+  secret: string;
+}
+
+export type JobStatus = 'active' | 'completed' | 'archived' | 'failed';
+export const JOB_STATUSES: readonly JobStatus[] = ['active', 'completed', 'failed', 'archived'];
+
+export type PullRequestStatus = 'open' | 'merged' | 'closed';
+
+export interface JobError {
+  code: string;
+  message: string;
+}
+
+export interface Job {
+  id: string;
+  status: JobStatus;
+  source: { repository: string; ref: string };
+  model: string;
+  prLink: string | null;
+  /** Local forge only; absent on servers without the pull-request API. */
+  prStatus?: PullRequestStatus | null;
+  createdAt: string;
+  archivedAt: string | null;
+  updatedAt: string;
+  error: JobError | null;
+}
+
+export interface JobList {
+  jobs: Job[];
+  hasMore: boolean;
+}
+
+export type TurnStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface ToolStep {
+  toolName: string;
+  argumentSummary: string;
+  ok: boolean;
+  error?: string;
+}
+
+export interface DocsProblem {
+  path: string;
+  line?: number;
+  message: string;
+  kind: string;
+  new?: boolean;
+}
+
+export interface Turn {
+  sequence: number;
+  prompt: string;
+  status: TurnStatus;
+  finalMessage: string | null;
+  steps: ToolStep[];
+  filesChanged: string[];
+  commit: string | null;
+  problems: DocsProblem[];
+  refusedFiles: Array<{ path: string; reason: string }>;
+  error: JobError | null;
+  usage: { inputTokens: number; outputTokens: number };
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+/** A changed file of a pull request; servers may send plain paths or objects. */
+export type PullRequestFile = string | { path: string; status?: string; additions?: number; deletions?: number; oldPath?: string | null };
+
+export interface PullRequest {
+  number: number;
+  title: string;
+  body: string;
+  /** Sanitised by the server; the only HTML the dashboard inserts as HTML. */
+  bodyHtml: string;
+  status: PullRequestStatus;
+  base: string;
+  head: string;
+  jobId: string | null;
+  files: PullRequestFile[];
+  diff: string | null;
+  mergeCommit: string | null;
+}
+
+export interface VisitorCounts {
+  human: number;
+  ai: number;
+  total: number;
+}
+
+export interface PageVisitors extends VisitorCounts {
+  path: string;
+}
+
+export interface VisitorsReport {
+  totals: VisitorCounts;
+  visitors: PageVisitors[];
+  hasMore: boolean;
+}
+
+export interface DailyReport {
+  dateFrom: string;
+  dateTo: string;
+  days: Array<VisitorCounts & { date: string }>;
+}
+
+export type HitClass = 'human' | 'ai' | 'ai-search' | 'ai-training' | 'bot';
+
+export interface TrafficReport {
+  classes: Array<{ class: HitClass; hits: number; visitors: number }>;
+  agents: Array<{ agent: string; class: HitClass; hits: number; visitors: number }>;
+  hasMoreAgents: boolean;
+}
+
+/** An RFC 9457 problem body as Docwright sends it. */
+export interface Problem {
+  status?: number;
+  title?: string;
+  detail?: string;
+  code?: string;
+  errors?: Array<{ path: string; message: string }>;
+  files?: string[];
+  requestId?: string;
+}

@@ -1,0 +1,59 @@
+import { useState } from 'preact/hooks';
+import { toApiError, type ApiError } from '../api/api-error';
+import { jobsApi, rememberFirstPrompt } from '../api/jobs-api';
+import type { Job } from '../api/types';
+import { ErrorMessage } from './error-message';
+import { Field } from './field';
+
+const MAX_PROMPT = 32_000;
+
+export function NewJobForm({ projectId, onCreated }: { projectId: string; onCreated: (job: Job) => void }) {
+  const [prompt, setPrompt] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const text = prompt.trim();
+    if (text === '') return;
+    setBusy(true);
+    setError(null);
+    try {
+      const job = await jobsApi.create(projectId, text);
+      rememberFirstPrompt(job.id, text);
+      setPrompt('');
+      onCreated(job);
+    } catch (failure) {
+      setError(toApiError(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit}>
+      <Field label="Instruction" hint={`What should change in the docs? ${prompt.length.toLocaleString('en')} / ${MAX_PROMPT.toLocaleString('en')} characters.`} error={error?.fieldErrors().prompt}>
+        {(id, describedBy, invalid) => (
+          <textarea
+            id={id}
+            rows={3}
+            maxLength={MAX_PROMPT}
+            placeholder="e.g. Add a troubleshooting section to the quickstart for proxy errors"
+            value={prompt}
+            aria-invalid={invalid}
+            aria-describedby={describedBy}
+            onInput={(event) => setPrompt(event.currentTarget.value)}
+            onKeyDown={(event) => {
+              // Ctrl/⌘+Enter sends, like most chat boxes.
+              if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void submit(event);
+            }}
+          />
+        )}
+      </Field>
+      {error && <ErrorMessage error={error} title={error.status === 429 ? 'Rate limit reached' : 'Could not start the job'} />}
+      <div class="form-actions">
+        <button type="submit" class="btn btn-primary" disabled={busy || prompt.trim() === ''}>
+          {busy ? 'Starting…' : 'Start job'}
+        </button>
+      </div>
+    </form>
+  );
+}

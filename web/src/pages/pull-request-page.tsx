@@ -1,0 +1,143 @@
+import { useMemo, useState } from 'preact/hooks';
+import { useRoute } from 'preact-iso';
+import { toApiError, type ApiError } from '../api/api-error';
+import { pullsApi } from '../api/pulls-api';
+import { useSession } from '../api/session-store';
+import type { PullRequest } from '../api/types';
+import { ConfirmDialog } from '../components/confirm-dialog';
+import { DiffView, parseDiff } from '../components/diff-view';
+import { ErrorMessage } from '../components/error-message';
+import { Loading } from '../components/loading';
+import { PullRequestFiles } from '../components/pull-request-files';
+import { StatusBadge } from '../components/status-badge';
+import { notify } from '../components/toast';
+import { useDocumentTitle } from '../hooks/use-document-title';
+import { useResource } from '../hooks/use-resource';
+
+export default function PullRequestPage() {
+  const { params, query } = useRoute();
+  const projectId = params.projectId ?? '';
+  const number = params.number ?? '';
+  const token = query.token;
+  const session = useSession();
+  const signedIn = session.status === 'ready' && session.user !== null;
+  const pr = useResource((signal) => pullsApi.get(projectId, number, token, signal), `${projectId}:${number}:${token ?? ''}`);
+  useDocumentTitle(pr.data ? `${pr.data.title} · Pull request #${number}` : `Pull request #${number}`);
+
+  if (!pr.data) {
+    return (
+      <div class="page">
+        {pr.error ? (
+          <>
+            <h1>Pull request #{number}</h1>
+            <ErrorMessage error={pr.error} title={pr.error.status === 404 ? 'This pull request does not exist, or the link is incomplete' : 'Could not load the pull request'} onRetry={pr.reload} />
+            {!signedIn && (
+              <p>
+                Have an account? <a href={`/signin?next=${encodeURIComponent(location.pathname + location.search)}`}>Sign in</a> to open it without the link's token.
+              </p>
+            )}
+          </>
+        ) : (
+          <Loading label="Loading the pull request…" />
+        )}
+      </div>
+    );
+  }
+  return <PullRequestView projectId={projectId} number={number} pr={pr.data} signedIn={signedIn} onChange={(next) => pr.setData(next)} />;
+}
+
+interface ViewProps {
+  projectId: string;
+  number: string;
+  pr: PullRequest;
+  signedIn: boolean;
+  onChange: (pr: PullRequest) => void;
+}
+
+function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProps) {
+  const [merging, setMerging] = useState(false);
+  const [closing, setClosing] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const parsed = useMemo(() => (pr.diff ? parseDiff(pr.diff) : []), [pr.diff]);
+
+  const merge = async () => {
+    setMerging(true);
+    setError(null);
+    try {
+      onChange(await pullsApi.merge(projectId, number));
+      notify(`Pull request #${number} merged into ${pr.base}.`);
+    } catch (failure) {
+      setError(toApiError(failure));
+    } finally {
+      setMerging(false);
+    }
+  };
+
+  return (
+    <div class="page pr-page">
+      <div class="pr-header">
+        {signedIn && (
+          <p class="breadcrumb-sub">
+            <a href={`/projects/${encodeURIComponent(projectId)}/jobs${pr.jobId ? `/${encodeURIComponent(pr.jobId)}` : ''}`}>{pr.jobId ? '← The job behind it' : '← Jobs'}</a>
+          </p>
+        )}
+        <h1 class="pr-title">
+          {pr.title} <span class="muted">#{pr.number}</span>
+        </h1>
+        <div class="pr-meta">
+          <StatusBadge status={pr.status} kind="pr" />
+          <span>
+            <code>{pr.head}</code> <span aria-label="into">→</span> <code>{pr.base}</code>
+          </span>
+          {pr.mergeCommit && (
+            <span class="muted small">
+              merge commit <code>{pr.mergeCommit.slice(0, 12)}</code>
+            </span>
+          )}
+        </div>
+        {signedIn && pr.status === 'open' && (
+          <div class="pr-actions">
+            <button type="button" class="btn btn-success" onClick={merge} disabled={merging}>
+              {merging ? 'Merging…' : `Merge into ${pr.base}`}
+            </button>
+            <button type="button" class="btn" onClick={() => setClosing(true)} disabled={merging}>
+              Close pull request
+            </button>
+          </div>
+        )}
+        {!signedIn && <p class="muted small">Read-only view from a shared link. Sign in to merge or close.</p>}
+      </div>
+      {error && (
+        <ErrorMessage
+          error={error}
+          title={error.code === 'merge_conflict' ? `Merge conflict: ${pr.head} no longer applies cleanly on ${pr.base}. Nothing was merged. Conflicting files:` : 'The action failed'}
+        />
+      )}
+      {pr.bodyHtml.trim() !== '' && (
+        <section class="card pr-body" aria-label="Description">
+          {/* bodyHtml is sanitised by the server; it is the only server HTML the dashboard inserts. */}
+          <div class="prose" dangerouslySetInnerHTML={{ __html: pr.bodyHtml }} />
+        </section>
+      )}
+      <PullRequestFiles files={pr.files} parsed={parsed} />
+      {pr.diff === null || pr.diff.trim() === '' ? (
+        <p class="muted">{pr.status === 'merged' ? 'The changes are merged.' : 'The diff is not available (the branch may have been deleted).'}</p>
+      ) : (
+        <DiffView files={parsed} />
+      )}
+      <ConfirmDialog
+        open={closing}
+        title={`Close pull request #${pr.number}?`}
+        confirmLabel="Close pull request"
+        danger
+        onClose={() => setClosing(false)}
+        onConfirm={async () => {
+          onChange(await pullsApi.close(projectId, number));
+          notify(`Pull request #${number} closed.`);
+        }}
+      >
+        <p>The branch stays; nothing is merged into {pr.base}.</p>
+      </ConfirmDialog>
+    </div>
+  );
+}
