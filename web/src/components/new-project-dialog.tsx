@@ -57,7 +57,7 @@ export function NewProjectDialog({ open, onClose, onCreated }: Props) {
         <Field label="Name" error={fields.name}>
           {(id, describedBy, invalid) => <input id={id} required value={name} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setName(event.currentTarget.value)} />}
         </Field>
-        <Field label="Repository" hint="https://github.com/OWNER/NAME, a GitLab URL, or a path to a git repository on this server." error={fields.repository}>
+        <Field label="Repository" hint="https://github.com/OWNER/NAME, a GitLab project URL, or the absolute path of a git repository on this server." error={fields.repository}>
           {(id, describedBy, invalid) => (
             <input id={id} required value={repository} spellcheck={false} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setRepository(event.currentTarget.value)} />
           )}

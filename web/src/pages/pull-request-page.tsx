@@ -58,7 +58,7 @@ function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProp
   const [merging, setMerging] = useState(false);
   const [closing, setClosing] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
-  const parsed = useMemo(() => (pr.diff ? parseDiff(pr.diff) : []), [pr.diff]);
+  const parsed = useMemo(() => parseDiff(pr.diff), [pr.diff]);
 
   const merge = async () => {
     setMerging(true);
@@ -110,7 +110,7 @@ function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProp
       {error && (
         <ErrorMessage
           error={error}
-          title={error.code === 'merge_conflict' ? `Merge conflict: ${pr.head} no longer applies cleanly on ${pr.base}. Nothing was merged. Conflicting files:` : 'The action failed'}
+          title={error.code === 'merge_conflict' ? `Merge conflict: nothing was merged into ${pr.base}` : 'The action failed'}
         />
       )}
       {pr.bodyHtml.trim() !== '' && (
@@ -119,11 +119,16 @@ function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProp
           <div class="prose" dangerouslySetInnerHTML={{ __html: pr.bodyHtml }} />
         </section>
       )}
-      <PullRequestFiles files={pr.files} parsed={parsed} />
-      {pr.diff === null || pr.diff.trim() === '' ? (
-        <p class="muted">{pr.status === 'merged' ? 'The changes are merged.' : 'The diff is not available (the branch may have been deleted).'}</p>
+      <PullRequestFiles files={pr.files} truncated={pr.filesTruncated} />
+      {!pr.diffAvailable ? (
+        <p class="alert alert-warning">The diff is not available: a branch of this pull request is gone from the repository.</p>
+      ) : pr.diff.trim() === '' ? (
+        <p class="muted">No changes between {pr.head} and {pr.base}.</p>
       ) : (
-        <DiffView files={parsed} />
+        <>
+          {pr.diffTruncated && <p class="alert alert-warning">The diff is larger than 1 MiB; it is cut at its last whole line.</p>}
+          <DiffView files={parsed} />
+        </>
       )}
       <ConfirmDialog
         open={closing}

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { toApiError, type ApiError } from '../api/api-error';
-import { projectsApi, type ProjectPatch } from '../api/projects-api';
-import type { Project, ProjectSettings } from '../api/types';
+import { projectsApi, type ProjectPatch, type SettingsPatch } from '../api/projects-api';
+import type { Project } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
 import { ErrorMessage } from '../components/error-message';
 import { Field } from '../components/field';
@@ -37,18 +37,17 @@ function SettingsContent({ project }: { project: Project }) {
     event.preventDefault();
     setBusy(true);
     setError(null);
-    // Whole settings object, so clearing a field removes it; the write policy is kept as it was.
-    const settings: ProjectSettings = { ...current.settings, rotateVisitorIdsDaily: rotate };
-    delete settings.model;
-    delete settings.rateLimitPerHour;
-    delete settings.allowedOrigins;
-    if (model.trim() !== '') settings.model = model.trim();
-    if (rateLimit.trim() !== '') settings.rateLimitPerHour = Number(rateLimit);
     const originList = origins
       .split(/[\s,]+/)
       .map((origin) => origin.trim())
       .filter(Boolean);
-    if (originList.length > 0) settings.allowedOrigins = originList;
+    // An emptied field is null: the server removes the setting and its default applies.
+    const settings: SettingsPatch = {
+      model: model.trim() === '' ? null : model.trim(),
+      rateLimitPerHour: rateLimit.trim() === '' ? null : Number(rateLimit),
+      allowedOrigins: originList.length === 0 ? null : originList,
+      rotateVisitorIdsDaily: rotate,
+    };
     const patch: ProjectPatch = { name: name.trim(), ref: ref.trim(), settings };
     if (token !== '') patch.forgeToken = token;
     try {
