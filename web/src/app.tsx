@@ -5,6 +5,7 @@ import { forgetUser, loadSession, useSession, type SessionState } from './api/se
 import { AppShell } from './components/app-shell';
 import { ErrorMessage } from './components/error-message';
 import { Loading } from './components/loading';
+import { safeNext } from './lib/safe-next';
 import { SetupPage } from './pages/setup-page';
 import { SignInPage } from './pages/signin-page';
 import { ProjectsPage } from './pages/projects-page';
@@ -24,14 +25,14 @@ const AnalyticsPage = lazy(() => import('./pages/analytics-page'));
 const PULL_REQUEST_PATH = /^\/projects\/[^/]+\/pulls\/\d+\/?$/;
 
 /** Where a visitor must go before the page they asked for, or null to show it. */
-function redirectFor(session: SessionState, path: string, url: string): string | null {
+function redirectFor(session: SessionState, path: string, url: string, next: string | undefined): string | null {
   if (session.status !== 'ready') return null;
   // The pull request page opens with its share token alone (the link an agent job posts).
   if (PULL_REQUEST_PATH.test(path)) return null;
   if (session.setupRequired) return path === '/setup' ? null : '/setup';
   if (path === '/setup') return session.user ? '/' : '/signin';
   if (!session.user) return path === '/signin' ? null : `/signin?next=${encodeURIComponent(url)}`;
-  if (path === '/signin') return '/';
+  if (path === '/signin') return safeNext(next);
   return null;
 }
 
@@ -42,7 +43,7 @@ function Routes() {
     onUnauthorized(forgetUser);
     void loadSession();
   }, []);
-  const target = redirectFor(session, location.path, location.url);
+  const target = redirectFor(session, location.path, location.url, location.query.next);
   useEffect(() => {
     if (target !== null) location.route(target, true);
   }, [target]);

@@ -1,0 +1,117 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, openPage, printedSetupToken, seriousAxeViolations, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
+
+const EMAIL = 'admin@example.com';
+const PASSWORD = 'correct horse battery staple';
+
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  const violations = await seriousAxeViolations(page);
+  expect(violations, `${name}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+}
+
+function expectNoProblems(problems: PageProblems): void {
+  expect(problems.pageErrors).toEqual([]);
+  expect(problems.consoleErrors).toEqual([]);
+}
+
+describe('dashboard accounts in Chromium', () => {
+  let server: DashboardServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    server = await startDashboardServer();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('first run: setup with the printed token, sign out, a wrong password, sign in', async () => {
+    const { context, page, problems } = await openPage(browser, server.url);
+    await page.goto('/');
+    await page.waitForURL('**/setup');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Welcome to Docwright');
+    await expectAccessible(page, 'setup');
+
+    // A wrong token is refused with the server's code, and nothing is created.
+    await page.getByLabel('Setup token').fill('0'.repeat(48));
+    await page.getByLabel('Your email').fill(EMAIL);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Repeat the password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create admin and sign in' }).click();
+    const refusal = page.getByRole('alert');
+    await expect.poll(() => refusal.textContent()).toContain('invalid_setup_token');
+
+    await page.getByLabel('Setup token').fill(printedSetupToken(server.logs));
+    await page.getByRole('button', { name: 'Create admin and sign in' }).click();
+    await page.waitForURL(server.url + '/');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Projects');
+    expect(await page.getByRole('navigation', { name: 'Main' }).textContent()).toContain(EMAIL);
+    await expectAccessible(page, 'projects (empty)');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/signin');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in to Docwright');
+    await expectAccessible(page, 'sign-in');
+    // Signed out for real: the API says so.
+    const session = await page.evaluate(async () => (await fetch('/v1/session')).json());
+    expect(session).toMatchObject({ setupRequired: false, user: null });
+
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const wrong = page.getByRole('alert');
+    await expect.poll(() => wrong.textContent()).toContain('Wrong email or password.');
+    expect(await wrong.textContent()).toContain('invalid_credentials');
+    expect(page.url()).toContain('/signin');
+    await expectAccessible(page, 'sign-in with an error');
+
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(server.url + '/');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Projects');
+
+    // A reload keeps the session (the cookie, checked by GET /v1/session at load).
+    await page.reload();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Projects');
+    expectNoProblems(problems);
+    await context.close();
+  });
+
+  it('a signed-out visitor of a deep link signs in and lands on it', async () => {
+    const { context, page, problems } = await openPage(browser, server.url);
+    await page.goto('/users');
+    await page.waitForURL('**/signin?next=%2Fusers');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/users');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Users');
+    await expect.poll(() => page.getByRole('region', { name: 'Users' }).textContent()).toContain(EMAIL);
+    await expectAccessible(page, 'users');
+    expectNoProblems(problems);
+    await context.close();
+  });
+
+  it('at 390 px the navigation folds into a menu that opens with the keyboard', async () => {
+    const { context, page, problems } = await openPage(browser, server.url, { width: 390, height: 844 });
+    await page.goto('/signin');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(server.url + '/');
+    const menu = page.getByRole('button', { name: 'Menu' });
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.getByRole('link', { name: 'Users' }).isVisible()).toBe(false);
+    await menu.focus();
+    await page.keyboard.press('Enter');
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    expect(await page.getByRole('link', { name: 'Users' }).isVisible()).toBe(true);
+    // Nothing overflows sideways at phone width.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectAccessible(page, 'projects at 390 px');
+    expectNoProblems(problems);
+    await context.close();
+  });
+});
