@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef } from 'preact/hooks';
 
+const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])';
+
 interface Props {
   open: boolean;
   title: string;
@@ -36,6 +38,22 @@ export function Dialog({ open, title, onClose, children, actions }: Props) {
       ref={ref}
       class="dialog"
       aria-labelledby={titleId}
+      onKeyDown={(event) => {
+        // showModal() makes the page inert, but Tab from the last control would still leave
+        // for the browser's own UI; wrap around inside the dialog instead.
+        if (event.key !== 'Tab' || !ref.current) return;
+        const focusable = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((element) => !element.hasAttribute('disabled') && element.offsetParent !== null);
+        const first = focusable[0];
+        const last = focusable[focusable.length - 1];
+        if (!first || !last) return;
+        if (event.shiftKey && document.activeElement === first) {
+          event.preventDefault();
+          last.focus();
+        } else if (!event.shiftKey && document.activeElement === last) {
+          event.preventDefault();
+          first.focus();
+        }
+      }}
       onCancel={(event) => {
         event.preventDefault();
         onClose();

@@ -1,0 +1,54 @@
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { printedSetupToken, seriousAxeViolations, type DashboardServer, type PageProblems } from './dashboard-harness.js';
+
+export const ADMIN_EMAIL = 'admin@example.com';
+export const ADMIN_PASSWORD = 'correct horse battery staple';
+
+/** Waits for the page's h1 to read `text` (usable in hooks too, unlike expect.poll). */
+export async function expectHeading(page: Page, text: string): Promise<void> {
+  await page.getByRole('heading', { level: 1, name: text, exact: true }).waitFor({ timeout: 10_000 });
+}
+
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  const violations = await seriousAxeViolations(page);
+  expect(violations, `${name}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+}
+
+export function expectNoProblems(problems: PageProblems): void {
+  expect(problems.pageErrors).toEqual([]);
+  expect(problems.consoleErrors).toEqual([]);
+}
+
+/** First run through the setup page, with the token from the server's log. */
+export async function setUpFirstAdmin(page: Page, server: DashboardServer): Promise<void> {
+  await page.goto('/setup');
+  await page.getByLabel('Setup token').fill(printedSetupToken(server.logs));
+  await page.getByLabel('Your email').fill(ADMIN_EMAIL);
+  await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
+  await page.getByLabel('Repeat the password').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Create admin and sign in' }).click();
+  await page.waitForURL(`${server.url}/`);
+  await expectHeading(page, 'Projects');
+}
+
+export async function signIn(page: Page, server: DashboardServer, email = ADMIN_EMAIL, password = ADMIN_PASSWORD): Promise<void> {
+  await page.goto('/signin');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${server.url}/`);
+}
+
+/** Creates a project in the "New project" dialog; answers its id (the dialog opens its keys page). */
+export async function createProjectInUi(page: Page, name: string, repository: string): Promise<string> {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'New project' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'New project' });
+  await dialog.getByLabel('Name').fill(name);
+  await dialog.getByLabel('Repository').fill(repository);
+  await dialog.getByRole('button', { name: 'Create project' }).click();
+  await page.waitForURL(/\/projects\/[^/]+\/keys$/);
+  await expectHeading(page, name);
+  return decodeURIComponent(/\/projects\/([^/]+)\/keys$/.exec(page.url())![1]!);
+}
