@@ -3,7 +3,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER_AGENTS } from '../helpers/analytics-kit.js';
 import { launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
-import { expectAccessible, expectNoProblems, setUpFirstAdmin } from './dashboard-flows.js';
+import { setUpFirstAdmin } from './dashboard-flows.js';
+import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
 
 const DAY = 86_400_000;
 

@@ -1,19 +1,10 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openPage, printedSetupToken, seriousAxeViolations, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
+import { launchChromium, openPage, printedSetupToken, startDashboardServer, type DashboardServer } from './dashboard-harness.js';
+import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
 
 const EMAIL = 'admin@example.com';
 const PASSWORD = 'correct horse battery staple';
-
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  const violations = await seriousAxeViolations(page);
-  expect(violations, `${name}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
-}
-
-function expectNoProblems(problems: PageProblems): void {
-  expect(problems.pageErrors).toEqual([]);
-  expect(problems.consoleErrors).toEqual([]);
-}
 
 describe('dashboard accounts in Chromium', () => {
   let server: DashboardServer;

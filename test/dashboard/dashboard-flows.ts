@@ -1,6 +1,5 @@
 import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
-import { printedSetupToken, seriousAxeViolations, type DashboardServer, type PageProblems } from './dashboard-harness.js';
+import { printedSetupToken, type DashboardServer } from './dashboard-harness.js';
 
 export const ADMIN_EMAIL = 'admin@example.com';
 export const ADMIN_PASSWORD = 'correct horse battery staple';
@@ -8,16 +7,6 @@ export const ADMIN_PASSWORD = 'correct horse battery staple';
 /** Waits for the page's h1 to read `text` (usable in hooks too, unlike expect.poll). */
 export async function expectHeading(page: Page, text: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name: text, exact: true }).waitFor({ timeout: 10_000 });
-}
-
-export async function expectAccessible(page: Page, name: string): Promise<void> {
-  const violations = await seriousAxeViolations(page);
-  expect(violations, `${name}: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
-}
-
-export function expectNoProblems(problems: PageProblems): void {
-  expect(problems.pageErrors).toEqual([]);
-  expect(problems.consoleErrors).toEqual([]);
 }
 
 /** First run through the setup page, with the token from the server's log. */

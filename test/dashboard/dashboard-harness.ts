@@ -8,10 +8,11 @@ import { createLogger } from '../../src/app/logger.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Dialect } from '../../src/db/database.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
-import { createEmptyPostgresDatabase } from '../helpers/test-database.js';
-import { TEST_SECRET } from '../helpers/test-app.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
+
+/** The instance secret: the setup token is derived from it. Fixed, so runs are repeatable. */
+const SECRET = 'dashboard-test-secret-dashboard-test-secret-0123';
 
 export interface DashboardServer {
   /** http://127.0.0.1:PORT, also the server's DOCWRIGHT_PUBLIC_URL. */
@@ -47,12 +48,16 @@ export async function startDashboardServer(options: { dialect?: Dialect; environ
     PORT: String(port),
     HOST: '127.0.0.1',
     DOCWRIGHT_DATA_DIR: dataDir,
-    DOCWRIGHT_SECRET: TEST_SECRET,
+    DOCWRIGHT_SECRET: SECRET,
     DOCWRIGHT_PUBLIC_URL: url,
     DOCWRIGHT_LOG_LEVEL: 'info',
     ...options.environment,
   };
-  if (options.dialect === 'postgres') environment.DOCWRIGHT_DATABASE_URL = await createEmptyPostgresDatabase();
+  if (options.dialect === 'postgres') {
+    // Loaded only here: it reads the run's PostgreSQL from vitest, which the screenshot script does not run under.
+    const { createEmptyPostgresDatabase } = await import('../helpers/test-database.js');
+    environment.DOCWRIGHT_DATABASE_URL = await createEmptyPostgresDatabase();
+  }
   const logs: Array<Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {

@@ -4,7 +4,8 @@ import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-
 import { createDocsRepository } from '../helpers/docs-repository.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
 import { launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
-import { createProjectInUi, expectAccessible, expectHeading, expectNoProblems, setUpFirstAdmin } from './dashboard-flows.js';
+import { createProjectInUi, expectHeading, setUpFirstAdmin } from './dashboard-flows.js';
+import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
 
 /** The fake model answers after a pause, so the test can see a job while it is active. */
 const THINKING_MS = 1_500;

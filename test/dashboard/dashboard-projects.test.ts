@@ -2,7 +2,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocsRepository } from '../helpers/docs-repository.js';
 import { launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
-import { createProjectInUi, expectAccessible, expectHeading, expectNoProblems, setUpFirstAdmin } from './dashboard-flows.js';
+import { createProjectInUi, expectHeading, setUpFirstAdmin } from './dashboard-flows.js';
+import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
 
 describe('projects, API keys, settings and users in Chromium', () => {
   let server: DashboardServer;
