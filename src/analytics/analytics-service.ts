@@ -3,6 +3,7 @@ import { DocwrightError, notFound, validationFailed, type FieldError } from '../
 import type { Database } from '../db/database.js';
 import type { ProjectSettings } from '../projects/project.js';
 import type { AnalyticsStore, PruneCounts } from './analytics-store.js';
+import type { DeletedProjectData } from './project-data-deletion.js';
 import { DAY_MS, dayOf } from './analytics-codes.js';
 import { SORT_ORDERS, VISITORS_SORTS, type DailyResult, type IngestOptions, type IngestResult, type TimeRange, type TrafficResult, type VisitorsQuery, type VisitorsResult } from './analytics-types.js';
 import { dailyReport } from './daily-report.js';
@@ -160,6 +161,22 @@ export class AnalyticsService {
     });
     this.pruning = run.catch(() => {});
     return run;
+  }
+
+  /**
+   * Deletes every analytics row of the project, in short transactions, and forgets what
+   * this process cached about it. Call it before deleting the project itself: the
+   * project's foreign key takes the site row, the only link to the rows, with it. Revoke
+   * the project's keys first, or hits arriving meanwhile may be stored under the old site.
+   */
+  async deleteProjectData(projectId: string): Promise<DeletedProjectData> {
+    const site = this.sites.get(projectId);
+    this.sites.delete(projectId);
+    if (site !== undefined) {
+      this.names.forget(site);
+      this.encoder.forget(site);
+    }
+    return this.store.deleteProjectData(projectId);
   }
 
   async close(): Promise<void> {
