@@ -50,7 +50,7 @@ export async function registerAnalyticsRoutes(app: FastifyInstance, services: Se
         tags: ['analytics'],
         summary: 'Get unique visitors',
         description:
-          'Site-wide totals and per-page unique visitors, human and ai, in [dateFrom, dateTo) UTC. Crawlers (ai-search, ai-training, bot) are not counted here; see /traffic. Pages are ordered by total descending, then path ascending (UTF-16 code units), so offset pages never overlap or skip; hasMore is exact.',
+          'Site-wide totals and per-page unique visitors, human and ai, in [dateFrom, dateTo) UTC. Crawlers (ai-search, ai-training, bot) are not counted here; see /traffic. Pages are ordered by total descending, then path ascending (UTF-16 code units), unless sort and order ask for another count or direction; ties are always broken by path ascending, so offset pages never overlap or skip. hasMore is exact.',
         security,
         params: projectParamsSchema,
         querystring: visitorsQuerySchema,
@@ -58,8 +58,8 @@ export async function registerAnalyticsRoutes(app: FastifyInstance, services: Se
       },
     },
     async (request) => {
-      const { dateFrom, dateTo, limit, offset } = request.query;
-      return service.visitors(request.params.projectId, { from: bound(dateFrom), to: bound(dateTo), limit, offset });
+      const { dateFrom, dateTo, limit, offset, sort, order } = request.query;
+      return service.visitors(request.params.projectId, { from: bound(dateFrom), to: bound(dateTo), limit, offset, sort, order });
     },
   );
 
