@@ -47,20 +47,30 @@ describe('analytics page in Chromium', () => {
   let problems: PageProblems;
   let projectId: string;
   let emptyProjectId: string;
+  let manyPagesId: string;
 
   beforeAll(async () => {
     server = await startDashboardServer();
     const { services } = server.server;
     projectId = (await services.projects.create({ name: 'Docs', repository: server.dataDir, ref: 'main', forge: 'local', settings: {} })).id;
     emptyProjectId = (await services.projects.create({ name: 'Quiet docs', repository: server.dataDir, ref: 'main', forge: 'local', settings: {} })).id;
-    const key = (await services.keys.create({ projectId, scope: 'ingest' })).key;
-    const response = await fetch(`${server.url}/v1/analytics/${projectId}/events`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ events: events() }),
-    });
-    const accepted = (await response.json()) as { accepted: number; rejected: unknown[] };
-    if (accepted.accepted !== events().length) throw new Error(`events not accepted: ${JSON.stringify(accepted)}`);
+    manyPagesId = (await services.projects.create({ name: 'Many pages', repository: server.dataDir, ref: 'main', forge: 'local', settings: {} })).id;
+    const send = async (project: string, batch: unknown[]) => {
+      const key = (await services.keys.create({ projectId: project, scope: 'ingest' })).key;
+      const response = await fetch(`${server.url}/v1/analytics/${project}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ events: batch }),
+      });
+      const accepted = (await response.json()) as { accepted: number; rejected: unknown[] };
+      if (accepted.accepted !== batch.length) throw new Error(`events not accepted: ${JSON.stringify(accepted)}`);
+    };
+    await send(projectId, events());
+    // 30 pages: /p01 has 30 visitors, /p02 29, … /p30 1.
+    await send(
+      manyPagesId,
+      Array.from({ length: 30 }, (_, page) => Array.from({ length: 30 - page }, (_, visitor) => ({ visitorId: `v${visitor}`, path: `/p${String(page + 1).padStart(2, '0')}`, timestamp: daysAgo(1), userAgent: USER_AGENTS.human }))).flat(),
+    );
     browser = await launchChromium();
     ({ context, page, problems } = await openPage(browser, server.url));
     await setUpFirstAdmin(page, server);
@@ -106,6 +116,36 @@ describe('analytics page in Chromium', () => {
     await page.locator('.chart-table summary').click();
     await expectAccessible(page, 'analytics');
     expectNoProblems(problems);
+  });
+
+  it('sorts the top pages on the server by the column clicked', async () => {
+    await page.getByRole('button', { name: 'Page' }).click();
+    await page.waitForURL('**/analytics?range=7d&sort=path&order=asc');
+    await expect.poll(() => rows(page, 'pages-table')).toEqual([
+      ['/api', '0', '1', '1'],
+      ['/guide', '3', '1', '4'],
+      ['/start', '2', '0', '2'],
+    ]);
+    expect(await page.getByRole('columnheader', { name: 'Page' }).getAttribute('aria-sort')).toBe('ascending');
+    await page.getByRole('button', { name: 'AI' }).click();
+    await page.waitForURL('**/analytics?range=7d&sort=ai&order=desc');
+    // Ties (one AI visitor each) by path ascending, as the API orders them.
+    await expect.poll(async () => (await rows(page, 'pages-table')).map((row) => row[0])).toEqual(['/api', '/guide', '/start']);
+    await page.getByRole('button', { name: 'Human' }).click();
+    await expect.poll(async () => (await rows(page, 'pages-table')).map((row) => row[0])).toEqual(['/guide', '/start', '/api']);
+  });
+
+  it('pages through the top pages 25 at a time', async () => {
+    await page.goto(`/projects/${manyPagesId}/analytics?range=7d`);
+    await expect.poll(async () => (await rows(page, 'pages-table')).length).toBe(25);
+    expect((await rows(page, 'pages-table'))[0]).toEqual(['/p01', '30', '0', '30']);
+    await page.getByRole('button', { name: 'Next →' }).click();
+    await page.waitForURL('**/analytics?range=7d&page=2');
+    await expect.poll(() => rows(page, 'pages-table')).toEqual([26, 27, 28, 29, 30].map((number) => [`/p${number}`, String(31 - number), '0', String(31 - number)]));
+    expect(await page.getByText('Rows 26–30').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Next →' }).isDisabled()).toBe(true);
+    await page.goto(`/projects/${projectId}/analytics?range=7d`);
+    await page.getByTestId('pages-table').waitFor();
   });
 
   it('downloads the table as CSV', async () => {
