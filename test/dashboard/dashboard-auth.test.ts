@@ -105,4 +105,52 @@ describe('dashboard accounts in Chromium', () => {
     expectNoProblems(problems);
     await context.close();
   });
+
+  it('the dark theme follows the system, the toggle overrides it and is remembered, and both pass axe', async () => {
+    const { context, page, problems } = await openPage(browser, server.url, { colorScheme: 'dark' });
+    await page.goto('/signin');
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(await background()).toBe('rgb(14, 16, 21)');
+    await expectAccessible(page, 'sign-in, dark');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(server.url + '/');
+    await expectAccessible(page, 'projects, dark');
+    // system → light: stored, and still light after a reload with a dark system preference.
+    await page.getByRole('button', { name: /^System theme/ }).click();
+    expect(await background()).toBe('rgb(246, 247, 251)');
+    await page.reload();
+    await page.getByRole('button', { name: /^Light theme/ }).waitFor();
+    expect(await background()).toBe('rgb(246, 247, 251)');
+    expect(await page.evaluate(() => localStorage.getItem('docwright-theme'))).toBe('light');
+    expectNoProblems(problems);
+    await context.close();
+  });
+
+  it('the keyboard reaches everything: the skip link comes first and lands in the main content', async () => {
+    const { context, page, problems } = await openPage(browser, server.url);
+    await page.goto('/signin');
+    await page.getByLabel('Email').waitFor();
+    await page.keyboard.press('Tab');
+    const skip = page.getByRole('link', { name: 'Skip to content' });
+    expect(await skip.evaluate((element) => element === document.activeElement)).toBe(true);
+    // Visible when focused (it sits off-screen otherwise).
+    expect((await skip.boundingBox())!.y).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('autocomplete'))).toBe('username');
+    await page.keyboard.type(EMAIL);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.waitForURL(server.url + '/');
+    // Focus is drawn: the ring of :focus-visible is not "none".
+    await page.keyboard.press('Tab');
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle);
+    expect(outline).not.toBe('none');
+    expectNoProblems(problems);
+    await context.close();
+  });
 });
