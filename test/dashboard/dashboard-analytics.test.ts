@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER_AGENTS } from '../helpers/analytics-kit.js';
 import { launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
-import { setUpFirstAdmin } from './dashboard-flows.js';
+import { setUpFirstAdmin, signIn } from './dashboard-flows.js';
 import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
 
 const DAY = 86_400_000;
@@ -176,5 +176,18 @@ describe('analytics page in Chromium', () => {
     await expect.poll(() => page.getByTestId('stat-human').textContent()).toBe('1');
     expect(await page.getByTestId('stat-ai').textContent()).toBe('2');
     expect(await rows(page, 'daily-table')).toEqual([[isoDay(2), '1', '2', '3']]);
+  });
+
+  it('fits a 390 px screen', async () => {
+    const phone = await openPage(browser, server.url, { width: 390, height: 844 });
+    await signIn(phone.page, server);
+    await phone.page.goto(`/projects/${projectId}/analytics?range=7d`);
+    await phone.page.getByTestId('pages-table').waitFor();
+    await phone.page.locator('.chart canvas').waitFor();
+    // uPlot sizes itself to its card once the layout settles.
+    await expect.poll(() => phone.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectAccessible(phone.page, 'analytics at 390 px');
+    expectNoProblems(phone.problems);
+    await phone.context.close();
   });
 });

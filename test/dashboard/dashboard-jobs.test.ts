@@ -4,7 +4,7 @@ import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-
 import { createDocsRepository } from '../helpers/docs-repository.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
 import { launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
-import { createProjectInUi, expectHeading, setUpFirstAdmin } from './dashboard-flows.js';
+import { createProjectInUi, expectHeading, setUpFirstAdmin, signIn } from './dashboard-flows.js';
 import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
 
 /** The fake model answers after a pause, so the test can see a job while it is active. */
@@ -64,6 +64,19 @@ describe('agent jobs in Chromium, against the fake model', () => {
     expect(navigations).toEqual([]);
     expect(await row.getByRole('link', { name: /Pull request/ }).getAttribute('href')).toMatch(new RegExp(`^/projects/${projectId}/pulls/1\\?token=`));
     await expectAccessible(page, 'jobs with a completed job');
+  });
+
+  it('the jobs and job pages fit a 390 px screen', async () => {
+    const phone = await openPage(browser, server.url, { width: 390, height: 844 });
+    await signIn(phone.page, server);
+    for (const path of [`/projects/${projectId}/jobs`, `/projects/${projectId}/jobs/${jobId}`]) {
+      await phone.page.goto(path);
+      await phone.page.locator(path.endsWith('/jobs') ? '.job-row' : '.turn').first().waitFor();
+      expect(await phone.page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
+      await expectAccessible(phone.page, `${path} at 390 px`);
+    }
+    expectNoProblems(phone.problems);
+    await phone.context.close();
   });
 
   it('the status filter narrows the list', async () => {

@@ -113,6 +113,17 @@ function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProp
           title={error.code === 'merge_conflict' ? `Merge conflict: nothing was merged into ${pr.base}` : 'The action failed'}
         />
       )}
+      {error?.code === 'merge_conflict' && (
+        <p class="muted">
+          {pr.jobId && signedIn ? (
+            <>
+              Ask the agent to bring its branch up to date in a <a href={`/projects/${encodeURIComponent(projectId)}/jobs/${encodeURIComponent(pr.jobId)}`}>follow-up</a>, or resolve the conflict in git and merge by hand.
+            </>
+          ) : (
+            'Resolve the conflict in git, then merge again.'
+          )}
+        </p>
+      )}
       {pr.bodyHtml.trim() !== '' && (
         <section class="card pr-body" aria-label="Description">
           {/* bodyHtml is sanitised by the server; it is the only server HTML the dashboard inserts. */}

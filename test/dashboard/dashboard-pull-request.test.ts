@@ -1,0 +1,126 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.js';
+import { createDocsRepository, git } from '../helpers/docs-repository.js';
+import { docsAgentScript } from '../jobs/docs-agent-script.js';
+import { launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
+import { createProjectInUi, setUpFirstAdmin } from './dashboard-flows.js';
+import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
+
+describe('local pull requests in Chromium', () => {
+  let model: FakeModelServer;
+  let server: DashboardServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: PageProblems;
+  let projectId: string;
+  let prLink: string;
+  const repository = createDocsRepository();
+
+  /** Starts a job on the jobs page and waits for its pull request link; answers the link's href. */
+  async function jobWithPullRequest(prompt: string): Promise<string> {
+    await page.goto(`/projects/${projectId}/jobs`);
+    await page.getByLabel('Instruction').fill(prompt);
+    await page.getByRole('button', { name: 'Start job' }).click();
+    const row = page.locator('.job-row').filter({ hasText: prompt });
+    const link = row.getByRole('link', { name: /Pull request/ });
+    await link.waitFor({ timeout: 30_000 });
+    return (await link.getAttribute('href'))!;
+  }
+
+  beforeAll(async () => {
+    model = await startFakeModelServer({ script: docsAgentScript });
+    server = await startDashboardServer({
+      environment: {
+        DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
+        DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url,
+        DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY: 'sk-test-provider-secret-123456',
+        DOCWRIGHT_MODEL_RETRIES: '0',
+      },
+    });
+    browser = await launchChromium();
+    ({ context, page, problems } = await openPage(browser, server.url));
+    await setUpFirstAdmin(page, server);
+    projectId = await createProjectInUi(page, 'Example Docs', repository);
+  });
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await server?.close();
+    await model?.close();
+  });
+
+  it('opens from the job list with its description, files and a side-by-side or unified diff', async () => {
+    prLink = await jobWithPullRequest('Add a troubleshooting page');
+    await page.locator('.job-row').filter({ hasText: 'Add a troubleshooting page' }).getByRole('link', { name: /Pull request/ }).click();
+    await page.waitForURL(`**${prLink}`);
+    await page.locator('.pr-title').waitFor();
+    expect(await page.locator('.pr-meta [data-status="open"]').count()).toBe(1);
+    const files = page.getByTestId('pr-files');
+    await files.waitFor();
+    expect(await files.textContent()).toContain('troubleshooting.mdx');
+    expect(await files.textContent()).toContain('docs.json');
+    expect(await page.locator('.pr-body').textContent()).toContain('troubleshooting');
+    // Side by side at 1280 px, then unified.
+    await page.locator('.d2h-file-side-diff').first().waitFor();
+    expect(await page.locator('.d2h-file-wrapper').count()).toBe(2);
+    expect(await page.locator('.diff-scroll').textContent()).toContain('If the CLI fails, run it again.');
+    await page.getByRole('button', { name: 'Unified' }).click();
+    expect(await page.getByRole('button', { name: 'Unified' }).getAttribute('aria-pressed')).toBe('true');
+    expect(await page.locator('.d2h-file-side-diff').count()).toBe(0);
+    expect(await page.locator('.d2h-file-diff').count()).toBe(2);
+    await expectAccessible(page, 'pull request');
+  });
+
+  it('with the token alone it is read-only, and its URL never leaves as a referrer', async () => {
+    const visitor = await openPage(browser, server.url);
+    const response = await visitor.page.goto(prLink);
+    expect(response!.headers()['referrer-policy']).toBe('no-referrer');
+    expect(response!.headers()['content-security-policy']).toContain("script-src 'self'");
+    await visitor.page.locator('.pr-title').waitFor();
+    expect(await visitor.page.getByText('Read-only view from a shared link.').count()).toBe(1);
+    expect(await visitor.page.getByRole('button', { name: /Merge/ }).count()).toBe(0);
+    await expectAccessible(visitor.page, 'pull request, read-only');
+    // Without the token: the same answer as a pull request that does not exist.
+    await visitor.page.goto(prLink.split('?')[0]!);
+    await expect.poll(() => visitor.page.getByRole('alert').textContent()).toContain('not_found');
+    expectNoProblems(visitor.problems);
+    await visitor.context.close();
+  });
+
+  it('merges into the base branch of the real repository', async () => {
+    await page.goto(prLink);
+    await page.getByRole('button', { name: 'Merge into main' }).click();
+    await page.locator('.pr-meta [data-status="merged"]').waitFor();
+    expect(await page.getByRole('button', { name: 'Merge into main' }).count()).toBe(0);
+    expect(git(repository, 'show', 'main:troubleshooting.mdx')).toContain('If the CLI fails, run it again.');
+    expect(git(repository, 'show', 'main:docs.json')).toContain('"troubleshooting"');
+    await page.goto(`/projects/${projectId}/jobs`);
+    await page.getByRole('link', { name: 'Pull request (merged)' }).waitFor();
+  });
+
+  it('a merge conflict is shown with its files, and nothing is merged', async () => {
+    const link = await jobWithPullRequest('Mention the verbose flag');
+    // Someone changes the same line on main meanwhile.
+    writeFileSync(join(repository, 'troubleshooting.mdx'), '---\ntitle: Troubleshooting\n---\n\n# Troubleshooting\n\nIf the CLI fails, read its log.\n');
+    git(repository, 'commit', '-q', '-am', 'Reword troubleshooting');
+    const before = git(repository, 'rev-parse', 'main');
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Merge into main' }).click();
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent()).toContain('merge_conflict');
+    expect(await alert.textContent()).toContain('troubleshooting.mdx');
+    expect(await alert.textContent()).toContain('nothing was merged');
+    expect(git(repository, 'rev-parse', 'main')).toBe(before);
+    expect(await page.locator('.pr-meta [data-status="open"]').count()).toBe(1);
+    await expectAccessible(page, 'pull request with a conflict');
+
+    await page.getByRole('button', { name: 'Close pull request' }).click();
+    await page.getByRole('dialog', { name: /Close pull request/ }).getByRole('button', { name: 'Close pull request' }).click();
+    await page.locator('.pr-meta [data-status="closed"]').waitFor();
+    expectNoProblems(problems);
+  });
+});
