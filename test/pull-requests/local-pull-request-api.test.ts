@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -9,15 +7,7 @@ import { BACKENDS } from '../helpers/test-database.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { createDocsRepository, git } from '../helpers/docs-repository.js';
 import { buildSignedInApp, signedIn } from '../helpers/signed-in-app.js';
-
-/** Commits `text` as a new page on `branch` (created from main the first time) and returns to main. */
-export function pushPage(repository: string, branch: string, text: string, file = 'page.mdx'): void {
-  git(repository, 'checkout', '-q', branch === 'main' ? 'main' : '-B', ...(branch === 'main' ? [] : [branch]));
-  writeFileSync(join(repository, file), text);
-  git(repository, 'add', '-A');
-  git(repository, 'commit', '-q', '-m', `Write ${text.trim()}`);
-  git(repository, 'checkout', '-q', 'main');
-}
+import { pushPage } from './push-page.js';
 
 const pathOf = (url: string): string => {
   const parsed = new URL(url);
