@@ -23,7 +23,7 @@ export interface LocalPullRequest {
   updatedAt: string;
 }
 
-/** The pull request's page; the token is what opens it (src/pull-requests/ serves it). */
+/** The dashboard's page of the pull request; the token opens it (its data: src/pull-requests/). */
 export function localPullRequestUrl(publicUrl: string, projectId: string, number: number, shareToken: string): string {
   return `${publicUrl}/projects/${encodeURIComponent(projectId)}/pulls/${number}?token=${encodeURIComponent(shareToken)}`;
 }
@@ -31,7 +31,8 @@ export function localPullRequestUrl(publicUrl: string, projectId: string, number
 /**
  * The built-in forge: the project's repository is a git repository on this machine, the
  * job's branch is pushed into it, and pull requests live in Docwright's own store, shown
- * at `${DOCWRIGHT_PUBLIC_URL}/projects/{projectId}/pulls/{number}?token={shareToken}`.
+ * by the dashboard at `${DOCWRIGHT_PUBLIC_URL}/projects/{projectId}/pulls/{number}?token={shareToken}`
+ * and merged into the repository from there (src/pull-requests/).
  */
 export class LocalForge implements Forge {
   readonly kind = 'local' as const;
