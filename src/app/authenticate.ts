@@ -3,8 +3,11 @@ import { DocwrightError, notFound, unauthorized } from '../core/errors.js';
 import type { ApiKeyService } from '../keys/api-key-service.js';
 import type { Principal } from '../keys/api-key.js';
 
-/** Which keys a route accepts. `ingest` routes accept admin keys too. */
-export type RouteAccess = 'public' | 'admin' | 'ingest';
+/**
+ * Which keys a route accepts. `ingest` routes accept admin keys too. `session` routes are
+ * for signed-in people only (no key): their handlers check `signedInUser(request)`.
+ */
+export type RouteAccess = 'public' | 'admin' | 'ingest' | 'session';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -28,7 +31,8 @@ export function installAuthentication(app: FastifyInstance, keys: ApiKeyService)
   // without a promise; only a cache miss waits for the store.
   app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     const access = request.routeOptions.config.access ?? 'public';
-    if (access === 'public') return done();
+    // A session route's handler refuses whoever is not signed in (src/app/signed-in-user.ts).
+    if (access === 'public' || access === 'session') return done();
     const match = BEARER.exec(request.headers.authorization ?? '');
     if (!match) return done(unauthorized());
     const presented = match[1]!;

@@ -2,8 +2,14 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Database } from '../db/database.js';
 
-export type Channel = 'docwright_jobs' | 'docwright_job_events' | 'docwright_job_control';
-const CHANNELS: readonly Channel[] = ['docwright_jobs', 'docwright_job_events', 'docwright_job_control'];
+/**
+ * docwright_jobs: a job has work queued (payload: job id). docwright_job_events: a job has
+ * new events (job id). docwright_job_control: a job was archived (job id).
+ * docwright_project_jobs: a job's row changed, i.e. what its project's job stream shows
+ * (payload: project id).
+ */
+export type Channel = 'docwright_jobs' | 'docwright_job_events' | 'docwright_job_control' | 'docwright_project_jobs';
+const CHANNELS: readonly Channel[] = ['docwright_jobs', 'docwright_job_events', 'docwright_job_control', 'docwright_project_jobs'];
 
 /**
  * Wakes listeners when something happened: a job was queued, a job has new events, a job
