@@ -75,22 +75,6 @@ describe('local pull requests in Chromium', () => {
     await expectAccessible(page, 'pull request');
   });
 
-  it('with the token alone it is read-only, and its URL never leaves as a referrer', async () => {
-    const visitor = await openPage(browser, server.url);
-    const response = await visitor.page.goto(prLink);
-    expect(response!.headers()['referrer-policy']).toBe('no-referrer');
-    expect(response!.headers()['content-security-policy']).toContain("script-src 'self'");
-    await visitor.page.locator('.pr-title').waitFor();
-    expect(await visitor.page.getByText('Read-only view from a shared link.').count()).toBe(1);
-    expect(await visitor.page.getByRole('button', { name: /Merge/ }).count()).toBe(0);
-    await expectAccessible(visitor.page, 'pull request, read-only');
-    // Without the token: the same answer as a pull request that does not exist.
-    await visitor.page.goto(prLink.split('?')[0]!);
-    await expect.poll(() => visitor.page.getByRole('alert').textContent()).toContain('not_found');
-    expectNoProblems(visitor.problems);
-    await visitor.context.close();
-  });
-
   it('merges into the base branch of the real repository', async () => {
     await page.goto(prLink);
     await page.getByRole('button', { name: 'Merge into main' }).click();

@@ -56,6 +56,19 @@ describe('dashboard serving (the real features, the built web/dist)', () => {
     },
   );
 
+  it('a pull request page (its URL carries the share token) leaks no referrer and is neither cached nor indexed', async () => {
+    const response = await served.app.inject({ method: 'GET', url: '/projects/p1/pulls/3?token=secret-share-token' });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('<div id="app"></div>');
+    expect(response.headers['referrer-policy']).toBe('no-referrer');
+    expect(response.headers['cache-control']).toBe('private, no-store');
+    expect(response.headers['x-robots-tag']).toBe('noindex, nofollow');
+    expect(String(response.headers['content-security-policy'])).toContain("script-src 'self'");
+    // Other pages keep same-origin referrers (the API sees where a call came from).
+    const jobs = await served.app.inject({ method: 'GET', url: '/projects/p1/jobs' });
+    expect(jobs.headers['referrer-policy']).toBe('same-origin');
+  });
+
   it.each(['/v1/nope', '/v2/agent/p1/nope', '/docs/nope.json', '/openapi.json/x', '/healthz/x', '/nope', '/assets/missing-abc123.js'])(
     'GET %s stays a JSON problem, never the app',
     async (url) => {

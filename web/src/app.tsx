@@ -55,7 +55,8 @@ function Routes() {
       </AppShell>
     );
   }
-  if (session.status === 'error') {
+  // A shared pull request link still opens read-only when the session check fails.
+  if (session.status === 'error' && !PULL_REQUEST_PATH.test(location.path)) {
     return (
       <AppShell>
         <div class="page narrow">
