@@ -92,7 +92,12 @@ describe.each(BACKENDS)('local pull request API [%s]', (dialect) => {
     const asUser = await view(`${base}/1`, signedIn());
     expect(asUser.statusCode).toBe(200);
     expect(asUser.json().title).toBe('Docs: Add a page');
-    expect((await view(`/projects/${project.id}/pulls/1?token=${token}`)).statusCode).toBe(404);
+    // The link's path is the dashboard's page now: the app shell, which renders the pull request from the JSON above.
+    const shell = await view(`/projects/${project.id}/pulls/1?token=${token}`);
+    expect(shell.statusCode).toBe(200);
+    expect(shell.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(shell.body).toContain('<div id="app"></div>');
+    expect(shell.body).not.toContain('Add a page');
   });
 
   test('the description is rendered as sanitised Markdown: no script, no raw HTML, no javascript: links, no images', async () => {
