@@ -3,6 +3,7 @@ import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } fro
 import { onUnauthorized } from './api/client';
 import { forgetUser, loadSession, useSession, type SessionState } from './api/session-store';
 import { AppShell } from './components/app-shell';
+import { CrashBoundary } from './components/crash-boundary';
 import { ErrorMessage } from './components/error-message';
 import { Loading } from './components/loading';
 import { safeNext } from './lib/safe-next';
@@ -69,21 +70,23 @@ function Routes() {
   return (
     <AppShell>
       <ErrorBoundary>
-        <Router onRouteChange={() => document.getElementById('main')?.focus({ preventScroll: false })}>
-          <Route path="/" component={ProjectsPage} />
-          <Route path="/setup" component={SetupPage} />
-          <Route path="/signin" component={SignInPage} />
-          <Route path="/users" component={UsersPage} />
-          <Route path="/projects" component={ProjectsPage} />
-          <Route path="/projects/:projectId" component={ProjectRedirect} />
-          <Route path="/projects/:projectId/jobs" component={JobsPage} />
-          <Route path="/projects/:projectId/jobs/:jobId" component={JobPage} />
-          <Route path="/projects/:projectId/analytics" component={AnalyticsPage} />
-          <Route path="/projects/:projectId/keys" component={KeysPage} />
-          <Route path="/projects/:projectId/settings" component={SettingsPage} />
-          <Route path="/projects/:projectId/pulls/:number" component={PullRequestPage} />
-          <Route default component={NotFoundPage} />
-        </Router>
+        <CrashBoundary resetKey={location.path}>
+          <Router onRouteChange={() => document.getElementById('main')?.focus({ preventScroll: false })}>
+            <Route path="/" component={ProjectsPage} />
+            <Route path="/setup" component={SetupPage} />
+            <Route path="/signin" component={SignInPage} />
+            <Route path="/users" component={UsersPage} />
+            <Route path="/projects" component={ProjectsPage} />
+            <Route path="/projects/:projectId" component={ProjectRedirect} />
+            <Route path="/projects/:projectId/jobs" component={JobsPage} />
+            <Route path="/projects/:projectId/jobs/:jobId" component={JobPage} />
+            <Route path="/projects/:projectId/analytics" component={AnalyticsPage} />
+            <Route path="/projects/:projectId/keys" component={KeysPage} />
+            <Route path="/projects/:projectId/settings" component={SettingsPage} />
+            <Route path="/projects/:projectId/pulls/:number" component={PullRequestPage} />
+            <Route default component={NotFoundPage} />
+          </Router>
+        </CrashBoundary>
       </ErrorBoundary>
     </AppShell>
   );

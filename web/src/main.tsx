@@ -3,6 +3,7 @@ import { App } from './app';
 import { applyTheme, storedTheme } from './lib/theme';
 import './styles/base.css';
 import './styles/layout.css';
+import './styles/controls.css';
 import './styles/components.css';
 import './styles/pages.css';
 

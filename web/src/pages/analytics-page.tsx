@@ -11,6 +11,7 @@ import { ErrorMessage } from '../components/error-message';
 import { Loading } from '../components/loading';
 import { ProjectLayout } from '../components/project-layout';
 import { useResource } from '../hooks/use-resource';
+import '../styles/analytics.css';
 import { download, toCsv } from '../lib/csv';
 import { PRESETS, customRange, lastDay, presetRange, previousRange, type DayRange, type RangePreset } from '../lib/date-range';
 

@@ -13,6 +13,7 @@ import { StatusBadge } from '../components/status-badge';
 import { notify } from '../components/toast';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useResource } from '../hooks/use-resource';
+import '../styles/pull-request.css';
 
 export default function PullRequestPage() {
   const { params, query } = useRoute();
