@@ -32,7 +32,7 @@ function redirectFor(session: SessionState, path: string, url: string, next: str
   if (PULL_REQUEST_PATH.test(path)) return null;
   if (session.setupRequired) return path === '/setup' ? null : '/setup';
   if (path === '/setup') return session.user ? '/' : '/signin';
-  if (!session.user) return path === '/signin' ? null : `/signin?next=${encodeURIComponent(url)}`;
+  if (!session.user) return path === '/signin' ? null : session.signedOut || url === '/' ? '/signin' : `/signin?next=${encodeURIComponent(url)}`;
   if (path === '/signin') return safeNext(next);
   return null;
 }

@@ -6,7 +6,8 @@ import type { Session, SignedIn, User } from './types';
 export type SessionState =
   | { status: 'loading' }
   | { status: 'error'; error: ApiError }
-  | { status: 'ready'; setupRequired: boolean; user: User | null };
+  /** signedOut: the user just signed out here, so no ?next= back to the page they left. */
+  | { status: 'ready'; setupRequired: boolean; user: User | null; signedOut?: boolean };
 
 let state: SessionState = { status: 'loading' };
 const listeners = new Set<(next: SessionState) => void>();
@@ -45,6 +46,7 @@ export async function signOut(): Promise<void> {
   await api.delete('/v1/session', undefined, { ignoreUnauthorized: true });
   // A fresh CSRF token belongs to the signed-out session.
   await loadSession();
+  if (state.status === 'ready') set({ ...state, signedOut: true });
 }
 
 /** The session expired under us (a 401 from the API): forget the user. */
