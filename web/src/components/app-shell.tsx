@@ -17,8 +17,9 @@ export function AppShell({ children }: { children: ComponentChildren }) {
   const current = (prefix: string) => (prefix === '/' ? location.path === '/' || location.path.startsWith('/projects') : location.path.startsWith(prefix));
   const doSignOut = async () => {
     try {
-      // The session store's change sends the app to /signin.
       await signOut();
+      // Also from a pull request page, which a signed-out visitor may otherwise stay on.
+      location.route('/signin', true);
     } catch (error) {
       notify(`Sign-out failed: ${error instanceof Error ? error.message : String(error)}`, 'error');
     }
