@@ -85,6 +85,28 @@ describe('dashboard accounts in Chromium', () => {
     await context.close();
   });
 
+  it('a session that ends under the page (a 401 from the API) sends the browser to sign in, then back', async () => {
+    const { context, page, problems } = await openPage(browser, server.url);
+    await page.goto('/signin');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(server.url + '/');
+    // The projects have loaded with the session, before it goes.
+    await page.getByRole('heading', { name: 'No projects yet' }).waitFor();
+    await context.clearCookies();
+    // An in-app navigation (no reload): the users call answers 401.
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.waitForURL('**/signin?next=%2Fusers');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/users');
+    await expect.poll(() => page.getByRole('region', { name: 'Users' }).textContent()).toContain(EMAIL);
+    expectNoProblems(problems);
+    await context.close();
+  });
+
   it('at 390 px the navigation folds into a menu that opens with the keyboard', async () => {
     const { context, page, problems } = await openPage(browser, server.url, { width: 390, height: 844 });
     await page.goto('/signin');

@@ -1,7 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, Route, Router, lazy, useLocation } from 'preact-iso';
-import { onUnauthorized } from './api/client';
-import { forgetUser, loadSession, useSession, type SessionState } from './api/session-store';
+import { onCsrfRefresh, onUnauthorized } from './api/client';
+import { forgetUser, loadSession, refreshCsrfToken, useSession, type SessionState } from './api/session-store';
 import { AppShell } from './components/app-shell';
 import { CrashBoundary } from './components/crash-boundary';
 import { ErrorMessage } from './components/error-message';
@@ -42,6 +42,7 @@ function Routes() {
   const location = useLocation();
   useEffect(() => {
     onUnauthorized(forgetUser);
+    onCsrfRefresh(refreshCsrfToken);
     void loadSession();
   }, []);
   const target = redirectFor(session, location.path, location.url, location.query.next);

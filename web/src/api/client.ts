@@ -5,6 +5,7 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 let csrfToken = '';
 let unauthorizedHandler: (() => void) | null = null;
+let csrfRefresher: (() => Promise<void>) | null = null;
 
 /** The token GET /v1/session returned; sent as X-CSRF-Token on every state-changing call. */
 export function setCsrfToken(token: string): void {
@@ -14,6 +15,15 @@ export function setCsrfToken(token: string): void {
 /** Called on a 401 from any call that did not opt out (the session expired: go sign in). */
 export function onUnauthorized(handler: () => void): void {
   unauthorizedHandler = handler;
+}
+
+/**
+ * Fetches a fresh CSRF token (GET /v1/session). Called once when a write is refused with
+ * csrf_failed: the browser's dw_csrf cookie changed under the page (cleared, or the session
+ * ended and a new token was issued), so the token in memory no longer matches.
+ */
+export function onCsrfRefresh(refresh: () => Promise<void>): void {
+  csrfRefresher = refresh;
 }
 
 export interface RequestOptions {
@@ -36,7 +46,7 @@ async function readProblem(response: Response): Promise<Problem> {
 }
 
 /** One JSON call to the Docwright API on this origin; throws ApiError on any failure. */
-export async function request<T>(method: Method, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+export async function request<T>(method: Method, path: string, body?: unknown, options: RequestOptions = {}, retried = false): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
@@ -55,6 +65,10 @@ export async function request<T>(method: Method, path: string, body?: unknown, o
   }
   if (!response.ok) {
     const problem = await readProblem(response);
+    if (response.status === 403 && problem.code === 'csrf_failed' && method !== 'GET' && csrfRefresher && !retried) {
+      await csrfRefresher();
+      return request<T>(method, path, body, options, true);
+    }
     if (response.status === 401 && !options.ignoreUnauthorized) unauthorizedHandler?.();
     throw new ApiError(response.status, problem);
   }

@@ -49,9 +49,23 @@ export async function signOut(): Promise<void> {
   if (state.status === 'ready') set({ ...state, signedOut: true });
 }
 
-/** The session expired under us (a 401 from the API): forget the user. */
+/**
+ * The session ended under the page (a 401 from the API): forget the user at once, then ask
+ * the server again, which also issues the CSRF token that goes with the new cookie.
+ */
 export function forgetUser(): void {
   if (state.status === 'ready') set({ ...state, user: null });
+  void refreshCsrfToken();
+}
+
+/** Re-reads GET /v1/session for its CSRF token, keeping what the page shows about the user. */
+export async function refreshCsrfToken(): Promise<void> {
+  try {
+    const session = await api.get<Session>('/v1/session', { ignoreUnauthorized: true });
+    setCsrfToken(session.csrfToken);
+  } catch {
+    // The write that asked fails with its own error; nothing more to do here.
+  }
 }
 
 export function currentSession(): SessionState {
