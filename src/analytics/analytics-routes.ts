@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemSchema } from '../app/problem.js';
 import type { Services } from '../app/services.js';
-import { authProblems, projectParamsSchema } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity, projectParamsSchema } from '../projects/project-routes.js';
 import { createAnalyticsService, type AnalyticsService } from './create-analytics-service.js';
 import {
   dailyQuerySchema,
@@ -27,7 +27,7 @@ export const EVENTS_BODY_LIMIT = 1_048_576;
 
 const bound = (value: string | undefined): number | null => (value === undefined ? null : parseDateOrDateTime(value));
 
-const security = [{ bearerAuth: [] }];
+const security = keyOrSessionSecurity;
 const badInput = { 400: problemSchema.describe('Invalid parameters (errors lists each field), or dateFrom after dateTo.') };
 
 /**

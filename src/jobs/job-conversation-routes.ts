@@ -3,16 +3,26 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
-import { authProblems } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity } from '../projects/project-routes.js';
 import { readJobEvents, type JobEvent } from './job-events.js';
 import { jobParamsSchema, turnSchema } from './job-schemas.js';
 import { isSettled } from './job-state.js';
 import { StreamSlots } from './stream-slots.js';
 import type { JobStatus } from './job.js';
+import type { Principal } from '../keys/api-key.js';
 
 const HEARTBEAT_MS = 15_000;
 const FALLBACK_POLL_MS = 1_000;
 const MAX_STREAM_MS = 60 * 60_000;
+
+/**
+ * Whose share of the stream slots a stream takes: its key's, or its user's (all of a
+ * user's sessions together). Admin routes always have a principal; '' only satisfies the type.
+ */
+function streamHolder(principal: Principal | null): string {
+  if (principal === null) return '';
+  return principal.kind === 'key' ? principal.keyId : `user:${principal.userId}`;
+}
 
 function formatEvent(event: JobEvent): string {
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify({ ...event.data, at: event.createdAt })}\n\n`;
@@ -30,7 +40,7 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
         tags: ['agent jobs'],
         summary: "A job's conversation",
         description: 'One entry per prompt (the first and every follow-up): the prompt, a summary of the tool steps, the final message, the files changed, the commit and any documentation problems left.',
-        security: [{ bearerAuth: [] }],
+        security: keyOrSessionSecurity,
         params: jobParamsSchema,
         response: { 200: z.object({ messages: z.array(turnSchema) }), ...authProblems },
       },
@@ -47,13 +57,13 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
         summary: "A job's progress as Server-Sent Events",
         description:
           'text/event-stream of events (job.created, turn.queued, turn.started, step, turn.retrying, turn.completed, turn.failed, pull_request, job.completed, job.failed, job.archived). Each has an id; reconnect with Last-Event-ID (or ?lastEventId=) to resume. The stream ends once the job is no longer active.',
-        security: [{ bearerAuth: [] }],
+        security: keyOrSessionSecurity,
         params: jobParamsSchema,
         querystring: z.object({ lastEventId: z.coerce.number().int().min(0).optional() }),
         response: {
           200: z.string().describe('text/event-stream'),
           ...authProblems,
-          429: problemSchema.describe('too_many_streams_for_key: this key already has 20 open event streams (in this server process).'),
+          429: problemSchema.describe('too_many_streams_for_key: this key (or signed-in user) already has 20 open event streams (in this server process).'),
           503: problemSchema.describe('too_many_streams: this server process has 1,000 open event streams.'),
         },
       },
@@ -61,8 +71,7 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
     async (request, reply) => {
       const { projectId, id: jobId } = request.params;
       await services.jobRepository.get(projectId, jobId);
-      // Admin routes always have a principal; the fallback only satisfies the type.
-      const release = slots.acquire(request.principal?.keyId ?? '');
+      const release = slots.acquire(streamHolder(request.principal));
       const header = Number(request.headers['last-event-id']);
       let cursor = Number.isInteger(header) && header >= 0 ? header : (request.query.lastEventId ?? 0);
 

@@ -2,8 +2,10 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Database } from '../db/database.js';
 
-export type Channel = 'docwright_jobs' | 'docwright_job_events' | 'docwright_job_control';
-const CHANNELS: readonly Channel[] = ['docwright_jobs', 'docwright_job_events', 'docwright_job_control'];
+export type Channel = 'docwright_jobs' | 'docwright_job_events' | 'docwright_job_control' | 'docwright_keys';
+const CHANNELS: readonly Channel[] = ['docwright_jobs', 'docwright_job_events', 'docwright_job_control', 'docwright_keys'];
+/** Emitted (locally) whenever the LISTEN connection is established or lost. */
+const LISTENER_CHANGED = Symbol('listener changed');
 
 /**
  * Wakes listeners when something happened: a job was queued, a job has new events, a job
@@ -39,11 +41,50 @@ export class Notifier {
     client.on('error', () => {
       if (this.closed) return;
       this.listener = null;
+      this.emitter.emit(LISTENER_CHANGED);
       setTimeout(() => void this.listen(url).catch(() => {}), 1_000).unref();
     });
     await client.connect();
     for (const channel of CHANNELS) await client.query(`listen ${channel}`);
     this.listener = client;
+    this.emitter.emit(LISTENER_CHANGED);
+  }
+
+  /**
+   * True when notifications from other processes reach this one: on PostgreSQL while the
+   * LISTEN connection is up. (SQLite has no cross-process notifications at all.)
+   */
+  get listening(): boolean {
+    return this.listener !== null;
+  }
+
+  /** Calls `handler` whenever the LISTEN connection comes up or goes down (notifications may have been missed). */
+  onListenerChange(handler: () => void): () => void {
+    this.emitter.on(LISTENER_CHANGED, handler);
+    return () => this.emitter.off(LISTENER_CHANGED, handler);
+  }
+
+  /**
+   * Publishes, and on PostgreSQL waits (at most `timeoutMs`) until this process's own
+   * LISTEN connection has received it back. PostgreSQL queues a notification for every
+   * listener at once, so by then every other listening process has been sent it too:
+   * a caller that answers afterwards has made the change known before its answer.
+   */
+  async publishAndConfirm(channel: Channel, payload: string, timeoutMs = 2_000): Promise<void> {
+    if (!this.listener) return this.publish(channel, payload);
+    let unsubscribe = (): void => {};
+    let timer: NodeJS.Timeout | undefined;
+    const echoed = new Promise<void>((resolve) => {
+      unsubscribe = this.subscribe(channel, (received) => received === payload && resolve());
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    try {
+      await this.publish(channel, payload);
+      await echoed;
+    } finally {
+      clearTimeout(timer);
+      unsubscribe();
+    }
   }
 
   /** Tells this process at once, and other processes through PostgreSQL. */
