@@ -66,17 +66,19 @@ export class Notifier {
 
   /**
    * Publishes, and on PostgreSQL waits (at most `timeoutMs`) until this process's own
-   * LISTEN connection has received it back. PostgreSQL queues a notification for every
-   * listener at once, so by then every other listening process has been sent it too:
-   * a caller that answers afterwards has made the change known before its answer.
+   * LISTEN connection has received it back, then `settleMs` more. PostgreSQL signals every
+   * listening session at commit; the echo shows ours was served, and the settle time
+   * covers the other sessions' delivery to their processes (same order of time, well
+   * under a millisecond on one network). A caller that answers afterwards has made the
+   * change known before its answer.
    */
-  async publishAndConfirm(channel: Channel, payload: string, timeoutMs = 2_000): Promise<void> {
+  async publishAndConfirm(channel: Channel, payload: string, options: { timeoutMs?: number; settleMs?: number } = {}): Promise<void> {
     if (!this.listener) return this.publish(channel, payload);
     let unsubscribe = (): void => {};
     let timer: NodeJS.Timeout | undefined;
     const echoed = new Promise<void>((resolve) => {
       unsubscribe = this.subscribe(channel, (received) => received === payload && resolve());
-      timer = setTimeout(resolve, timeoutMs);
+      timer = setTimeout(resolve, options.timeoutMs ?? 2_000);
     });
     try {
       await this.publish(channel, payload);
@@ -85,6 +87,7 @@ export class Notifier {
       clearTimeout(timer);
       unsubscribe();
     }
+    await new Promise((resolve) => setTimeout(resolve, options.settleMs ?? 50));
   }
 
   /** Tells this process at once, and other processes through PostgreSQL. */
