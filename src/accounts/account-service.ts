@@ -74,11 +74,16 @@ export class AccountService {
     return rows.map(userFromRow);
   }
 
-  /** Deletes a user and (by cascade) their sessions, which stop working on their next request. */
+  /** Deletes a user and their sessions, which stop working on their next request in every process. */
   async deleteUser(id: string, actingUserId: string): Promise<void> {
     if (id === actingUserId) throw conflict('You cannot delete your own account; ask another admin.', 'cannot_delete_self');
-    const result = await this.options.database.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw notFound(`No user with id "${id}".`);
+    const deleted = await writeTransaction(this.options.database, async (executor) => {
+      // Explicit rather than left to ON DELETE CASCADE, so no connection's foreign_keys pragma matters.
+      await executor.deleteFrom('sessions').where('user_id', '=', id).execute();
+      const result = await executor.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    });
+    if (deleted === 0) throw notFound(`No user with id "${id}".`);
   }
 
   /**

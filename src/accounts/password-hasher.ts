@@ -37,6 +37,8 @@ export class PasswordHasher {
 
   /** False for a wrong password and for a hash that cannot be read; never throws for either. */
   async verify(stored: string, password: string): Promise<boolean> {
+    // Made now, off the request's path, so even the first unknown email is not slower.
+    void this.dummyHash();
     try {
       return await verify(stored, password);
     } catch {
@@ -50,8 +52,12 @@ export class PasswordHasher {
    * which emails have accounts.
    */
   async verifyDummy(password: string): Promise<false> {
-    this.dummy ??= this.hash(randomBytes(32).toString('base64url'));
-    await this.verify(await this.dummy, password);
+    await this.verify(await this.dummyHash(), password);
     return false;
+  }
+
+  private dummyHash(): Promise<string> {
+    this.dummy ??= this.hash(randomBytes(32).toString('base64url'));
+    return this.dummy;
   }
 }

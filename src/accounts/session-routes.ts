@@ -55,7 +55,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   routes.post(
     '/v1/session/setup',
     {
-      config: { access: 'public' },
+      config: { access: 'public', csrf: true },
       schema: {
         tags: TAGS,
         summary: 'Create the first admin with the setup token, and sign in',
@@ -79,7 +79,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   routes.post(
     '/v1/session',
     {
-      config: { access: 'public' },
+      config: { access: 'public', csrf: true },
       schema: {
         tags: TAGS,
         summary: 'Sign in with email and password',
@@ -103,7 +103,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   routes.delete(
     '/v1/session',
     {
-      config: { access: 'public' },
+      config: { access: 'public', csrf: true },
       schema: {
         tags: TAGS,
         summary: 'Sign out',

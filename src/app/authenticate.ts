@@ -22,8 +22,10 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     access?: RouteAccess;
     /**
-     * false exempts a public route from the CSRF check: only for routes that act on no
-     * cookie credential (the page beacon, sent cross-site by design).
+     * The CSRF check of unsafe methods. Unset: whenever the request carries cookies (a
+     * request without any has no ambient credential to abuse). true: always, cookies or
+     * not (sign-in, setup, sign-out: a page must not sign a browser in or out). false:
+     * never, for routes that act on no cookie credential (the page beacon, cross-site by design).
      */
     csrf?: boolean;
   }
@@ -84,7 +86,7 @@ export function installAuthentication(app: FastifyInstance, dependencies: Authen
     // No cookie at all: nothing to look up (the beacon, health probes, key-less API calls).
     if (request.headers.cookie === undefined) {
       try {
-        checkBrowserRequest(request, access, null);
+        checkBrowserRequest(request, access, null, false);
       } catch (error) {
         return done(error as Error);
       }
@@ -123,7 +125,7 @@ async function admitBrowser(request: FastifyRequest, access: RouteAccess, depend
     request.session = session;
     request.user = session.user;
   }
-  checkBrowserRequest(request, access, session);
+  checkBrowserRequest(request, access, session, true);
   if (session === null || access === 'public') return;
   // Keys open their own project only; users open any project that exists. Unknown ids get
   // the usual 404 before the handler runs.
@@ -133,11 +135,17 @@ async function admitBrowser(request: FastifyRequest, access: RouteAccess, depend
 }
 
 /** Access and CSRF rules for a request without an API key, in the order a client can act on them. */
-function checkBrowserRequest(request: FastifyRequest, access: RouteAccess, session: ActiveSession | null): void {
+function checkBrowserRequest(request: FastifyRequest, access: RouteAccess, session: ActiveSession | null, hasCookies: boolean): void {
   if (session === null && access !== 'public') throw access === 'admin' || access === 'ingest' ? unauthorized() : signInRequired();
-  // An unknown route gets its 404, not a CSRF refusal: it would do nothing either way.
-  if (UNSAFE_METHODS.has(request.method) && !request.is404 && request.routeOptions.config.csrf !== false && !csrfTokenMatches(request, session)) throw csrfFailed();
+  if (needsCsrfToken(request, hasCookies) && !csrfTokenMatches(request, session)) throw csrfFailed();
   if (access === 'session-admin' && session?.user.role !== 'admin') throw adminRequired();
+}
+
+function needsCsrfToken(request: FastifyRequest, hasCookies: boolean): boolean {
+  // An unknown route gets its 404, not a CSRF refusal: it would do nothing either way.
+  if (!UNSAFE_METHODS.has(request.method) || request.is404) return false;
+  const setting = request.routeOptions.config.csrf;
+  return setting === undefined ? hasCookies : setting;
 }
 
 /**

@@ -24,6 +24,7 @@ describe.each(BACKENDS)('project management [%s]', (dialect) => {
     expect(local.statusCode).toBe(201);
     expect(local.json()).toMatchObject({ name: 'Local docs', repository, forge: 'local', ref: 'main', hasForgeCredentials: false });
 
+    t.clock.advance(1_000); // projects are listed oldest first
     const token = 'ghp_secretsecretsecret';
     const github = await admin.request({
       method: 'POST',
