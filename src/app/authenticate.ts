@@ -31,7 +31,11 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
-    /** The signed-in user of a request with a valid session cookie (and no API key), else null. */
+    /**
+     * The signed-in user of a request with a valid session cookie, on every route, public
+     * ones included; null otherwise, and on key routes when the request sends `Authorization`
+     * (the key alone decides those).
+     */
     user: SignedInUser | null;
     session: ActiveSession | null;
   }

@@ -13,6 +13,8 @@ describe.each(BACKENDS)('CSRF and access by role [%s]', (dialect) => {
     t = await createTestApp(dialect);
     project = await createTestProject(t.services);
     adminKey = (await t.services.keys.create({ projectId: project.id })).key;
+    // What a public route (like the local pull request JSON route) sees of the caller.
+    t.app.get('/test/whoami', { config: { access: 'public' } }, async (request) => ({ user: request.user, principal: request.principal }));
   });
   afterEach(async () => t.close());
 
@@ -107,6 +109,16 @@ describe.each(BACKENDS)('CSRF and access by role [%s]', (dialect) => {
     expect((await t.app.inject({ url: '/v1/projects', headers: { authorization: `Bearer ${adminKey}` } })).statusCode).toBe(401);
     expect((await t.app.inject({ url: '/v1/users' })).statusCode).toBe(401);
     expect((await t.app.inject({ url: `/v2/agent/${project.id}/jobs` })).json().code).toBe('unauthorized');
+  });
+
+  test('public routes see the signed-in user (request.user) and nobody else', async () => {
+    const member = await signedIn(t.app, t.services, 'member');
+    const seen = (await member.request({ url: '/test/whoami' })).json();
+    expect(seen).toEqual({ user: { id: expect.any(String), email: MEMBER.email, role: 'member' }, principal: null });
+    expect((await t.app.inject({ url: '/test/whoami' })).json()).toEqual({ user: null, principal: null });
+    expect((await t.app.inject({ url: '/test/whoami', headers: { cookie: 'dw_session=forged-or-expired' } })).json().user).toBeNull();
+    await member.request({ method: 'DELETE', url: '/v1/session' });
+    expect((await member.request({ url: '/test/whoami' })).json().user).toBeNull();
   });
 
   test('admins manage users; nobody deletes themselves; a deleted user\'s session stops at once', async () => {
