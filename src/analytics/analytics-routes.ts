@@ -37,7 +37,15 @@ const badInput = { 400: problemSchema.describe('Invalid parameters (errors lists
 export async function registerAnalyticsRoutes(app: FastifyInstance, services: Services, service: AnalyticsService = createAnalyticsService(services, app.log)): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const maintenance = startAnalyticsMaintenance(service, app.log);
+  // Deleting a project removes its analytics first (ProjectDeletion runs removers before
+  // the project's rows go, while analytics_sites still maps the project).
+  const removeAnalytics = async (projectId: string): Promise<void> => {
+    await service.deleteProjectData(projectId);
+  };
+  services.projectDataRemovers.push(removeAnalytics);
   app.addHook('onClose', async () => {
+    const index = services.projectDataRemovers.indexOf(removeAnalytics);
+    if (index !== -1) services.projectDataRemovers.splice(index, 1);
     maintenance.stop();
     await service.close();
   });
@@ -50,7 +58,7 @@ export async function registerAnalyticsRoutes(app: FastifyInstance, services: Se
         tags: ['analytics'],
         summary: 'Get unique visitors',
         description:
-          'Site-wide totals and per-page unique visitors, human and ai, in [dateFrom, dateTo) UTC. Crawlers (ai-search, ai-training, bot) are not counted here; see /traffic. Pages are ordered by total descending, then path ascending (UTF-16 code units), so offset pages never overlap or skip; hasMore is exact.',
+          'Site-wide totals and per-page unique visitors, human and ai, in [dateFrom, dateTo) UTC. Crawlers (ai-search, ai-training, bot) are not counted here; see /traffic. Pages are ordered by total descending, then path ascending (UTF-16 code units), unless sort and order ask for another count or direction; ties are always broken by path ascending, so offset pages never overlap or skip. hasMore is exact.',
         security,
         params: projectParamsSchema,
         querystring: visitorsQuerySchema,
@@ -58,8 +66,8 @@ export async function registerAnalyticsRoutes(app: FastifyInstance, services: Se
       },
     },
     async (request) => {
-      const { dateFrom, dateTo, limit, offset } = request.query;
-      return service.visitors(request.params.projectId, { from: bound(dateFrom), to: bound(dateTo), limit, offset });
+      const { dateFrom, dateTo, limit, offset, sort, order } = request.query;
+      return service.visitors(request.params.projectId, { from: bound(dateFrom), to: bound(dateTo), limit, offset, sort, order });
     },
   );
 

@@ -3,6 +3,7 @@ import { HIT_CLASSES } from './classification/classify-hit.js';
 import { DEFAULT_VISITORS_LIMIT, MAX_BATCH_EVENTS, MAX_DAILY_DAYS, MAX_VISITORS_LIMIT } from './analytics-service.js';
 import { MAX_ID_LENGTH, MAX_PATH_LENGTH, MAX_REFERRER_LENGTH, MAX_USER_AGENT_LENGTH } from './event-validation.js';
 import { parseDateOrDateTime } from './parse-instant.js';
+import { SORT_ORDERS, VISITORS_SORTS } from './analytics-types.js';
 
 const dateBound = (description: string) =>
   z
@@ -30,6 +31,14 @@ export const visitorsQuerySchema = rangeQuerySchema.extend({
     .min(0)
     .default(0)
     .describe('Entries to skip; the next page is at offset + limit.'),
+  sort: z
+    .enum(VISITORS_SORTS, { error: `must be one of ${VISITORS_SORTS.join(', ')}` })
+    .optional()
+    .describe('What pages are ranked by: total (default), human, ai or path. Ties are broken by path ascending, so offset pages never overlap or skip.'),
+  order: z
+    .enum(SORT_ORDERS, { error: `must be one of ${SORT_ORDERS.join(', ')}` })
+    .optional()
+    .describe('asc or desc. Default: desc for total, human and ai; asc for path.'),
 });
 
 export const dailyQuerySchema = z.object({
@@ -49,7 +58,9 @@ export const pageVisitorsSchema = z.object({ path: z.string(), ...counts }).meta
 export const visitorsResponseSchema = z
   .object({
     totals: visitorTotalsSchema.describe('Site-wide unique visitors in the range.'),
-    visitors: z.array(pageVisitorsSchema).describe('Pages with at least one human or ai visitor in the range, by total descending, then path ascending.'),
+    visitors: z
+      .array(pageVisitorsSchema)
+      .describe('Pages with at least one human or ai visitor in the range, in the order asked for (default: total descending), ties by path ascending.'),
     hasMore: z.boolean().describe('True when more entries follow this page.'),
   })
   .meta({ id: 'Visitors' });

@@ -3,8 +3,9 @@ import { DocwrightError, notFound, validationFailed, type FieldError } from '../
 import type { Database } from '../db/database.js';
 import type { ProjectSettings } from '../projects/project.js';
 import type { AnalyticsStore, PruneCounts } from './analytics-store.js';
+import type { DeletedProjectData } from './project-data-deletion.js';
 import { DAY_MS, dayOf } from './analytics-codes.js';
-import type { DailyResult, IngestOptions, IngestResult, TimeRange, TrafficResult, VisitorsQuery, VisitorsResult } from './analytics-types.js';
+import { SORT_ORDERS, VISITORS_SORTS, type DailyResult, type IngestOptions, type IngestResult, type TimeRange, type TrafficResult, type VisitorsQuery, type VisitorsResult } from './analytics-types.js';
 import { dailyReport } from './daily-report.js';
 import { DimensionNames } from './dimension-names.js';
 import { FoldScheduler, type FoldSchedulerOptions } from './fold-scheduler.js';
@@ -118,9 +119,12 @@ export class AnalyticsService {
     const errors: FieldError[] = [];
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VISITORS_LIMIT) errors.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_VISITORS_LIMIT}` });
     if (!Number.isInteger(offset) || offset < 0) errors.push({ path: 'offset', message: 'must be an integer of at least 0' });
+    const sort = query.sort ?? 'total';
+    if (!VISITORS_SORTS.includes(sort)) errors.push({ path: 'sort', message: `must be one of ${VISITORS_SORTS.join(', ')}` });
+    if (query.order !== undefined && !SORT_ORDERS.includes(query.order)) errors.push({ path: 'order', message: `must be one of ${SORT_ORDERS.join(', ')}` });
     if (errors.length > 0) throw validationFailed('The query parameters failed validation.', errors);
     const { site, plan } = await this.prepareQuery(projectId, query);
-    return visitorsReport(this.store, this.names, site, plan, { limit, offset });
+    return visitorsReport(this.store, this.names, site, plan, { limit, offset, sort, order: query.order });
   }
 
   /** Site-wide unique visitors per UTC day. Defaults to the last 30 days including today; at most 366 days. */
@@ -157,6 +161,22 @@ export class AnalyticsService {
     });
     this.pruning = run.catch(() => {});
     return run;
+  }
+
+  /**
+   * Deletes every analytics row of the project, in short transactions, and forgets what
+   * this process cached about it. Call it before deleting the project itself: the
+   * project's foreign key takes the site row, the only link to the rows, with it. Revoke
+   * the project's keys first, or hits arriving meanwhile may be stored under the old site.
+   */
+  async deleteProjectData(projectId: string): Promise<DeletedProjectData> {
+    const site = this.sites.get(projectId);
+    this.sites.delete(projectId);
+    if (site !== undefined) {
+      this.names.forget(site);
+      this.encoder.forget(site);
+    }
+    return this.store.deleteProjectData(projectId);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Dialect } from '../db/database.js';
+import type { DeletedProjectData } from './project-data-deletion.js';
 
 /**
  * Raw hits of one site to store, column by column: no IP address, every string
@@ -58,4 +59,11 @@ export interface AnalyticsStore {
   /** Deletes raw hits and event ids older than `before`, and visit days no future hit can need. */
   prune(before: number): Promise<PruneCounts>;
   prunedBefore(): Promise<number>;
+  /**
+   * Deletes every analytics row of the project (hits, rollups, its dictionary entries,
+   * beacon cap rows, pending batches, its site), `batchRows` rows per transaction.
+   * Safe to repeat: a second call finds nothing. It needs the project's site row, which
+   * the foreign key drops with the project, so call it before deleting the project.
+   */
+  deleteProjectData(projectId: string, batchRows?: number): Promise<DeletedProjectData>;
 }

@@ -24,11 +24,21 @@ export interface TimeRange {
   to?: number | null;
 }
 
+/** What the visitors report ranks pages by; ties are always broken by path ascending. */
+export const VISITORS_SORTS = ['total', 'human', 'ai', 'path'] as const;
+export type VisitorsSort = (typeof VISITORS_SORTS)[number];
+export const SORT_ORDERS = ['asc', 'desc'] as const;
+export type SortOrder = (typeof SORT_ORDERS)[number];
+
 export interface VisitorsQuery extends TimeRange {
   /** 1 to 250, default 50. */
   limit?: number;
   /** At least 0, default 0. */
   offset?: number;
+  /** Default total. */
+  sort?: VisitorsSort;
+  /** Default desc for the counts, asc for path. */
+  order?: SortOrder;
 }
 
 export interface DayVisitors extends VisitorCounts {

@@ -3,6 +3,7 @@ import type { Services } from '../app/services.js';
 import { AnalyticsService } from './analytics-service.js';
 
 export { AnalyticsService };
+export type { DeletedProjectData } from './project-data-deletion.js';
 
 /** The analytics service of a process, from its core services. */
 export function createAnalyticsService(services: Services, logger?: Pick<FastifyBaseLogger, 'error'>): AnalyticsService {

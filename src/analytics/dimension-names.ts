@@ -27,4 +27,9 @@ export class DimensionNames {
     }
     return known;
   }
+
+  /** Drops a deleted site's names. */
+  forget(site: number): void {
+    this.sites.delete(site);
+  }
 }

@@ -73,6 +73,11 @@ export class HitEncoder {
     return ids;
   }
 
+  /** Drops a deleted site's dictionary ids. */
+  forget(site: number): void {
+    for (const key of this.dimensions.keys()) if (key.startsWith(`${site}:`)) this.dimensions.delete(key);
+  }
+
   private dictionary(site: number, kind: number): DictionaryCache<string> {
     const key = `${site}:${kind}`;
     let cache = this.dimensions.get(key);

@@ -5,6 +5,7 @@ import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
 import { createGroupCommit, type GroupCommit } from './group-commit.js';
+import { DELETE_BATCH_ROWS, DELETE_BEACON_SENDERS, DELETE_SITE, NOTHING_DELETED, SITE_TABLES, deleteSiteBatch, type DeletedProjectData } from './project-data-deletion.js';
 
 /** `?` placeholders (shared SQL) to PostgreSQL's `$1, $2…`. The shared SQL has no `?` inside literals. */
 export function numberPlaceholders(sql: string): string {
@@ -304,7 +305,40 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     const rows = await this.select<{ value: number }>("select value from analytics_state where name = 'pruned_before'", []);
     return rows[0]?.value ?? 0;
   }
+
+  async deleteProjectData(projectId: string, batchRows: number = DELETE_BATCH_ROWS): Promise<DeletedProjectData> {
+    const deleted: DeletedProjectData = { ...NOTHING_DELETED };
+    deleted.beaconSenders = (await this.pool.query(numberPlaceholders(DELETE_BEACON_SENDERS), [projectId])).rowCount ?? 0;
+    const site = await this.siteOf(projectId);
+    if (site === null) return deleted;
+    // The site's batches not folded yet go first, under the fold lock: a fold running now
+    // finishes before, and no later fold claims the site's hits, so once they are deleted
+    // nothing writes rollups for the site. A batch holds one site's hits (insertGroup).
+    deleted.ingestBatches = await this.transaction(async (client) => {
+      await client.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [FOLD_LOCK]);
+      // As in foldChunk: the block-range index, not a scan of every hit, finds a batch.
+      await client.query('set local enable_seqscan = off');
+      const { rowCount } = await client.query(DELETE_PENDING_BATCHES, [site]);
+      return rowCount ?? 0;
+    });
+    // Each batch is its own statement and transaction, so no lock is held for long.
+    for (const table of SITE_TABLES) {
+      const statement = this.sql(deleteSiteBatch('postgres', table));
+      for (;;) {
+        const changes = (await this.pool.query(statement, [site, batchRows])).rowCount ?? 0;
+        deleted[table.counter] += changes;
+        if (changes < batchRows) break;
+      }
+    }
+    // Last: until here a repeated call can find the site and finish the job.
+    deleted.sites = (await this.pool.query(numberPlaceholders(DELETE_SITE), [site])).rowCount ?? 0;
+    return deleted;
+  }
 }
+
+/** Unclaimed batches whose hits are the site's; a batch's hits all belong to one site. */
+const DELETE_PENDING_BATCHES = `delete from analytics_ingest_batches b
+  where (select h.site from analytics_hits h where h.batch = b.id limit 1) = $1`;
 
 function eventIdKey(site: number, eventId: string): string {
   return `${site}\u0000${eventId}`;

@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import type { AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './analytics-store.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
+import { DELETE_BATCH_ROWS, DELETE_BEACON_SENDERS, DELETE_SITE, NOTHING_DELETED, SITE_TABLES, deleteSiteBatch, type DeletedProjectData } from './project-data-deletion.js';
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
 
@@ -193,5 +194,26 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
   async prunedBefore(): Promise<number> {
     const rows = await this.select<{ value: number }>("select value from analytics_state where name = 'pruned_before'", []);
     return rows[0]?.value ?? 0;
+  }
+
+  async deleteProjectData(projectId: string, batchRows: number = DELETE_BATCH_ROWS): Promise<DeletedProjectData> {
+    const deleted: DeletedProjectData = { ...NOTHING_DELETED };
+    deleted.beaconSenders = await this.writeTransaction(() => this.prepared(DELETE_BEACON_SENDERS).run(projectId).changes);
+    const site = await this.siteOf(projectId);
+    if (site === null) return deleted;
+    // One short transaction per batch: ingestion, folds and reports of other projects
+    // get the write lock between them. A fold between two batches may still fold some of
+    // the site's hits; the rollups go after the last hit, so what it writes goes too.
+    for (const table of SITE_TABLES) {
+      const statement = deleteSiteBatch('sqlite', table);
+      for (;;) {
+        const changes = await this.writeTransaction(() => this.prepared(statement).run(site, batchRows).changes);
+        deleted[table.counter] += changes;
+        if (changes < batchRows) break;
+      }
+    }
+    // Last: until here a repeated call can find the site and finish the job.
+    deleted.sites = await this.writeTransaction(() => this.prepared(DELETE_SITE).run(site).changes);
+    return deleted;
   }
 }

@@ -25,7 +25,7 @@ export const problemSchema = z
     errors: z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
-      .describe('Field errors of a validation failure.'),
+      .describe('Field errors of a validation failure; for merge_conflict, the conflicting files (path).'),
   })
   .meta({ id: 'Problem' });
 

@@ -14,8 +14,8 @@ import { JobRepository } from '../jobs/job-repository.js';
 import { createForgeRegistry, type ForgeRegistry } from '../git/forges/forge-registry.js';
 import { resolveLanguageModel } from '../agent/model-provider.js';
 import { IdempotencyStore } from './idempotency.js';
-import { LocalPullRequestPages } from '../pull-requests/local-pull-request-pages.js';
-import { RenderedDiffCache } from '../pull-requests/rendered-diff-cache.js';
+import { LocalPullRequests } from '../pull-requests/local-pull-requests.js';
+import { PullRequestDiffCache } from '../pull-requests/pull-request-diff-cache.js';
 import { keyCacheCoherence } from '../keys/key-cache-coherence.js';
 import { AccountService } from '../accounts/account-service.js';
 import { PasswordHasher } from '../accounts/password-hasher.js';
@@ -48,8 +48,8 @@ export interface Services {
   jobRepository: JobRepository;
   idempotency: IdempotencyStore;
   forges: ForgeRegistry;
-  /** The local forge's pull request pages, with their diff cache (one per process). */
-  pullRequestPages: LocalPullRequestPages;
+  /** The local forge's pull requests for the dashboard (read, merge, close), with their diff cache (one per process). */
+  pullRequests: LocalPullRequests;
   /** Maps a job's model id to a model; tests and benchmarks may pass their own. */
   resolveModel: (modelId: string) => LanguageModel;
   /** Every credential value this process knows; masked wherever the model could see it. */
@@ -98,7 +98,7 @@ export async function createServices(input: { config: Config; database: Database
     jobs: new JobService({ database, clock, notifier, limiter, repository: jobRepository, defaultModel: models.defaultModel, defaultRateLimit: config.rateLimitPerHour }),
     idempotency: new IdempotencyStore(database, clock),
     forges,
-    pullRequestPages: new LocalPullRequestPages(forges.local, projects, new RenderedDiffCache()),
+    pullRequests: new LocalPullRequests(database, clock, forges.local, projects, notifier, new PullRequestDiffCache()),
     resolveModel: input.resolveModel ?? ((modelId) => resolveLanguageModel(modelId, models)),
     secrets,
     async close() {

@@ -78,6 +78,8 @@ export interface JobsTable {
   branch: string;
   pr_number: number | null;
   pr_link: string | null;
+  /** The local forge's pull request state: open, merged or closed; null for other forges (migration 009). */
+  pr_status: string | null;
   error_code: string | null;
   error_message: string | null;
   created_at: number;
@@ -153,6 +155,11 @@ export interface LocalPullRequestsTable {
   state: string;
   /** Opens the pull request's page (migration 005); in prLink as `?token=`. */
   share_token: string;
+  /** Set by a merge (migration 009): the merge commit, null when the base already had the head. */
+  merge_commit: string | null;
+  /** The base and head commits a merge compared: a merged pull request's diff stays what was merged. */
+  merged_base: string | null;
+  merged_head: string | null;
   created_at: number;
   updated_at: number;
 }

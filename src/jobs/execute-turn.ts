@@ -10,7 +10,7 @@ import type { Budgets } from '../agent/budgets.js';
 import { deriveCommitMessage, prepareWorkspace, type Workspace } from '../git/workspace.js';
 import { GitTreeFiles } from '../git/git-tree-files.js';
 import type { DocsCheckResult } from '../docs-site/docs-checker.js';
-import type { Forge, ForgeProject } from '../git/forges/forge.js';
+import type { Forge, ForgeProject, PullRequestResult } from '../git/forges/forge.js';
 import { secretSpellings } from '../git/git-auth.js';
 import type { JobProblem, ToolStepSummary } from './job.js';
 import { pullRequestBody, pullRequestTitle, type PullRequestTurn } from './pull-request-text.js';
@@ -58,7 +58,7 @@ export interface TurnOutcome {
   problems: JobProblem[];
   /** Changes the write policy kept out: refused by a tool, or unstaged by the commit step. */
   refusedFiles: RefusedFile[];
-  pullRequest: { number: number; url: string; created: boolean } | null;
+  pullRequest: PullRequestResult | null;
 }
 
 /**

@@ -16,7 +16,7 @@
  * every character that would start an active construct. Neither forge's patterns match
  * across it, it is not whitespace (so Markdown structure is unchanged), and it renders as
  * nothing, so `@alice`, `Fixes #12` and `<Callout>` still read the same — also inside code
- * spans and on the local forge's page, which shows the body as plain text. Because every
+ * spans and on the local forge's page (which renders the body as sanitised Markdown). Because every
  * input-supplied format character is removed first, each U+200B in the output is one of ours.
  *
  * What stays active: bare URLs (a link, never an image or a mention), emphasis, lists,

@@ -8,27 +8,20 @@ import { readJobEvents, type JobEvent } from './job-events.js';
 import { jobParamsSchema, turnSchema } from './job-schemas.js';
 import { isSettled } from './job-state.js';
 import { StreamSlots } from './stream-slots.js';
+import { openEventStream } from './event-stream.js';
+import { registerProjectJobStreamRoute } from './project-job-stream-route.js';
 import type { JobStatus } from './job.js';
-import type { Principal } from '../keys/api-key.js';
 
-const HEARTBEAT_MS = 15_000;
 const FALLBACK_POLL_MS = 1_000;
-const MAX_STREAM_MS = 60 * 60_000;
-
-/**
- * Whose share of the stream slots a stream takes: its key's, or its user's (all of a
- * user's sessions together). Admin routes always have a principal; '' only satisfies the type.
- */
-function streamHolder(principal: Principal | null): string {
-  if (principal === null) return '';
-  return principal.kind === 'key' ? principal.keyId : `user:${principal.userId}`;
-}
 
 function formatEvent(event: JobEvent): string {
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify({ ...event.data, at: event.createdAt })}\n\n`;
 }
 
-/** The conversation of a job, and its progress as Server-Sent Events. */
+/**
+ * The conversation of a job, and its progress as Server-Sent Events; also the project's job
+ * stream, which shares the event stream slots (one limit per key over both kinds).
+ */
 export function registerJobConversationRoutes(app: FastifyInstance, services: Services, slots: StreamSlots = new StreamSlots()): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
 
@@ -71,31 +64,9 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
     async (request, reply) => {
       const { projectId, id: jobId } = request.params;
       await services.jobRepository.get(projectId, jobId);
-      const release = slots.acquire(streamHolder(request.principal));
       const header = Number(request.headers['last-event-id']);
       let cursor = Number.isInteger(header) && header >= 0 ? header : (request.query.lastEventId ?? 0);
-
-      reply.hijack();
-      const response = reply.raw;
-      response.writeHead(200, {
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-cache, no-transform',
-        Connection: 'keep-alive',
-        'X-Accel-Buffering': 'no',
-        'X-Request-Id': request.id,
-      });
-      response.write('retry: 2000\n\n');
-
-      let closed = false;
-      let flushing: Promise<void> = Promise.resolve();
-      const cleanups: Array<() => void> = [];
-      const close = () => {
-        if (closed) return;
-        closed = true;
-        release();
-        for (const cleanup of cleanups) cleanup();
-        response.end();
-      };
+      const stream = openEventStream(request, reply, slots);
       const flush = async (): Promise<void> => {
         // Status first, events second: a job that settles in between still has its final
         // event read below, so the stream never ends before sending it.
@@ -103,29 +74,21 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
         for (;;) {
           const events = await readJobEvents(services.database.db, jobId, cursor);
           for (const event of events) {
-            if (closed) return;
-            response.write(formatEvent(event));
+            if (stream.closed) return;
+            stream.write(formatEvent(event));
             cursor = event.id;
           }
           if (events.length < 500) break;
         }
-        if (isSettled(job.status as JobStatus)) close();
+        if (isSettled(job.status as JobStatus)) stream.close();
       };
-      const schedule = () => {
-        flushing = flushing.then(() => (closed ? undefined : flush())).catch(() => close());
-      };
-      // The response closes when the client goes away (or after end()). A client already
-      // gone before this point is caught below; it would otherwise hold its slot for an hour.
-      response.on('close', close);
-      cleanups.push(() => response.off('close', close));
-      cleanups.push(services.notifier.subscribe('docwright_job_events', (payload) => payload === jobId && schedule()));
-      const poll = setInterval(schedule, FALLBACK_POLL_MS);
-      const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS);
-      const limit = setTimeout(close, MAX_STREAM_MS);
-      cleanups.push(() => clearInterval(poll), () => clearInterval(heartbeat), () => clearTimeout(limit));
-      if (response.socket === null || response.socket.destroyed) close();
-      schedule();
-      await flushing;
+      stream.onClose(services.notifier.subscribe('docwright_job_events', (payload) => payload === jobId && stream.schedule(flush)));
+      const poll = setInterval(() => stream.schedule(flush), FALLBACK_POLL_MS);
+      stream.onClose(() => clearInterval(poll));
+      stream.schedule(flush);
+      await stream.settled();
     },
   );
+
+  registerProjectJobStreamRoute(app, services, slots);
 }

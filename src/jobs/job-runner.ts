@@ -169,6 +169,7 @@ export class JobRunner {
   }
 
   private async completeTurn(lease: Lease, turn: JobTurnsTable, outcome: TurnOutcome): Promise<void> {
+    let projectId: string | null = null;
     await this.event(lease.jobId, 'turn.completed', { sequence: turn.sequence, filesChanged: outcome.filesChanged, commit: outcome.commit, finalMessage: outcome.finalMessage.slice(0, 4_000), problems: outcome.problems.length, refusedFiles: outcome.refusedFiles.length }, async (executor, now) => {
       await executor
         .updateTable('job_turns')
@@ -189,10 +190,18 @@ export class JobRunner {
         .where('id', '=', turn.id)
         .execute();
       if (outcome.pullRequest) {
-        await executor.updateTable('jobs').set({ pr_number: outcome.pullRequest.number, pr_link: outcome.pullRequest.url, updated_at: now }).where('id', '=', lease.jobId).execute();
-        await appendJobEvent(executor, lease.jobId, 'pull_request', { ...outcome.pullRequest }, now);
+        const { status, ...pullRequest } = outcome.pullRequest;
+        const updated = await executor
+          .updateTable('jobs')
+          .set({ pr_number: pullRequest.number, pr_link: pullRequest.url, pr_status: status ?? null, updated_at: now })
+          .where('id', '=', lease.jobId)
+          .returning('project_id')
+          .executeTakeFirst();
+        projectId = updated?.project_id ?? null;
+        await appendJobEvent(executor, lease.jobId, 'pull_request', { ...pullRequest }, now);
       }
     });
+    if (projectId !== null) await this.options.notifier.publish('docwright_project_jobs', projectId);
   }
 
   private async failTurn(lease: Lease, turn: JobTurnsTable, error: unknown): Promise<void> {
@@ -236,7 +245,7 @@ export class JobRunner {
     const settledAs = await writeTransaction(database, async (executor) => {
       // The same lock as JobService.message, so a follow-up cannot slip in between the check and the settle.
       await lockKey(database, executor, `job:${lease.jobId}`);
-      const job = await executor.selectFrom('jobs').select(['status', 'id']).where('id', '=', lease.jobId).executeTakeFirst();
+      const job = await executor.selectFrom('jobs').select(['status', 'id', 'project_id']).where('id', '=', lease.jobId).executeTakeFirst();
       const pending = await executor.selectFrom('job_turns').select('id').where('job_id', '=', lease.jobId).where('status', 'in', ['queued', 'running']).executeTakeFirst();
       if (pending) return null;
       await queue.remove(executor, lease.jobId);
@@ -251,13 +260,14 @@ export class JobRunner {
         .execute();
       await appendJobEvent(executor, lease.jobId, failed ? 'job.failed' : 'job.completed', failed ? { code: last?.error_code, message: last?.error_message } : {}, now);
       await pruneJobEvents(executor, lease.jobId);
-      return failed ? 'failed' : 'completed';
+      return { status: failed ? 'failed' : 'completed', projectId: job.project_id };
     });
     if (settledAs === null) {
       const again = await this.nextTurn(lease.jobId);
       if (again) return this.handle(lease);
     }
     await notifier.publish('docwright_job_events', lease.jobId);
+    if (settledAs !== null) await notifier.publish('docwright_project_jobs', settledAs.projectId);
   }
 
   /**

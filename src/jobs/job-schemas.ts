@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JOB_STATUSES } from './job.js';
+import { JOB_STATUSES, PULL_REQUEST_STATUSES } from './job.js';
 
 export const MAX_PROMPT_LENGTH = 32_000;
 
@@ -10,6 +10,10 @@ export const jobSchema = z
     source: z.object({ repository: z.string(), ref: z.string() }).describe('The docs repository and the base branch the pull request targets.'),
     model: z.string().describe('The model id used, provider:model.'),
     prLink: z.string().nullable().describe('URL of the pull request; null until one exists, or when no files were changed.'),
+    prStatus: z
+      .enum(PULL_REQUEST_STATUSES as [string, ...string[]])
+      .nullable()
+      .describe("Addition: the state of a local-forge pull request (open, merged, closed), changed by the dashboard's merge and close; null for GitHub and GitLab projects and while the job has no pull request."),
     createdAt: z.string().describe('ISO 8601.'),
     archivedAt: z.string().nullable(),
     updatedAt: z.string().describe('Addition: when the job last changed state.'),

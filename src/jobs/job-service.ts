@@ -56,6 +56,7 @@ export class JobService {
         branch: branchForJob(id),
         pr_number: null,
         pr_link: null,
+        pr_status: null,
         error_code: null,
         error_message: null,
         created_at: now,
@@ -71,6 +72,7 @@ export class JobService {
     });
     await this.options.notifier.publish('docwright_jobs', result.job.id);
     await this.options.notifier.publish('docwright_job_events', result.job.id);
+    await this.options.notifier.publish('docwright_project_jobs', project.id);
     return result;
   }
 
@@ -85,6 +87,11 @@ export class JobService {
       const row = await repository.getRow(executor, project.id, jobId);
       if (!acceptsMessages(row.status as Job['status'])) {
         throw conflict('This job is archived and accepts no more messages; create a new job instead.', 'job_archived');
+      }
+      // The branch is part of the base now: more commits on it would have no pull request
+      // to review them. A closed pull request is reopened by the follow-up's update instead.
+      if (row.pr_status === 'merged') {
+        throw conflict("This job's pull request was merged; create a new job for further changes.", 'pull_request_merged');
       }
       const rateLimit = await limiter.consume(executor, project.id, this.rateLimitFor(project));
       const now = clock.now();
@@ -107,6 +114,7 @@ export class JobService {
     });
     await this.options.notifier.publish('docwright_jobs', jobId);
     await this.options.notifier.publish('docwright_job_events', jobId);
+    await this.options.notifier.publish('docwright_project_jobs', project.id);
     return result;
   }
 
@@ -132,6 +140,7 @@ export class JobService {
     });
     await this.options.notifier.publish('docwright_job_control', jobId);
     await this.options.notifier.publish('docwright_job_events', jobId);
+    await this.options.notifier.publish('docwright_project_jobs', project.id);
     return job;
   }
 

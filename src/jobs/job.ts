@@ -3,6 +3,10 @@ import type { JobsTable, JobTurnsTable } from '../db/schema.js';
 export type JobStatus = 'active' | 'completed' | 'archived' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['active', 'completed', 'archived', 'failed'];
 
+/** The state of a local-forge pull request, as the job shows it. */
+export type PullRequestStatus = 'open' | 'merged' | 'closed';
+export const PULL_REQUEST_STATUSES: readonly PullRequestStatus[] = ['open', 'merged', 'closed'];
+
 export type TurnStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
 /** The job object of the API: interface.md's fields, plus `updatedAt` and `error`. */
@@ -12,6 +16,8 @@ export interface Job {
   source: { repository: string; ref: string };
   model: string;
   prLink: string | null;
+  /** The local forge's pull request state; null for GitHub and GitLab, and before a pull request exists. */
+  prStatus: PullRequestStatus | null;
   createdAt: string;
   archivedAt: string | null;
   updatedAt: string;
@@ -62,6 +68,7 @@ export function jobFromRow(row: JobsTable): Job {
     source: { repository: row.repository, ref: row.ref },
     model: row.model,
     prLink: row.pr_link,
+    prStatus: row.pr_status as PullRequestStatus | null,
     createdAt: new Date(row.created_at).toISOString(),
     archivedAt: iso(row.archived_at),
     updatedAt: new Date(row.updated_at).toISOString(),

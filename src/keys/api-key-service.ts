@@ -102,6 +102,13 @@ export class ApiKeyService {
     return apiKeyInfoFromRow(row);
   }
 
+  /** Revokes every key of a project at once, in every process (project deletion starts with it). */
+  async revokeProject(projectId: string): Promise<void> {
+    this.forget((principal) => principal.projectId === projectId);
+    await this.db.updateTable('api_keys').set({ revoked_at: this.clock.now() }).where('project_id', '=', projectId).where('revoked_at', 'is', null).execute();
+    await this.coherence.announce(`project:${projectId}`);
+  }
+
   /** After a project's keys were deleted with it: no process may answer from its cache for them. */
   async projectDeleted(projectId: string): Promise<void> {
     this.forget((principal) => principal.projectId === projectId);

@@ -42,6 +42,8 @@ export class ProjectDeletion {
     if (confirmName !== project.name) {
       throw badRequest('confirmation_mismatch', 'confirmName must be exactly the project\'s name; nothing was deleted.');
     }
+    // Keys first: no ingest key may add rows (analytics hits, jobs) while the removers run.
+    await keys.revokeProject(projectId);
     for (const remove of removers) await remove(projectId);
     const jobs = await writeTransaction(database, async (executor) => {
       const jobs = await executor.selectFrom('jobs').select(['id', 'status']).where('project_id', '=', projectId).execute();

@@ -1,54 +1,124 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
+import { problemSchema } from '../app/problem.js';
+import { signedInUser, type SignedInUser } from '../app/signed-in-user.js';
 import { DocwrightError, notFound } from '../core/errors.js';
 import { ClientRateLimiter, type ClientRateLimit } from '../rate-limit/client-rate-limiter.js';
+import { pullRequestParamsSchema, pullRequestSchema } from './pull-request-schemas.js';
 
-/** Page views per client address (an IPv6 /64 counts as one) and minute, per process. */
+/** Reads per client address (an IPv6 /64 counts as one) and minute, per process. */
 export const PULL_REQUEST_PAGE_RATE_LIMIT: ClientRateLimit = { limit: 60, windowMs: 60_000, maxClients: 50_000 };
 
-const PAGE_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+const PRIVATE_HEADERS = {
   // The URL is the credential: keep it out of shared caches, Referer headers and indexes.
   'Cache-Control': 'private, no-store',
   'Referrer-Policy': 'no-referrer',
   'X-Robots-Tag': 'noindex, nofollow',
-  'X-Content-Type-Options': 'nosniff',
 };
 
+const tags = ['local forge'];
+
+function requireSignedIn(request: FastifyRequest): SignedInUser {
+  const user = signedInUser(request);
+  if (user === null) {
+    throw new DocwrightError('sign_in_required', 'Sign in to the dashboard to merge or close pull requests.', { status: 401 });
+  }
+  return user;
+}
+
 /**
- * Pull requests of the local forge, as `prLink` points at them: public like a share link.
- * The token in the link is the only key (a browser following prLink has no API key); a
- * request without it or with a wrong one gets exactly the 404 of a pull request that does
- * not exist, and every address is limited to PULL_REQUEST_PAGE_RATE_LIMIT, so tokens
- * cannot be guessed and pull request numbers cannot be probed.
+ * Pull requests of the local forge, for the dashboard's page that `prLink` points at
+ * (`/projects/{projectId}/pulls/{number}?token=…`, served by the dashboard).
+ *
+ * Reading is public like a share link: the token in the link is the key (a browser
+ * following prLink has no API key), or a signed-in user. A request without it or with a
+ * wrong one gets exactly the 404 of a pull request that does not exist, and every address
+ * is limited to PULL_REQUEST_PAGE_RATE_LIMIT, so tokens cannot be guessed and pull request
+ * numbers cannot be probed. Merging and closing change the repository: signed-in users
+ * only, never the token (a link forwarded to a reviewer must not be able to merge).
  */
 export function registerLocalPullRequestRoutes(app: FastifyInstance, services: Services, limit: ClientRateLimit = PULL_REQUEST_PAGE_RATE_LIMIT): void {
   const limiter = new ClientRateLimiter(services.clock, limit);
-  app.withTypeProvider<ZodTypeProvider>().get(
-    '/projects/:projectId/pulls/:number',
+  const routes = app.withTypeProvider<ZodTypeProvider>();
+
+  routes.get(
+    '/v1/projects/:projectId/pulls/:number',
     {
       config: { access: 'public' },
       schema: {
-        tags: ['local forge'],
-        summary: 'A pull request of the built-in local forge, as an HTML page with its diff',
-        description: `Public, opened by the share token that prLink carries. Without it, or with a wrong one, the answer is the 404 of an unknown pull request. At most ${limit.limit} views per client address per ${limit.windowMs / 1000} seconds (429 with Retry-After beyond). Errors are problem bodies.`,
-        params: z.object({ projectId: z.string().min(1).max(100), number: z.coerce.number().int().min(1).max(1_000_000_000) }),
-        querystring: z.object({ token: z.string().optional().describe('The share token from prLink.') }),
-        produces: ['text/html'],
+        tags,
+        summary: 'A pull request of the built-in local forge, with its description and diff',
+        description: `Opened by the share token that prLink carries (?token=), or for a signed-in user. Without either, or with a wrong token, the answer is the 404 of an unknown pull request. At most ${limit.limit} reads per client address per ${limit.windowMs / 1000} seconds (429 with Retry-After beyond).`,
+        params: pullRequestParamsSchema,
+        querystring: z.object({ token: z.string().max(200).optional().describe('The share token from prLink.') }),
+        response: { 200: pullRequestSchema, 404: problemSchema, 429: problemSchema },
       },
     },
     async (request, reply) => {
+      reply.headers(PRIVATE_HEADERS);
       // Counted before the lookup, so misses spend the budget too.
       const retryAfter = limiter.take(request.ip);
       if (retryAfter > 0) {
-        throw new DocwrightError('rate_limited', 'Too many pull request page views from this address; try again later.', { status: 429, headers: { 'Retry-After': String(retryAfter) } });
+        throw new DocwrightError('rate_limited', 'Too many pull request reads from this address; try again later.', { status: 429, headers: { 'Retry-After': String(retryAfter) } });
       }
       const { projectId, number } = request.params;
-      const page = await services.pullRequestPages.render(projectId, number, request.query.token);
-      if (page === null) throw notFound(`No pull request #${number} in this project.`);
-      return reply.type('text/html; charset=utf-8').headers(PAGE_HEADERS).send(page);
+      const view = await services.pullRequests.view(projectId, number, { token: request.query.token, user: signedInUser(request) });
+      if (view === null) throw notFound(`No pull request #${number} in this project.`);
+      return view;
+    },
+  );
+
+  const actionSchema = (summary: string, description: string, conflicts: string) => ({
+    tags,
+    summary,
+    description,
+    params: pullRequestParamsSchema,
+    response: {
+      200: pullRequestSchema,
+      401: problemSchema.describe('sign_in_required: nobody is signed in.'),
+      403: problemSchema.describe('csrf_failed: the X-CSRF-Token header is missing or wrong.'),
+      404: problemSchema,
+      409: problemSchema.describe(conflicts),
+    },
+  });
+
+  routes.post(
+    '/v1/projects/:projectId/pulls/:number/merge',
+    {
+      config: { access: 'session' },
+      schema: actionSchema(
+        'Merge a local pull request',
+        'Signed-in users only. A real git merge of head into the base branch of the project repository, always with a merge commit. The merge is computed without touching the repository (git merge-tree), then the base ref is moved only if nobody pushed to it meanwhile (else the merge is computed again); if the base branch is checked out, its clean working tree is updated too.',
+        'merge_conflict (errors[] lists the conflicting files; nothing was changed), pull_request_merged, pull_request_closed, job_active (the job is still running), base_checked_out_dirty, branch_missing, base_changed.',
+      ),
+    },
+    async (request, reply) => {
+      const user = requireSignedIn(request);
+      reply.headers(PRIVATE_HEADERS);
+      const view = await services.pullRequests.merge(request.params.projectId, request.params.number, user);
+      request.log.info({ userId: user.id, projectId: request.params.projectId, number: request.params.number, mergeCommit: view.mergeCommit }, 'local pull request merged');
+      return view;
+    },
+  );
+
+  routes.post(
+    '/v1/projects/:projectId/pulls/:number/close',
+    {
+      config: { access: 'session' },
+      schema: actionSchema(
+        'Close a local pull request without merging',
+        'Signed-in users only. The branch stays; a follow-up message to the job reopens the pull request when its turn updates it.',
+        'pull_request_merged, pull_request_closed, job_active (the job is still running).',
+      ),
+    },
+    async (request, reply) => {
+      const user = requireSignedIn(request);
+      reply.headers(PRIVATE_HEADERS);
+      const view = await services.pullRequests.close(request.params.projectId, request.params.number);
+      request.log.info({ userId: user.id, projectId: request.params.projectId, number: request.params.number }, 'local pull request closed');
+      return view;
     },
   );
 }

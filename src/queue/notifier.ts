@@ -2,8 +2,15 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Database } from '../db/database.js';
 
-export type Channel = 'docwright_jobs' | 'docwright_job_events' | 'docwright_job_control' | 'docwright_keys';
-const CHANNELS: readonly Channel[] = ['docwright_jobs', 'docwright_job_events', 'docwright_job_control', 'docwright_keys'];
+/**
+ * docwright_jobs: a job has work queued (payload: job id). docwright_job_events: a job has
+ * new events (job id). docwright_job_control: a job was archived (job id).
+ * docwright_project_jobs: a job's row changed, i.e. what its project's job stream shows
+ * (payload: project id). docwright_keys: API keys were revoked or deleted (see
+ * KeyCacheCoherence).
+ */
+export type Channel = 'docwright_jobs' | 'docwright_job_events' | 'docwright_job_control' | 'docwright_project_jobs' | 'docwright_keys';
+const CHANNELS: readonly Channel[] = ['docwright_jobs', 'docwright_job_events', 'docwright_job_control', 'docwright_project_jobs', 'docwright_keys'];
 /** Emitted (locally) whenever the LISTEN connection is established or lost. */
 const LISTENER_CHANGED = Symbol('listener changed');
 

@@ -27,6 +27,12 @@ describe.each(BACKENDS)('report endpoints: parameters and access [%s]', (dialect
     [{ dateTo: '2026-01-01T25:00:00Z' }, ['dateTo']],
     [{ dateFrom: '20260101' }, ['dateFrom']],
     [{ limit: 0, offset: -1, dateFrom: 'x' }, ['dateFrom', 'limit', 'offset']],
+    [{ sort: 'visitors' }, ['sort']],
+    [{ sort: 'TOTAL' }, ['sort']],
+    [{ sort: '' }, ['sort']],
+    [{ order: 'up' }, ['order']],
+    [{ order: 'DESC' }, ['order']],
+    [{ sort: 'hits', order: 'down', limit: 0 }, ['limit', 'order', 'sort']],
   ] as const)('visitors with %j answers 400 naming %j', async (query, fields) => {
     const response = await kit.get('visitors', query);
     expect(response.statusCode).toBe(400);
@@ -141,6 +147,9 @@ describe.each(BACKENDS)('report endpoints: parameters and access [%s]', (dialect
     const item = events.requestBody.content['application/json'].schema.properties.events.items;
     expect(Object.keys(item.properties)).toEqual(['id', 'timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer']);
     const parameters = document.paths['/v1/analytics/{projectId}/visitors'].get.parameters.map((parameter: { name: string }) => parameter.name);
-    expect(parameters).toEqual(expect.arrayContaining(['projectId', 'dateFrom', 'dateTo', 'limit', 'offset']));
+    expect(parameters).toEqual(expect.arrayContaining(['projectId', 'dateFrom', 'dateTo', 'limit', 'offset', 'sort', 'order']));
+    const sort = document.paths['/v1/analytics/{projectId}/visitors'].get.parameters.find((parameter: { name: string }) => parameter.name === 'sort');
+    expect(sort.schema.enum).toEqual(['total', 'human', 'ai', 'path']);
+    expect(sort.description).toMatch(/path ascending/);
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BACKENDS } from '../helpers/test-database.js';
 import { createTestApp, createTestProject, type TestApp } from '../helpers/test-app.js';
 import { DAY, USER_AGENTS } from '../helpers/analytics-kit.js';
-import { bruteForceClasses, bruteForceVisitors, type OracleHit } from '../helpers/analytics-oracle.js';
+import { bruteForceClasses, bruteForceVisitors, oracleOrder, type OracleHit } from '../helpers/analytics-oracle.js';
 
 const PATHS = ['/', '/guide', '/guide.md', '/api', '/api/auth', '/z'];
 const AGENTS = [USER_AGENTS.human, USER_AGENTS.humanFirefox, USER_AGENTS.ai, USER_AGENTS.aiClaude, USER_AGENTS.aiSearch, USER_AGENTS.aiTraining, USER_AGENTS.bot];
@@ -36,6 +36,8 @@ const scenarioArbitrary = fc.record({
   shuffleSeed: fc.integer(),
   ranges: fc.array(fc.tuple(boundArbitrary, boundArbitrary), { minLength: 1, maxLength: 4 }),
   limit: fc.integer({ min: 1, max: 4 }),
+  sort: fc.option(fc.constantFrom('total', 'human', 'ai', 'path'), { nil: undefined }),
+  order: fc.option(fc.constantFrom('asc', 'desc'), { nil: undefined }),
 });
 
 function shuffled<T>(items: readonly T[], seed: number): T[] {
@@ -65,7 +67,7 @@ describe.each(BACKENDS)('visitor counts equal a brute-force count [%s]', (dialec
     return bound.asDate ? iso.slice(0, 10) : iso;
   };
 
-  test('totals, pages, order, date bounds and pagination, with out-of-order batches and folds in between', async () => {
+  test('totals, pages, order (every sort and direction), date bounds and pagination, with out-of-order batches and folds in between', async () => {
     await fc.assert(
       fc.asyncProperty(scenarioArbitrary, async (scenario) => {
         const project = await createTestProject(t.services);
@@ -109,14 +111,18 @@ describe.each(BACKENDS)('visitor counts equal a brute-force count [%s]', (dialec
             expect(response.statusCode).toBe(400);
             continue;
           }
-          const expected = bruteForceVisitors(hits, from, to);
+          const counted = bruteForceVisitors(hits, from, to);
+          const expected = { totals: counted.totals, visitors: oracleOrder(counted.visitors, scenario.sort, scenario.order) };
+          const ordering: Record<string, string> = {};
+          if (scenario.sort !== undefined) ordering.sort = scenario.sort;
+          if (scenario.order !== undefined) ordering.order = scenario.order;
           const walked: unknown[] = [];
           for (let offset = 0; ; offset += scenario.limit) {
             const response = await t.app.inject({
               method: 'GET',
               url: `/v1/analytics/${project.id}/visitors`,
               headers,
-              query: { ...query, limit: String(scenario.limit), offset: String(offset) },
+              query: { ...query, ...ordering, limit: String(scenario.limit), offset: String(offset) },
             });
             expect(response.statusCode).toBe(200);
             const page = response.json();

@@ -63,7 +63,7 @@ describe.each(BACKENDS)('migration 005, share tokens of local pull requests [%s]
       expect(await forge.findShared('p1', 1, second)).toBeNull();
       expect(await forge.findShared('p1', 1, undefined)).toBeNull();
       const updated = await forge.openOrUpdatePullRequest({ id: 'p1', repository: '/srv/docs', ref: 'main', credentials: null }, { base: 'main', head: 'docwright/j1', title: 'Docs: one', body: 'b2' });
-      expect(updated).toEqual({ number: 1, created: false, url: `http://docs.test/projects/p1/pulls/1?token=${first}` });
+      expect(updated).toEqual({ number: 1, created: false, url: `http://docs.test/projects/p1/pulls/1?token=${first}`, status: 'open' });
     } finally {
       await t.close();
     }

@@ -36,6 +36,19 @@ export function bruteForceVisitors(hits: readonly OracleHit[], from: number | nu
   return { totals: countSets(site.human, site.ai), visitors };
 }
 
+/**
+ * The documented order of /visitors for a sort and order, written independently of the
+ * server: a stable sort by path ascending first, then a stable sort by the count alone, so
+ * pages with equal counts keep path order in either direction.
+ */
+export function oracleOrder<Entry extends OracleCounts & { path: string }>(entries: readonly Entry[], sort = 'total', order?: string): Entry[] {
+  const direction = order ?? (sort === 'path' ? 'asc' : 'desc');
+  const byPath = [...entries].sort((a, b) => (a.path === b.path ? 0 : a.path < b.path ? -1 : 1));
+  if (sort === 'path') return direction === 'asc' ? byPath : byPath.reverse();
+  const key = sort as keyof OracleCounts;
+  return byPath.sort((a, b) => (direction === 'asc' ? a[key] - b[key] : b[key] - a[key]));
+}
+
 /** Hits and unique visitors per class, by brute force. */
 export function bruteForceClasses(hits: readonly OracleHit[], from: number | null, to: number | null) {
   const classes = new Map<string, { hits: number; visitors: Set<string> }>();

@@ -15,8 +15,8 @@ describe.each(BACKENDS)('agent jobs end to end [%s]', (dialect) => {
     h = await createJobHarness(dialect, docsAgentScript);
     const created = await h.request('POST', `/v2/agent/${h.projectId}/job`, { prompt: 'Add a troubleshooting page' });
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(['archivedAt', 'createdAt', 'error', 'id', 'model', 'prLink', 'source', 'status', 'updatedAt']);
-    expect(created.body).toMatchObject({ status: 'active', prLink: null, archivedAt: null, model: 'openai-compatible:fake-model', source: { repository: h.repository, ref: 'main' } });
+    expect(Object.keys(created.body).sort()).toEqual(['archivedAt', 'createdAt', 'error', 'id', 'model', 'prLink', 'prStatus', 'source', 'status', 'updatedAt']);
+    expect(created.body).toMatchObject({ status: 'active', prLink: null, prStatus: null, archivedAt: null, model: 'openai-compatible:fake-model', source: { repository: h.repository, ref: 'main' } });
     expect(created.headers['ratelimit-policy']).toBe('"agent";q=100;w=3600');
     expect(created.headers['ratelimit']).toBe('"agent";r=99;t=3600');
 
@@ -24,6 +24,7 @@ describe.each(BACKENDS)('agent jobs end to end [%s]', (dialect) => {
     const done = await h.waitForSettled(jobId);
     expect(done.status).toBe('completed');
     expect(done.prLink).toMatch(new RegExp(`^http://docs\\.test/projects/${h.projectId}/pulls/1\\?token=[A-Za-z0-9_-]{32}$`));
+    expect(done.prStatus).toBe('open');
     const branch = `docwright/${jobId}`;
     expect(branches(h.repository)).toEqual(['main', branch].sort());
     expect(showFile(h.repository, branch, 'troubleshooting.mdx')).toContain('# Troubleshooting');
@@ -31,11 +32,10 @@ describe.each(BACKENDS)('agent jobs end to end [%s]', (dialect) => {
     expect(git(h.repository, 'log', '-1', '--format=%an <%ae>', branch)).toBe('Docwright Agent <agent@docwright.invalid>');
     expect(git(h.repository, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
 
-    const page = await h.app.inject({ method: 'GET', url: new URL(done.prLink!).pathname + new URL(done.prLink!).search });
+    const page = await h.app.inject({ method: 'GET', url: `/v1${new URL(done.prLink!).pathname}${new URL(done.prLink!).search}` });
     expect(page.statusCode).toBe(200);
-    expect(page.headers['content-type']).toMatch(/text\/html/);
-    expect(page.body).toContain('Docs: Add a troubleshooting page');
-    expect(page.body).toContain('+# Troubleshooting');
+    expect(page.json()).toMatchObject({ title: 'Docs: Add a troubleshooting page', status: 'open', jobId });
+    expect(page.json().diff).toContain('+# Troubleshooting');
 
     const followUp = await h.request('POST', `/v2/agent/${h.projectId}/job/${jobId}/message`, { prompt: 'Mention the verbose flag' });
     expect(followUp.status).toBe(200);

@@ -90,6 +90,8 @@ test('a GitHub project: the branch is pushed to the remote and one pull request 
   const done = await settle(project.id, job.id);
   expect(done.status).toBe('completed');
   expect(done.prLink).toBe('https://github.com/acme/docs/pull/1');
+  // Only the local forge's pull requests have a state Docwright keeps.
+  expect(done.prStatus).toBeNull();
   expect(showFile(remote, `docwright/${job.id}`, 'troubleshooting.mdx')).toContain('# Troubleshooting');
   expect(github.pulls).toHaveLength(1);
   expect(github.pulls[0]).toMatchObject({ number: 1, state: 'open', title: 'Docs: Add a troubleshooting page' });

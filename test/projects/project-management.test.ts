@@ -96,6 +96,17 @@ describe.each(BACKENDS)('project management [%s]', (dialect) => {
       mkdirSync(join(directory, 'docs'), { recursive: true });
       writeFileSync(join(directory, 'docs', 'index.mdx'), '# Hi\n');
     }
+    const events = await t.app.inject({
+      method: 'POST',
+      url: `/v1/analytics/${project.id}/events`,
+      headers: { authorization: `Bearer ${key.key}` },
+      payload: { events: [{ path: '/a', visitorId: 'v1', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0' }] },
+    });
+    expect(events.statusCode).toBe(202);
+    const site = (await t.services.database.db.selectFrom('analytics_sites').select('site').where('project_id', '=', project.id).executeTakeFirstOrThrow()).site;
+    // The page's dictionary row stands for the project's analytics rows (their layout differs per backend).
+    const analyticsRows = async () => (await t.services.database.db.selectFrom('analytics_dimensions').select('id').where('site', '=', site).execute()).length;
+    expect(await analyticsRows()).toBeGreaterThan(0);
     const removed: Array<{ projectId: string; stillThere: boolean }> = [];
     t.services.projectDataRemovers.push(async (projectId) => {
       removed.push({ projectId, stillThere: (await t.services.projects.find(projectId)) !== null });
@@ -121,6 +132,8 @@ describe.each(BACKENDS)('project management [%s]', (dialect) => {
       expect((await db.selectFrom(table).select('job_id').where('job_id', 'in', jobIds).execute()).length, table).toBe(0);
     }
     expect(existsSync(doomedWorkspace)).toBe(false);
+    expect(await analyticsRows()).toBe(0);
+    expect(await t.services.database.db.selectFrom('analytics_sites').select('site').where('site', '=', site).executeTakeFirst()).toBeUndefined();
     expect(await t.services.projects.find(project.id)).toBeNull();
 
     // The other project keeps everything.

@@ -47,6 +47,8 @@ export interface PullRequestResult {
   url: string;
   /** False when an open pull request for `head` already existed and was updated instead. */
   created: boolean;
+  /** The state Docwright keeps for it: only the local forge's pull requests have one (the job's `prStatus`). */
+  status?: 'open';
 }
 
 export interface Forge {

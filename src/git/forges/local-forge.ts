@@ -1,7 +1,8 @@
 import type { Clock } from '../../core/clock.js';
+import { conflict } from '../../core/errors.js';
 import type { Database } from '../../db/database.js';
 import type { LocalPullRequestsTable } from '../../db/schema.js';
-import { lockKey, writeTransaction } from '../../db/transaction.js';
+import { lockKey, writeTransaction, type Executor } from '../../db/transaction.js';
 import type { Forge, ForgeProject, ForgeRemote, PullRequestRequest, PullRequestResult } from './forge.js';
 import { newShareToken, shareTokenMatches } from './local-share-token.js';
 
@@ -13,11 +14,16 @@ export interface LocalPullRequest {
   base: string;
   head: string;
   state: 'open' | 'closed' | 'merged';
+  /** The merge commit a merge created; null unless merged (and when the base already contained the head). */
+  mergeCommit: string | null;
+  /** The commits a merge compared; null unless merged. */
+  mergedBase: string | null;
+  mergedHead: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-/** The pull request's page; the token is what opens it (src/pull-requests/ serves it). */
+/** The dashboard's page of the pull request; the token opens it (its data: src/pull-requests/). */
 export function localPullRequestUrl(publicUrl: string, projectId: string, number: number, shareToken: string): string {
   return `${publicUrl}/projects/${encodeURIComponent(projectId)}/pulls/${number}?token=${encodeURIComponent(shareToken)}`;
 }
@@ -25,7 +31,8 @@ export function localPullRequestUrl(publicUrl: string, projectId: string, number
 /**
  * The built-in forge: the project's repository is a git repository on this machine, the
  * job's branch is pushed into it, and pull requests live in Docwright's own store, shown
- * at `${DOCWRIGHT_PUBLIC_URL}/projects/{projectId}/pulls/{number}?token={shareToken}`.
+ * by the dashboard at `${DOCWRIGHT_PUBLIC_URL}/projects/{projectId}/pulls/{number}?token={shareToken}`
+ * and merged into the repository from there (src/pull-requests/).
  */
 export class LocalForge implements Forge {
   readonly kind = 'local' as const;
@@ -40,21 +47,29 @@ export class LocalForge implements Forge {
     return { url: project.repository, auth: null };
   }
 
-  /** One pull request per (project, head) branch, ever: a second call updates it. */
+  /**
+   * One pull request per (project, head) branch, ever: a second call updates it. A closed
+   * one is reopened (a follow-up continues the work); a merged one refuses with 409
+   * `pull_request_merged`, since its branch is part of the base and new commits on it would
+   * have nothing to review them (JobService refuses such follow-ups up front).
+   */
   async openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest): Promise<PullRequestResult> {
     const opened = await writeTransaction(this.database, async (executor) => {
       await lockKey(this.database, executor, `local-pulls:${project.id}`);
       const now = this.clock.now();
       const existing = await executor
         .selectFrom('local_pull_requests')
-        .select(['number', 'share_token'])
+        .select(['number', 'share_token', 'state'])
         .where('project_id', '=', project.id)
         .where('head', '=', pr.head)
         .executeTakeFirst();
       if (existing) {
+        if (existing.state === 'merged') {
+          throw conflict(`Pull request #${existing.number} was merged; its branch takes no more changes. Create a new job instead.`, 'pull_request_merged');
+        }
         await executor
           .updateTable('local_pull_requests')
-          .set({ title: pr.title, body: pr.body, base: pr.base, updated_at: now })
+          .set({ title: pr.title, body: pr.body, base: pr.base, state: 'open', updated_at: now })
           .where('project_id', '=', project.id)
           .where('number', '=', existing.number)
           .execute();
@@ -70,11 +85,11 @@ export class LocalForge implements Forge {
       const shareToken = newShareToken();
       await executor
         .insertInto('local_pull_requests')
-        .values({ project_id: project.id, number: next, title: pr.title, body: pr.body, base: pr.base, head: pr.head, state: 'open', share_token: shareToken, created_at: now, updated_at: now })
+        .values({ project_id: project.id, number: next, title: pr.title, body: pr.body, base: pr.base, head: pr.head, state: 'open', share_token: shareToken, merge_commit: null, merged_base: null, merged_head: null, created_at: now, updated_at: now })
         .execute();
       return { number: next, shareToken, created: true };
     });
-    return { number: opened.number, created: opened.created, url: localPullRequestUrl(this.publicUrl, project.id, opened.number, opened.shareToken) };
+    return { number: opened.number, created: opened.created, url: localPullRequestUrl(this.publicUrl, project.id, opened.number, opened.shareToken), status: 'open' };
   }
 
   async find(projectId: string, number: number): Promise<LocalPullRequest | null> {
@@ -92,8 +107,14 @@ export class LocalForge implements Forge {
     return shareTokenMatches(row?.share_token ?? null, token) && row ? pullRequestFromRow(row) : null;
   }
 
-  private row(projectId: string, number: number): Promise<LocalPullRequestsTable | undefined> {
-    return this.database.db.selectFrom('local_pull_requests').selectAll().where('project_id', '=', projectId).where('number', '=', number).executeTakeFirst();
+  /** The pull request as a transaction sees it (the merge and close decisions re-read it there). */
+  async findIn(executor: Executor, projectId: string, number: number): Promise<LocalPullRequest | null> {
+    const row = await this.row(projectId, number, executor);
+    return row ? pullRequestFromRow(row) : null;
+  }
+
+  private row(projectId: string, number: number, executor: Executor = this.database.db): Promise<LocalPullRequestsTable | undefined> {
+    return executor.selectFrom('local_pull_requests').selectAll().where('project_id', '=', projectId).where('number', '=', number).executeTakeFirst();
   }
 
   async list(projectId: string): Promise<LocalPullRequest[]> {
@@ -112,6 +133,9 @@ function pullRequestFromRow(row: LocalPullRequestsTable): LocalPullRequest {
     base: row.base,
     head: row.head,
     state: row.state as LocalPullRequest['state'],
+    mergeCommit: row.merge_commit,
+    mergedBase: row.merged_base,
+    mergedHead: row.merged_head,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };

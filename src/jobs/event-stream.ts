@@ -1,0 +1,96 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { signedInUser } from '../app/signed-in-user.js';
+import type { StreamSlots } from './stream-slots.js';
+
+const HEARTBEAT_MS = 15_000;
+const MAX_STREAM_MS = 60 * 60_000;
+
+export interface EventStream {
+  readonly closed: boolean;
+  write(text: string): void;
+  /** Runs when the stream closes, however it closes. */
+  onClose(cleanup: () => void): void;
+  close(): void;
+  /**
+   * Runs `work` after the work already queued; calls made while one is waiting to start
+   * are folded into it, so a burst of notifications costs one read. A failure closes the stream.
+   */
+  schedule(work: () => Promise<void>): void;
+  /** Resolves once the queued work is done (the route's handler waits on it once). */
+  settled(): Promise<void>;
+}
+
+/** Whose slots a stream takes: the API key, or the signed-in user. */
+export function streamOwner(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (principal?.kind === 'key') return principal.keyId;
+  // All of a user's sessions share one user's slots.
+  if (principal?.kind === 'user') return `user:${principal.userId}`;
+  const user = signedInUser(request);
+  return user === null ? '' : `user:${user.id}`;
+}
+
+/**
+ * Takes a stream slot, then answers with a Server-Sent Events stream: keep-alive comments
+ * every 15 s (so idle connections are not cut), and an end after an hour (clients
+ * reconnect). Throws the slot's 429/503 problem before anything is written.
+ */
+export function openEventStream(request: FastifyRequest, reply: FastifyReply, slots: StreamSlots): EventStream {
+  const release = slots.acquire(streamOwner(request));
+  reply.hijack();
+  const response = reply.raw;
+  response.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+    'X-Request-Id': request.id,
+  });
+  response.write('retry: 2000\n\n');
+
+  let closed = false;
+  let queued = false;
+  let flushing: Promise<void> = Promise.resolve();
+  const cleanups: Array<() => void> = [];
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    release();
+    for (const cleanup of cleanups) cleanup();
+    response.end();
+  };
+  // The response closes when the client goes away (or after end()). A client already gone
+  // before this point is caught below; it would otherwise hold its slot for an hour.
+  response.on('close', close);
+  cleanups.push(() => response.off('close', close));
+  const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS);
+  const limit = setTimeout(close, MAX_STREAM_MS);
+  cleanups.push(() => clearInterval(heartbeat), () => clearTimeout(limit));
+
+  const stream: EventStream = {
+    get closed() {
+      return closed;
+    },
+    write: (text) => {
+      if (!closed) response.write(text);
+    },
+    onClose: (cleanup) => {
+      if (closed) cleanup();
+      else cleanups.push(cleanup);
+    },
+    close,
+    schedule: (work) => {
+      if (queued || closed) return;
+      queued = true;
+      flushing = flushing
+        .then(() => {
+          queued = false;
+          return closed ? undefined : work();
+        })
+        .catch(() => close());
+    },
+    settled: () => flushing,
+  };
+  if (response.socket === null || response.socket.destroyed) close();
+  return stream;
+}

@@ -1,0 +1,169 @@
+import type { SignedInUser } from '../app/signed-in-user.js';
+import type { Clock } from '../core/clock.js';
+import { conflict, DocwrightError, notFound } from '../core/errors.js';
+import type { Database } from '../db/database.js';
+import { lockKey, writeTransaction, type Executor } from '../db/transaction.js';
+import { advanceBranch } from '../git/advance-branch.js';
+import type { LocalForge, LocalPullRequest } from '../git/forges/local-forge.js';
+import { branchRef, planMerge, type MergePlan } from '../git/merge-branch.js';
+import type { ProjectRepository } from '../projects/project-repository.js';
+import type { Project } from '../projects/project.js';
+import type { Notifier } from '../queue/notifier.js';
+import { buildPullRequestView, jobForBranch } from './local-pull-request-view.js';
+import type { PullRequestDiffCache } from './pull-request-diff-cache.js';
+import type { PullRequestView } from './pull-request-schemas.js';
+
+/** Who reads: the share token from prLink, and the signed-in user (either one opens the pull request). */
+export interface PullRequestReader {
+  token: string | undefined;
+  user: SignedInUser | null;
+}
+
+export const MERGE_IDENTITY = { name: 'Docwright', email: 'docwright@docwright.invalid' };
+
+/** A base that keeps moving under the merge is retried this often, then refused. */
+const MERGE_ATTEMPTS = 3;
+
+const notFoundPr = (number: number): DocwrightError => notFound(`No pull request #${number} in this project.`);
+
+/**
+ * The local forge's pull requests as the dashboard uses them: read (share token or signed
+ * in), merge into the base branch of the project's repository, and close (signed in).
+ *
+ * Merge and close decide under two locks, the job's (the one a follow-up message takes) and
+ * the project's pull requests' (the one the job's turn takes to update the pull request),
+ * and refuse while the job is active: a turn that pushed after the merge would leave
+ * commits that no pull request shows.
+ */
+export class LocalPullRequests {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly forge: LocalForge,
+    private readonly projects: ProjectRepository,
+    private readonly notifier: Notifier,
+    readonly diffs: PullRequestDiffCache,
+  ) {}
+
+  /** The pull request, or null for an unknown one and a missing or wrong token alike (unless signed in). */
+  async view(projectId: string, number: number, reader: PullRequestReader): Promise<PullRequestView | null> {
+    const pr = reader.user !== null ? await this.forge.find(projectId, number) : await this.forge.findShared(projectId, number, reader.token);
+    if (pr === null) return null;
+    const project = await this.projects.find(projectId);
+    if (project === null || project.forge !== 'local') return null;
+    return buildPullRequestView(this.database, this.diffs, project.repository, pr);
+  }
+
+  /**
+   * Merges head into base with a merge commit, computed off to the side (merge-tree) and
+   * published by moving the base ref only if it did not move meanwhile; see merge-branch.ts
+   * and advance-branch.ts. A conflict answers 409 `merge_conflict` listing the files.
+   */
+  async merge(projectId: string, number: number, user: SignedInUser): Promise<PullRequestView> {
+    const project = await this.localProject(projectId, number);
+    for (let attempt = 0; attempt < MERGE_ATTEMPTS; attempt += 1) {
+      const pr = await this.forge.find(projectId, number);
+      if (pr === null) throw notFoundPr(number);
+      assertOpen(pr, 'merge');
+      const job = await jobForBranch(this.database.db, projectId, pr.head);
+      if (job?.status === 'active') throw jobActive('merged');
+      const plan = await planMerge(project.repository, pr.base, pr.head, mergeMessage(pr, user), { ...MERGE_IDENTITY, at: this.clock.now() });
+      if (plan.kind === 'conflict') throw mergeConflict(pr, plan.files);
+      const merged = await this.decide(project.id, pr, job?.id ?? null, 'merge', async (executor, current) => {
+        if (current.base !== pr.base || current.head !== pr.head) return false;
+        if (plan.kind === 'merge') {
+          const moved = await advanceBranch(project.repository, branchRef(pr.base, 'base'), plan.baseCommit, plan.mergeCommit, `docwright: merge pull request #${number}`);
+          if (moved === 'moved') return false;
+        }
+        await this.record(executor, current, 'merged', plan);
+        return true;
+      });
+      if (merged) return this.announce(project, number);
+    }
+    throw conflict(`The base branch kept changing while pull request #${number} was being merged; try again.`, 'base_changed');
+  }
+
+  /** Closes without merging; the branch stays, and a follow-up message to the job reopens it. */
+  async close(projectId: string, number: number): Promise<PullRequestView> {
+    const project = await this.localProject(projectId, number);
+    const pr = await this.forge.find(projectId, number);
+    if (pr === null) throw notFoundPr(number);
+    assertOpen(pr, 'close');
+    const job = await jobForBranch(this.database.db, projectId, pr.head);
+    await this.decide(project.id, pr, job?.id ?? null, 'close', async (executor, current) => {
+      await this.record(executor, current, 'closed', null);
+      return true;
+    });
+    return this.announce(project, number);
+  }
+
+  private async localProject(projectId: string, number: number): Promise<Project> {
+    const project = await this.projects.find(projectId);
+    if (project === null || project.forge !== 'local') throw notFoundPr(number);
+    return project;
+  }
+
+  /** Runs `work` on the pull request as the transaction sees it, once it is still open and its job idle. */
+  private decide(
+    projectId: string,
+    pr: LocalPullRequest,
+    jobId: string | null,
+    action: 'merge' | 'close',
+    work: (executor: Executor, current: LocalPullRequest) => Promise<boolean>,
+  ): Promise<boolean> {
+    return writeTransaction(this.database, async (executor) => {
+      if (jobId !== null) await lockKey(this.database, executor, `job:${jobId}`);
+      await lockKey(this.database, executor, `local-pulls:${projectId}`);
+      const current = await this.forge.findIn(executor, projectId, pr.number);
+      if (current === null) throw notFoundPr(pr.number);
+      assertOpen(current, action);
+      const job = await jobForBranch(executor, projectId, current.head);
+      if (job?.status === 'active') throw jobActive(action === 'merge' ? 'merged' : 'closed');
+      return work(executor, current);
+    });
+  }
+
+  /** The pull request's new state, and the job's `prStatus` with it (in the same transaction). */
+  private async record(executor: Executor, pr: LocalPullRequest, state: 'merged' | 'closed', plan: MergePlan | null): Promise<void> {
+    const now = this.clock.now();
+    await executor
+      .updateTable('local_pull_requests')
+      .set({
+        state,
+        updated_at: now,
+        ...(plan === null ? {} : { merge_commit: plan.kind === 'merge' ? plan.mergeCommit : null, merged_base: plan.baseCommit, merged_head: plan.headCommit }),
+      })
+      .where('project_id', '=', pr.projectId)
+      .where('number', '=', pr.number)
+      .execute();
+    await executor.updateTable('jobs').set({ pr_status: state, updated_at: now }).where('project_id', '=', pr.projectId).where('branch', '=', pr.head).execute();
+  }
+
+  private async announce(project: Project, number: number): Promise<PullRequestView> {
+    await this.notifier.publish('docwright_project_jobs', project.id);
+    const pr = await this.forge.find(project.id, number);
+    if (pr === null) throw notFoundPr(number);
+    return buildPullRequestView(this.database, this.diffs, project.repository, pr);
+  }
+}
+
+function assertOpen(pr: LocalPullRequest, action: 'merge' | 'close'): void {
+  if (pr.state === 'merged') throw conflict(`Pull request #${pr.number} is already merged; it cannot be ${action === 'merge' ? 'merged' : 'closed'}.`, 'pull_request_merged');
+  if (pr.state === 'closed') throw conflict(`Pull request #${pr.number} is closed; it cannot be ${action === 'merge' ? 'merged' : 'closed again'}.`, 'pull_request_closed');
+}
+
+const jobActive = (done: 'merged' | 'closed'): DocwrightError =>
+  conflict(`The agent is still working on this pull request; it can be ${done} once its job is no longer active (or archive the job).`, 'job_active');
+
+function mergeConflict(pr: LocalPullRequest, files: string[]): DocwrightError {
+  return new DocwrightError('merge_conflict', `${pr.head} cannot be merged into ${pr.base} without conflicts in ${files.length} file${files.length === 1 ? '' : 's'}; nothing was changed.`, {
+    status: 409,
+    errors: files.map((path) => ({ path, message: 'merge conflict' })),
+  });
+}
+
+/** Who merged goes into a trailer; an address with characters that do not belong there is left out. */
+function mergeMessage(pr: LocalPullRequest, user: SignedInUser): string {
+  const by = /^[^\s<>@]{1,64}@[^\s<>@]{1,255}$/.test(user.email) ? user.email : `user ${user.id.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 64)}`;
+  return `Merge pull request #${pr.number} from ${pr.head}\n\n${pr.title}\n\nMerged-by: ${by}\n`;
+}
