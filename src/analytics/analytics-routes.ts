@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemSchema } from '../app/problem.js';
 import type { Services } from '../app/services.js';
-import { authProblems, projectParamsSchema } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity, projectParamsSchema } from '../projects/project-routes.js';
 import { createAnalyticsService, type AnalyticsService } from './create-analytics-service.js';
 import {
   dailyQuerySchema,
@@ -27,7 +27,7 @@ export const EVENTS_BODY_LIMIT = 1_048_576;
 
 const bound = (value: string | undefined): number | null => (value === undefined ? null : parseDateOrDateTime(value));
 
-const security = [{ bearerAuth: [] }];
+const security = keyOrSessionSecurity;
 const badInput = { 400: problemSchema.describe('Invalid parameters (errors lists each field), or dateFrom after dateTo.') };
 
 /**
@@ -37,7 +37,15 @@ const badInput = { 400: problemSchema.describe('Invalid parameters (errors lists
 export async function registerAnalyticsRoutes(app: FastifyInstance, services: Services, service: AnalyticsService = createAnalyticsService(services, app.log)): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const maintenance = startAnalyticsMaintenance(service, app.log);
+  // Deleting a project removes its analytics first (ProjectDeletion runs removers before
+  // the project's rows go, while analytics_sites still maps the project).
+  const removeAnalytics = async (projectId: string): Promise<void> => {
+    await service.deleteProjectData(projectId);
+  };
+  services.projectDataRemovers.push(removeAnalytics);
   app.addHook('onClose', async () => {
+    const index = services.projectDataRemovers.indexOf(removeAnalytics);
+    if (index !== -1) services.projectDataRemovers.splice(index, 1);
     maintenance.stop();
     await service.close();
   });

@@ -102,7 +102,8 @@ export function registerCollectRoutes(app: FastifyInstance, dependencies: Collec
   typed.post(
     '/v1/analytics/:projectId/collect',
     {
-      config: { access: 'public' },
+      // Cross-site by design and acting on no cookie credential: no CSRF token to ask for.
+      config: { access: 'public', csrf: false },
       bodyLimit: COLLECT_BODY_LIMIT,
       schema: {
         tags: ['analytics'],

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -111,7 +112,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         description:
           'Agent jobs that edit documentation and open pull requests (/v2), and unique-visitor analytics that tell humans from AI (/v1). Errors are RFC 9457 problem bodies (application/problem+json).',
       },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: dw_admin_… (or dw_ingest_… on ingestion routes).' } } },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: dw_admin_… (or dw_ingest_… on ingestion routes).' },
+          cookieAuth: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'dw_session',
+            description:
+              'A dashboard session (POST /v1/session). POST, PUT, PATCH and DELETE with it must also send X-CSRF-Token, the csrfToken of GET /v1/session (403 csrf_failed otherwise).',
+          },
+        },
+      },
     },
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
@@ -120,7 +132,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   app.decorateRequest('idempotency', null);
-  installAuthentication(app, services.keys);
+  // Parses the Cookie header on onRequest (before authentication) and writes Set-Cookie.
+  await app.register(cookie);
+  installAuthentication(app, { keys: services.keys, sessions: services.sessions, projects: services.projects });
   registerHealthRoutes(app, services.database);
   for (const feature of options.features ?? []) await feature(app, services);
   return app;

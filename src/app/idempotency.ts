@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.js';
 import { DocwrightError, validationFailed } from '../core/errors.js';
 import type { Database } from '../db/database.js';
+import { principalProjectId } from './authenticate.js';
 
 const RETENTION_MS = 24 * 3_600_000;
 /** An in-flight record this old belongs to a process that died mid-request. */
@@ -45,12 +46,12 @@ export class IdempotencyStore {
   async begin(request: FastifyRequest, reply: FastifyReply, operation: string): Promise<FastifyReply | undefined> {
     request.idempotency = null;
     const header = request.headers['idempotency-key'];
-    if (header === undefined || request.principal === null) return undefined;
+    const projectId = principalProjectId(request);
+    if (header === undefined || projectId === undefined) return undefined;
     const key = Array.isArray(header) ? header[0] ?? '' : header;
     if (!KEY_PATTERN.test(key)) {
       throw validationFailed('The Idempotency-Key header is not valid.', [{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
     }
-    const projectId = request.principal.projectId;
     const hash = createHash('sha256').update(`${operation}\n${request.url.split('?')[0]}\n${canonical(request.body)}`).digest('hex');
     const { db } = this.database;
     const now = this.clock.now();

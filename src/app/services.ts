@@ -16,6 +16,13 @@ import { resolveLanguageModel } from '../agent/model-provider.js';
 import { IdempotencyStore } from './idempotency.js';
 import { LocalPullRequests } from '../pull-requests/local-pull-requests.js';
 import { PullRequestDiffCache } from '../pull-requests/pull-request-diff-cache.js';
+import { keyCacheCoherence } from '../keys/key-cache-coherence.js';
+import { AccountService } from '../accounts/account-service.js';
+import { PasswordHasher } from '../accounts/password-hasher.js';
+import { SessionStore } from '../accounts/session-store.js';
+import { SignInThrottle } from '../accounts/sign-in-throttle.js';
+import { ProjectDeletion, type ProjectDataRemover } from '../projects/project-deletion.js';
+import { workspacesDirectory } from '../jobs/start-job-worker.js';
 
 /** Everything the HTTP routes, the worker and the CLI share; built once per process. */
 export interface Services {
@@ -25,6 +32,15 @@ export interface Services {
   secretBox: SecretBox;
   projects: ProjectRepository;
   keys: ApiKeyService;
+  /** Dashboard users, setup and password checks. */
+  accounts: AccountService;
+  sessions: SessionStore;
+  projectDeletion: ProjectDeletion;
+  /**
+   * Called with a project's id when it is being deleted, before its own rows go: features
+   * that keep per-project data elsewhere add theirs here (analytics: its deleteProjectData).
+   */
+  projectDataRemovers: ProjectDataRemover[];
   notifier: Notifier;
   queue: JobQueue;
   limiter: SlidingWindowLimiter;
@@ -53,6 +69,9 @@ export async function createServices(input: { config: Config; database: Database
   const limiter = new SlidingWindowLimiter(database, clock, 'agent');
   const jobRepository = new JobRepository(database);
   const forges = createForgeRegistry(config, database, clock);
+  const coherence = keyCacheCoherence(database, notifier);
+  const keys = new ApiKeyService(database.db, clock, coherence);
+  const projectDataRemovers: ProjectDataRemover[] = [];
   const models = config.models;
   const secrets = [
     config.secret,
@@ -67,7 +86,11 @@ export async function createServices(input: { config: Config; database: Database
     clock,
     secretBox,
     projects,
-    keys: new ApiKeyService(database.db, clock),
+    keys,
+    accounts: new AccountService({ database, clock, hasher: new PasswordHasher(), throttle: new SignInThrottle(database, clock, config.secret), instanceSecret: config.secret }),
+    sessions: new SessionStore(database.db, clock),
+    projectDeletion: new ProjectDeletion({ database, projects, keys, notifier, workspacesDir: workspacesDirectory(config.dataDir), removers: projectDataRemovers }),
+    projectDataRemovers,
     notifier,
     queue: new JobQueue(database, clock),
     limiter,
@@ -79,6 +102,7 @@ export async function createServices(input: { config: Config; database: Database
     resolveModel: input.resolveModel ?? ((modelId) => resolveLanguageModel(modelId, models)),
     secrets,
     async close() {
+      coherence.close();
       await notifier.close();
       await database.close();
     },

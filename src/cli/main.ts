@@ -6,6 +6,7 @@ import { docsCommand } from './commands/docs-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { projectsCommand } from './commands/projects-command.js';
+import { usersCommand } from './commands/users-command.js';
 import { migrateCommand, serveCommand, workerCommand } from './commands/server-commands.js';
 
 const program = new Command('docwright')
@@ -19,6 +20,7 @@ program.addCommand(workerCommand());
 program.addCommand(migrateCommand());
 program.addCommand(projectsCommand());
 program.addCommand(keysCommand());
+program.addCommand(usersCommand());
 program.addCommand(analyticsCommand());
 program.addCommand(jobsCommand());
 program.addCommand(docsCommand());

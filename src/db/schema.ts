@@ -36,6 +36,32 @@ export interface ApiKeysTable {
   revoked_at: number | null;
 }
 
+/** Dashboard accounts; email_key is the lower-cased address (unique). */
+export interface UsersTable {
+  id: string;
+  email: string;
+  email_key: string;
+  password_hash: string;
+  role: string;
+  created_at: number;
+}
+
+/** Browser sessions, keyed by the SHA-256 of the cookie's secret. */
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: number;
+  last_used_at: number;
+  expires_at: number;
+}
+
+export interface SignInFailuresTable {
+  id: Generated<number>;
+  subject: string;
+  at: number;
+}
+
 export interface MigrationsTable {
   version: number;
   name: string;
@@ -240,6 +266,9 @@ export interface DatabaseSchema {
   projects: ProjectsTable;
   legacy_forge_credentials: LegacyForgeCredentialsTable;
   api_keys: ApiKeysTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  sign_in_failures: SignInFailuresTable;
   docwright_migrations: MigrationsTable;
   jobs: JobsTable;
   job_turns: JobTurnsTable;

@@ -22,7 +22,10 @@ export interface EventStream {
 
 /** Whose slots a stream takes: the API key, or the signed-in user. */
 export function streamOwner(request: FastifyRequest): string {
-  if (request.principal) return request.principal.keyId;
+  const principal = request.principal;
+  if (principal?.kind === 'key') return principal.keyId;
+  // All of a user's sessions share one user's slots.
+  if (principal?.kind === 'user') return `user:${principal.userId}`;
   const user = signedInUser(request);
   return user === null ? '' : `user:${user.id}`;
 }

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
-import { authProblems } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity } from '../projects/project-routes.js';
 import { readJobEvents, type JobEvent } from './job-events.js';
 import { jobParamsSchema, turnSchema } from './job-schemas.js';
 import { isSettled } from './job-state.js';
@@ -33,7 +33,7 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
         tags: ['agent jobs'],
         summary: "A job's conversation",
         description: 'One entry per prompt (the first and every follow-up): the prompt, a summary of the tool steps, the final message, the files changed, the commit and any documentation problems left.',
-        security: [{ bearerAuth: [] }],
+        security: keyOrSessionSecurity,
         params: jobParamsSchema,
         response: { 200: z.object({ messages: z.array(turnSchema) }), ...authProblems },
       },
@@ -50,13 +50,13 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
         summary: "A job's progress as Server-Sent Events",
         description:
           'text/event-stream of events (job.created, turn.queued, turn.started, step, turn.retrying, turn.completed, turn.failed, pull_request, job.completed, job.failed, job.archived). Each has an id; reconnect with Last-Event-ID (or ?lastEventId=) to resume. The stream ends once the job is no longer active.',
-        security: [{ bearerAuth: [] }],
+        security: keyOrSessionSecurity,
         params: jobParamsSchema,
         querystring: z.object({ lastEventId: z.coerce.number().int().min(0).optional() }),
         response: {
           200: z.string().describe('text/event-stream'),
           ...authProblems,
-          429: problemSchema.describe('too_many_streams_for_key: this key already has 20 open event streams (in this server process).'),
+          429: problemSchema.describe('too_many_streams_for_key: this key (or signed-in user) already has 20 open event streams (in this server process).'),
           503: problemSchema.describe('too_many_streams: this server process has 1,000 open event streams.'),
         },
       },

@@ -3,13 +3,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
-import { authProblems } from '../projects/project-routes.js';
+import { principalProjectId } from '../app/authenticate.js';
+import { authProblems, keyOrSessionSecurity } from '../projects/project-routes.js';
 import { rateLimitHeaders } from '../rate-limit/sliding-window-limiter.js';
 import { jobParamsSchema, jobSchema, listQuerySchema, promptBodySchema } from './job-schemas.js';
 import type { JobStatus } from './job.js';
 
 const projectParams = z.object({ projectId: z.string().min(1).max(100) });
-const security = [{ bearerAuth: [] }];
+const security = keyOrSessionSecurity;
 const rateLimitedProblems = {
   ...authProblems,
   400: problemSchema.describe('The body is not valid: errors[] lists the fields.'),
@@ -26,8 +27,9 @@ function rateLimitHooks(services: Services) {
     preHandler: async (request: FastifyRequest, reply: FastifyReply) => services.idempotency.begin(request, reply, request.routeOptions.url ?? ''),
     onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       await services.idempotency.finish(request, reply, payload);
-      if (request.principal && !reply.hasHeader('RateLimit')) {
-        const project = await services.projects.find(request.principal.projectId);
+      const projectId = principalProjectId(request);
+      if (projectId !== undefined && !reply.hasHeader('RateLimit')) {
+        const project = await services.projects.find(projectId);
         if (project) reply.headers(rateLimitHeaders(await services.limiter.peek(project.id, services.jobs.rateLimitFor(project))));
       }
       return payload;

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
-import { authProblems } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity } from '../projects/project-routes.js';
 import { openEventStream } from './event-stream.js';
 import { RecentJobChanges } from './recent-job-changes.js';
 import type { StreamSlots } from './stream-slots.js';
@@ -29,12 +29,12 @@ export function registerProjectJobStreamRoute(app: FastifyInstance, services: Se
         summary: "Changes of a project's jobs as Server-Sent Events",
         description:
           'text/event-stream of `event: job` whose data is the AgentJob JSON, sent when a job is created or its status, prLink or prStatus changes. On connecting, the jobs changed in the last 60 seconds are sent first (so nothing is lost between reading the list and subscribing); after a longer disconnection, read the list again. Keep-alive comments every 15 s; the stream ends after an hour (EventSource reconnects). Shares the open-stream limits with the per-job streams.',
-        security: [{ bearerAuth: [] }],
+        security: keyOrSessionSecurity,
         params: z.object({ projectId: z.string().min(1).max(100) }),
         response: {
           200: z.string().describe('text/event-stream'),
           ...authProblems,
-          429: problemSchema.describe('too_many_streams_for_key: this key already has 20 open event streams (in this server process).'),
+          429: problemSchema.describe('too_many_streams_for_key: this key (or signed-in user) already has 20 open event streams (in this server process).'),
           503: problemSchema.describe('too_many_streams: this server process has 1,000 open event streams.'),
         },
       },

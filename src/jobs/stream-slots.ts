@@ -27,7 +27,7 @@ export class StreamSlots {
     if (held >= this.limits.perKey) {
       throw new DocwrightError(
         'too_many_streams_for_key',
-        `This API key already has ${this.limits.perKey} open event streams; close one, or poll the job instead.`,
+        `This API key (or signed-in user) already has ${this.limits.perKey} open event streams; close one, or poll the job instead.`,
         { status: 429 },
       );
     }

@@ -1,4 +1,5 @@
 import type { ApiKeysTable } from '../db/schema.js';
+import type { UserRole } from '../accounts/user.js';
 import type { KeyScope } from './api-key-format.js';
 
 /** What listings show of a key; never the key itself. */
@@ -22,12 +23,25 @@ export interface CreatedApiKey {
   projectId: string;
 }
 
-/** Who a request is, once its key checked out. */
-export interface Principal {
+/** A request authenticated by an API key: it opens its own project only. */
+export interface KeyPrincipal {
+  kind: 'key';
   keyId: string;
   projectId: string;
   scope: KeyScope;
 }
+
+/** A request of a signed-in dashboard user (session cookie): any project, by role. */
+export interface UserPrincipal {
+  kind: 'user';
+  userId: string;
+  role: UserRole;
+  /** The session's row id (the SHA-256 of the cookie's secret, not the secret). */
+  sessionId: string;
+}
+
+/** Who a request is, once its key or session checked out. */
+export type Principal = KeyPrincipal | UserPrincipal;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

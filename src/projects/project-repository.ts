@@ -61,6 +61,12 @@ export class ProjectRepository {
     return rows.map(projectFromRow);
   }
 
+  /** Every project, oldest first (the dashboard's list; instances hold tens, not millions). */
+  async listAll(): Promise<Project[]> {
+    const rows = await this.db.selectFrom('projects').selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+    return rows.map(projectFromRow);
+  }
+
   /** The project's forge credentials, or null; `secret_unreadable` if they were not sealed for it. */
   async credentials(id: string): Promise<ForgeCredentials | null> {
     const row = await this.db.selectFrom('projects').select('forge_credentials').where('id', '=', id).executeTakeFirst();
@@ -68,10 +74,12 @@ export class ProjectRepository {
     return row.forge_credentials === null ? null : (JSON.parse(this.secretBox.open(row.forge_credentials, id)) as ForgeCredentials);
   }
 
-  async update(id: string, changes: { settings?: ProjectSettings; credentials?: ForgeCredentials | null }): Promise<Project> {
-    const values: Partial<Pick<ProjectsTable, 'settings' | 'forge_credentials' | 'updated_at'>> = {
+  async update(id: string, changes: { name?: string; ref?: string; settings?: ProjectSettings; credentials?: ForgeCredentials | null }): Promise<Project> {
+    const values: Partial<Pick<ProjectsTable, 'name' | 'ref' | 'settings' | 'forge_credentials' | 'updated_at'>> = {
       updated_at: this.clock.now(),
     };
+    if (changes.name !== undefined) values.name = changes.name;
+    if (changes.ref !== undefined) values.ref = changes.ref;
     if (changes.settings !== undefined) values.settings = JSON.stringify(changes.settings);
     if (changes.credentials !== undefined) values.forge_credentials = this.seal(id, changes.credentials);
     const result = await this.db.updateTable('projects').set(values).where('id', '=', id).executeTakeFirst();

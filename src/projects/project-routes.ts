@@ -21,13 +21,16 @@ export const projectSchema = z
 
 export const projectParamsSchema = z.object({ projectId: z.string().min(1).max(100) });
 
+/** Routes that take an admin key of their project or a dashboard session. */
+export const keyOrSessionSecurity: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { cookieAuth: [] }];
+
 export const authProblems = {
-  401: problemSchema.describe('Missing, malformed, unknown, revoked or expired key.'),
-  403: problemSchema.describe('The key lacks the scope for this operation.'),
+  401: problemSchema.describe('Missing, malformed, unknown, revoked or expired key, and no valid session.'),
+  403: problemSchema.describe('The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token).'),
   404: problemSchema.describe('Unknown project, or one the key does not grant.'),
 };
 
-/** `GET /v1/projects/{projectId}`: lets a key holder check which project a key opens (used by the CLI). */
+/** `GET /v1/projects/{projectId}`: lets a key holder check which project a key opens (used by the CLI), and the dashboard read one. */
 export function registerProjectRoutes(app: FastifyInstance, services: Services): void {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/v1/projects/:projectId',
@@ -35,8 +38,8 @@ export function registerProjectRoutes(app: FastifyInstance, services: Services):
       config: { access: 'admin' },
       schema: {
         tags: ['projects'],
-        summary: 'Get the project an admin key belongs to',
-        security: [{ bearerAuth: [] }],
+        summary: 'Get a project (its admin key, or any signed-in user)',
+        security: keyOrSessionSecurity,
         params: projectParamsSchema,
         response: { 200: projectSchema, ...authProblems },
       },

@@ -6,10 +6,13 @@ import type { Database } from '../db/database.js';
  * docwright_jobs: a job has work queued (payload: job id). docwright_job_events: a job has
  * new events (job id). docwright_job_control: a job was archived (job id).
  * docwright_project_jobs: a job's row changed, i.e. what its project's job stream shows
- * (payload: project id).
+ * (payload: project id). docwright_keys: API keys were revoked or deleted (see
+ * KeyCacheCoherence).
  */
-export type Channel = 'docwright_jobs' | 'docwright_job_events' | 'docwright_job_control' | 'docwright_project_jobs';
-const CHANNELS: readonly Channel[] = ['docwright_jobs', 'docwright_job_events', 'docwright_job_control', 'docwright_project_jobs'];
+export type Channel = 'docwright_jobs' | 'docwright_job_events' | 'docwright_job_control' | 'docwright_project_jobs' | 'docwright_keys';
+const CHANNELS: readonly Channel[] = ['docwright_jobs', 'docwright_job_events', 'docwright_job_control', 'docwright_project_jobs', 'docwright_keys'];
+/** Emitted (locally) whenever the LISTEN connection is established or lost. */
+const LISTENER_CHANGED = Symbol('listener changed');
 
 /**
  * Wakes listeners when something happened: a job was queued, a job has new events, a job
@@ -45,11 +48,53 @@ export class Notifier {
     client.on('error', () => {
       if (this.closed) return;
       this.listener = null;
+      this.emitter.emit(LISTENER_CHANGED);
       setTimeout(() => void this.listen(url).catch(() => {}), 1_000).unref();
     });
     await client.connect();
     for (const channel of CHANNELS) await client.query(`listen ${channel}`);
     this.listener = client;
+    this.emitter.emit(LISTENER_CHANGED);
+  }
+
+  /**
+   * True when notifications from other processes reach this one: on PostgreSQL while the
+   * LISTEN connection is up. (SQLite has no cross-process notifications at all.)
+   */
+  get listening(): boolean {
+    return this.listener !== null;
+  }
+
+  /** Calls `handler` whenever the LISTEN connection comes up or goes down (notifications may have been missed). */
+  onListenerChange(handler: () => void): () => void {
+    this.emitter.on(LISTENER_CHANGED, handler);
+    return () => this.emitter.off(LISTENER_CHANGED, handler);
+  }
+
+  /**
+   * Publishes, and on PostgreSQL waits (at most `timeoutMs`) until this process's own
+   * LISTEN connection has received it back, then `settleMs` more. PostgreSQL signals every
+   * listening session at commit; the echo shows ours was served, and the settle time
+   * covers the other sessions' delivery to their processes (same order of time, well
+   * under a millisecond on one network). A caller that answers afterwards has made the
+   * change known before its answer.
+   */
+  async publishAndConfirm(channel: Channel, payload: string, options: { timeoutMs?: number; settleMs?: number } = {}): Promise<void> {
+    if (!this.listener) return this.publish(channel, payload);
+    let unsubscribe = (): void => {};
+    let timer: NodeJS.Timeout | undefined;
+    const echoed = new Promise<void>((resolve) => {
+      unsubscribe = this.subscribe(channel, (received) => received === payload && resolve());
+      timer = setTimeout(resolve, options.timeoutMs ?? 2_000);
+    });
+    try {
+      await this.publish(channel, payload);
+      await echoed;
+    } finally {
+      clearTimeout(timer);
+      unsubscribe();
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.settleMs ?? 50));
   }
 
   /** Tells this process at once, and other processes through PostgreSQL. */

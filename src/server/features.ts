@@ -6,10 +6,18 @@ import { registerJobConversationRoutes } from '../jobs/job-conversation-routes.j
 import { registerLocalPullRequestRoutes } from '../pull-requests/local-pull-request-routes.js';
 import { registerAnalyticsRoutes } from '../analytics/analytics-routes.js';
 import { registerDashboard } from '../dashboard/register-dashboard.js';
+import { registerSessionRoutes } from '../accounts/session-routes.js';
+import { registerUserRoutes } from '../accounts/user-routes.js';
+import { registerProjectManagementRoutes } from '../projects/project-management-routes.js';
+import { registerApiKeyRoutes } from '../keys/api-key-routes.js';
 
 /** The route plugins of every feature, in registration order. */
 export const features: ReadonlyArray<(app: FastifyInstance, services: Services) => void | Promise<void>> = [
+  registerSessionRoutes,
+  registerUserRoutes,
   registerProjectRoutes,
+  registerProjectManagementRoutes,
+  registerApiKeyRoutes,
   registerJobRoutes,
   registerJobConversationRoutes,
   registerLocalPullRequestRoutes,

@@ -7,6 +7,7 @@ import { createJobWorker, type JobWorkerOptions } from '../jobs/start-job-worker
 import type { WorkerPool } from '../queue/worker-pool.js';
 import { features } from './features.js';
 import { openRuntime } from './open-runtime.js';
+import { announceSetup } from '../accounts/setup-announcement.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -41,6 +42,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await services.close();
     throw error;
   }
+  await announceSetup(services, logger).catch((error: unknown) => logger.warn({ err: error }, 'could not check whether setup is needed'));
   const worker = options.worker === false ? null : createJobWorker(services, logger, options.workerOptions);
   worker?.start();
   const address = app.server.address();
