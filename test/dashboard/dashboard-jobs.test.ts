@@ -48,6 +48,8 @@ describe('agent jobs in Chromium, against the fake model', () => {
     await page.getByRole('link', { name: 'Agent jobs' }).click();
     await page.waitForURL(`**/projects/${projectId}/jobs`);
     await page.getByRole('heading', { name: 'No jobs yet' }).waitFor();
+    // Subscribed to the project's job stream (not the polling fallback).
+    await page.locator('[data-live="live"]').waitFor();
     await expectAccessible(page, 'jobs (empty)');
 
     await page.getByLabel('Instruction').fill('Add a troubleshooting page');
@@ -56,12 +58,15 @@ describe('agent jobs in Chromium, against the fake model', () => {
     await row.locator('[data-status="active"]').waitFor();
     jobId = (await row.getAttribute('data-job-id'))!;
     expect(await row.textContent()).toContain('Add a troubleshooting page');
-    // The page is never reloaded: the stream (or its polling fallback) moves the badge.
+    // The page is never reloaded and the list never fetched again: the stream moves the badge.
     const navigations: string[] = [];
+    const listReads: string[] = [];
     page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
+    page.on('request', (request) => request.url().includes(`/v2/agent/${projectId}/jobs?`) && listReads.push(request.url()));
     await row.locator('[data-status="completed"]').waitFor({ timeout: 30_000 });
     await row.getByRole('link', { name: /Pull request/ }).waitFor();
     expect(navigations).toEqual([]);
+    expect(listReads).toEqual([]);
     expect(await row.getByRole('link', { name: /Pull request/ }).getAttribute('href')).toMatch(new RegExp(`^/projects/${projectId}/pulls/1\\?token=`));
     await expectAccessible(page, 'jobs with a completed job');
   });
