@@ -1,9 +1,10 @@
-import type { Token } from 'micromark-util-types';
+import type { Token, TokenizeContext } from 'micromark-util-types';
 import type { TreeNode } from './tree-node.js';
 
 /**
  * JSX tags read from micromark's events the way mdast-util-mdx-jsx reads them (its
- * `enterMdxJsxTag` … `exitMdxJsxTag`): name, attributes with their positions and values,
+ * `enterMdxJsxTag` … `exitMdxJsxTag`, token text through `sliceSerialize` as there):
+ * name, attributes with their positions and values,
  * and the element an opening tag starts. Where mdast-util-mdx-jsx or from-markdown
  * would throw, or where this does not follow it exactly, the answer is a reason to
  * leave the page to the full parser, never a guess:
@@ -23,8 +24,6 @@ export class JsxTags {
   /** The attribute value being read: its pieces. */
   private valuePieces: string[] | undefined;
 
-  constructor(private readonly source: string) {}
-
   inTag(): boolean {
     return this.tag !== undefined;
   }
@@ -35,8 +34,8 @@ export class JsxTags {
     return undefined;
   }
 
-  /** A token inside the tag starts. */
-  enter(token: Token): string | undefined {
+  /** A token inside the tag starts; `context` is the one its event carries. */
+  enter(token: Token, context: TokenizeContext): string | undefined {
     const tag = this.tag;
     if (tag === undefined) return undefined;
     const kind = suffix(token.type);
@@ -63,7 +62,7 @@ export class JsxTags {
         return undefined;
       case 'AttributeValueLiteralValue':
       case 'AttributeValueExpressionValue':
-        this.valuePieces?.push(this.slice(token));
+        this.valuePieces?.push(context.sliceSerialize(token));
         return undefined;
       default:
         return undefined;
@@ -71,28 +70,28 @@ export class JsxTags {
   }
 
   /** A token inside the tag ends. */
-  exit(token: Token): string | undefined {
+  exit(token: Token, context: TokenizeContext): string | undefined {
     const tag = this.tag;
     if (tag === undefined) return undefined;
     const attribute = tag.attributes.at(-1);
     switch (suffix(token.type)) {
       case 'NamePrimary':
-        tag.name = this.slice(token);
+        tag.name = context.sliceSerialize(token);
         return undefined;
       case 'NameMember':
-        tag.name += `.${this.slice(token)}`;
+        tag.name += `.${context.sliceSerialize(token)}`;
         return undefined;
       case 'NameLocal':
-        tag.name += `:${this.slice(token)}`;
+        tag.name += `:${context.sliceSerialize(token)}`;
         return undefined;
       case 'AttributeNamePrimary':
         if (attribute === undefined) return 'attribute name outside an attribute';
-        attribute.name = this.slice(token);
+        attribute.name = context.sliceSerialize(token);
         attribute.position = { start: attribute.position?.start ?? point(token.start), end: point(token.end) };
         return undefined;
       case 'AttributeNameLocal':
         if (attribute === undefined) return 'attribute name outside an attribute';
-        attribute.name = `${attribute.name ?? ''}:${this.slice(token)}`;
+        attribute.name = `${attribute.name ?? ''}:${context.sliceSerialize(token)}`;
         attribute.position = { start: attribute.position?.start ?? point(token.start), end: point(token.end) };
         return undefined;
       case 'AttributeValueLiteral': {
@@ -146,10 +145,6 @@ export class JsxTags {
     const pieces = this.valuePieces ?? [];
     this.valuePieces = undefined;
     return pieces.length > 1 ? undefined : (pieces[0] ?? '');
-  }
-
-  private slice(token: Token): string {
-    return this.source.slice(token.start.offset, token.end.offset);
   }
 }
 

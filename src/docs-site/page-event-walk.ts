@@ -109,11 +109,16 @@ interface LinkState {
 /** Characters an escape or reference in text may not make: they could complete an autolink trigger. */
 const AUTOLINK_CHARACTERS = /[@:/.wW]/;
 
-/** Walks `events` of `source` (see micromark-events.ts); `autolinkTriggers`: ascending offsets of `@`, `://`, `www.` in it. */
-export function walkEvents(events: Event[], source: string, autolinkTriggers: readonly number[]): WalkResult {
+/**
+ * Walks the `events` of a page (see micromark-events.ts); `autolinkTriggers`: ascending
+ * offsets of `@`, `://`, `www.` in it. Token text is read with `sliceSerialize`, as
+ * from-markdown reads it (a tab's columns a token starts inside are spaces there, NUL
+ * is U+FFFD), not sliced from the page.
+ */
+export function walkEvents(events: Event[], autolinkTriggers: readonly number[]): WalkResult {
   const nodes: TreeNode[] = [];
   const stack: Frame[] = [];
-  const tags = new JsxTags(source);
+  const tags = new JsxTags();
   let link: LinkState | undefined;
   let definition: TreeNode | undefined;
   let heading: { node: TreeNode; parts: string[] } | undefined;
@@ -123,13 +128,13 @@ export function walkEvents(events: Event[], source: string, autolinkTriggers: re
   let skipping: Token | undefined;
   let atHardBreak = false;
 
-  for (const [kind, token] of events) {
+  for (const [kind, token, context] of events) {
     // A string: the MDX token types are declared by modules this file does not import.
     const type: string = token.type;
     if (kind === 'enter') {
       const parent = stack.at(-1);
       if (tags.inTag()) {
-        const problem = tags.enter(token);
+        const problem = tags.enter(token, context);
         if (problem !== undefined) return { unsupported: problem };
         stack.push({ token, items: 0 });
         continue;
@@ -148,7 +153,7 @@ export function walkEvents(events: Event[], source: string, autolinkTriggers: re
           break;
         case 'characterEscape':
         case 'characterReference':
-          if (inTextContent(parent) && AUTOLINK_CHARACTERS.test(decodeString(source.slice(token.start.offset, token.end.offset)))) return { unsupported: 'escaped autolink character' };
+          if (inTextContent(parent) && AUTOLINK_CHARACTERS.test(decodeString(context.sliceSerialize(token)))) return { unsupported: 'escaped autolink character' };
           break;
         case 'autolink':
           nodes.push({ type: 'link', url: '', position: place(token) });
@@ -157,7 +162,7 @@ export function walkEvents(events: Event[], source: string, autolinkTriggers: re
         case 'autolinkEmail': {
           // from-markdown: the URL as written, `mailto:` before an e-mail address.
           const autolink = nodes.at(-1);
-          if (autolink?.type === 'link') autolink.url = `${type === 'autolinkEmail' ? 'mailto:' : ''}${source.slice(token.start.offset, token.end.offset)}`;
+          if (autolink?.type === 'link') autolink.url = `${type === 'autolinkEmail' ? 'mailto:' : ''}${context.sliceSerialize(token)}`;
           break;
         }
         case 'link':
@@ -203,8 +208,8 @@ export function walkEvents(events: Event[], source: string, autolinkTriggers: re
         // from-markdown adds a line ending to the text, except the one a hard break takes.
         atHardBreak = false;
       } else if (inText && skipping === undefined && heading !== undefined) {
-        if (TEXT_VALUES.has(type) || type === 'lineEnding') heading.parts.push(source.slice(token.start.offset, token.end.offset));
-        else if (type === 'characterReference') heading.parts.push(decodeString(source.slice(token.start.offset, token.end.offset)));
+        if (TEXT_VALUES.has(type) || type === 'lineEnding') heading.parts.push(context.sliceSerialize(token));
+        else if (type === 'characterReference') heading.parts.push(decodeString(context.sliceSerialize(token)));
       }
       stack.push({ token, items: 0 });
       continue;
@@ -218,17 +223,17 @@ export function walkEvents(events: Event[], source: string, autolinkTriggers: re
         if ('unsupported' in closed) return closed;
         if (closed.element !== undefined) nodes.push(closed.element);
       } else {
-        const problem = tags.exit(token);
+        const problem = tags.exit(token, context);
         if (problem !== undefined) return { unsupported: problem };
       }
     } else {
       if (skipping === token) skipping = undefined;
       switch (type) {
         case 'resourceDestinationString':
-          if (link !== undefined && imageDepth === 0) link.node.url = decodeString(source.slice(token.start.offset, token.end.offset));
+          if (link !== undefined && imageDepth === 0) link.node.url = decodeString(context.sliceSerialize(token));
           break;
         case 'definitionDestinationString':
-          if (definition !== undefined) definition.url = decodeString(source.slice(token.start.offset, token.end.offset));
+          if (definition !== undefined) definition.url = decodeString(context.sliceSerialize(token));
           break;
         case 'definition':
           definition = undefined;

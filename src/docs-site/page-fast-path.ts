@@ -12,8 +12,6 @@ import type { TreeNode } from './tree-node.js';
  * `source` as page-parser.ts takes it (mintlify-source.ts prepared it).
  */
 export function fastPageNodes(source: string, format: 'md' | 'mdx'): TreeNode[] | undefined {
-  // micromark reads NUL as U+FFFD, so its token text would differ from a slice of `source`.
-  if (source.includes('\0')) return undefined;
   let events;
   try {
     events = tokenize(source, chooseExtensions(source, format));
@@ -21,7 +19,7 @@ export function fastPageNodes(source: string, format: 'md' | 'mdx'): TreeNode[] 
     // A syntax error (or nesting too deep for the tokenizer): the full parser reports it.
     return undefined;
   }
-  const walked = walkEvents(events, source, autolinkTriggers(source));
+  const walked = walkEvents(events, autolinkTriggers(source));
   return 'unsupported' in walked ? undefined : walked.nodes;
 }
 
