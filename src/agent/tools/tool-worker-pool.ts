@@ -75,7 +75,11 @@ export class ToolWorkerPool {
     this.startTimeoutMs = options.startTimeoutMs ?? 60_000;
   }
 
-  /** Runs one task on a worker; the time limit counts from the moment a started worker receives it. */
+  /**
+   * Runs one task on a worker; the time limit counts from the moment a started worker
+   * receives it, or, for a task sent ahead to a busy worker, from when the pool hears that
+   * the task before it is done.
+   */
   run<Kind extends ToolTaskKind>(task: TaskOf<Kind>, timeoutMs: number): Promise<TaskOutcome<ToolTaskResults[Kind]>> {
     if (this.closed) return Promise.reject(new Error('The tool workers have been stopped.'));
     return new Promise((resolve, reject) => {
