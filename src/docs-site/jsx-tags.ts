@@ -24,6 +24,11 @@ export class JsxTags {
   /** The attribute value being read: its pieces. */
   private valuePieces: string[] | undefined;
 
+  /** Elements open now. */
+  depth(): number {
+    return this.elements.length;
+  }
+
   inTag(): boolean {
     return this.tag !== undefined;
   }

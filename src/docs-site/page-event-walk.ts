@@ -89,6 +89,14 @@ for (const type of ['link', 'htmlText', 'autolink', 'autolinkMarker', 'autolinkP
   IMAGE_TEXT.delete(type);
 }
 
+/**
+ * Deeper than this (tokens plus open JSX elements), a page goes to the full parser: its
+ * tree walks recurse, and a page nested thousands deep overflows its stack there and is
+ * reported (page-parser.ts), where this iterative walk would not. Real pages nest a few
+ * dozen deep at most.
+ */
+const MAX_DEPTH = 256;
+
 const HEADINGS = new Set(['atxHeading', 'setextHeading']);
 const HEADING_TEXT = new Set(['atxHeadingText', 'setextHeadingText']);
 
@@ -132,6 +140,7 @@ export function walkEvents(events: Event[], autolinkTriggers: readonly number[])
     // A string: the MDX token types are declared by modules this file does not import.
     const type: string = token.type;
     if (kind === 'enter') {
+      if (stack.length + tags.depth() > MAX_DEPTH) return { unsupported: 'nested too deeply' };
       const parent = stack.at(-1);
       if (tags.inTag()) {
         const problem = tags.enter(token, context);

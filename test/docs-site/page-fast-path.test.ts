@@ -113,6 +113,13 @@ describe('the fast path reads pages exactly as the full parser', () => {
     }
   });
 
+  it('leaves deeply nested pages to the full parser, whose recursion may give up on them', () => {
+    for (const text of [`${'<div>'.repeat(300)}x${'</div>'.repeat(300)}`, Array.from({ length: 300 }, (_, depth) => `${'  '.repeat(depth)}- item`).join('\n'), '>'.repeat(300)]) {
+      expect(compare(text, 'mdx').fast).toBe(false);
+    }
+    expect(expectSame(`${'<div>'.repeat(50)}[x](/deep)${'</div>'.repeat(50)}`, 'mdx').fast).toBe(true);
+  });
+
   it('leaves pages where a GFM autolink literal could be made to the full parser', () => {
     for (const text of ['see https://example.com/a', 'www.example.com', 'write to a@b.co', 'a&#64;b.co', 'https&#58;//x.y', 'a\\@b.co']) {
       expect(compare(text, 'mdx').fast).toBe(false);
