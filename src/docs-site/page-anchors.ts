@@ -4,7 +4,7 @@ import { attributeString, isJsxElement, namedAttributes } from './jsx-attribute.
 import { nodeRange, walkTree, type TreeNode } from './tree-node.js';
 
 /**
- * The fragment ids a page defines, in document order: each heading's id and the
+ * The fragment ids a page defines, from its nodes in document order (see page-links.ts): each heading's id and the
  * `id="…"` of HTML and JSX elements (Mintlify's own pages wrap translated headings in
  * `<div id="…">`). A heading's id is its `{#custom-id}` when it has one
  * (https://www.mintlify.com/docs/create/text, "Custom heading IDs"), otherwise the
@@ -13,10 +13,10 @@ import { nodeRange, walkTree, type TreeNode } from './tree-node.js';
  *
  * `customIds`: the custom ids by line, from mintlify-source.ts.
  */
-export function collectAnchors(tree: TreeNode, text: string, customIds: ReadonlyMap<number, string>): string[] {
+export function collectAnchors(nodes: readonly TreeNode[], text: string, customIds: ReadonlyMap<number, string>): string[] {
   const anchors: string[] = [];
   const slugger = new GithubSlugger();
-  walkTree(tree, (node) => {
+  for (const node of nodes) {
     if (node.type === 'heading') {
       const custom = customIds.get(node.position?.start.line ?? 0);
       anchors.push(custom ?? slugger.slug(plainText(node)));
@@ -29,7 +29,7 @@ export function collectAnchors(tree: TreeNode, text: string, customIds: Readonly
         if (found !== undefined) anchors.push(found.value);
       }
     }
-  });
+  }
   return anchors;
 }
 

@@ -1,7 +1,7 @@
 import { htmlAttributeValues } from './html-attributes.js';
 import { attributeString, isJsxElement, namedAttributes } from './jsx-attribute.js';
 import { attributeValueRange, definitionUrlRange, linkUrlRange, UNKNOWN_RANGE } from './link-offsets.js';
-import { nodeRange, walkTree, type TreeNode } from './tree-node.js';
+import { nodeRange, type TreeNode } from './tree-node.js';
 
 /**
  * A link target in a page. `start`/`end`: UTF-16 offsets of the target text itself in
@@ -16,15 +16,16 @@ export interface PageLink {
 }
 
 /**
- * Link targets of a parsed page: Markdown links and autolinks, reference definitions
+ * Link targets of a parsed page, from its nodes in document order (the syntax tree
+ * walked, or page-event-walk.ts): Markdown links and autolinks, reference definitions
  * (`[x]: ./y`), `href` in raw HTML (Markdown pages) and in JSX attributes, including
  * constant expressions (`href={"/x"}`). Code, inline code and math are leaves whose
  * text is never looked into, so nothing in them is a link. Reference-style uses
  * (`[text][x]`) are not listed: their target is the definition's.
  */
-export function collectLinks(tree: TreeNode, text: string): PageLink[] {
+export function collectLinks(nodes: readonly TreeNode[], text: string): PageLink[] {
   const links: PageLink[] = [];
-  walkTree(tree, (node) => {
+  for (const node of nodes) {
     const line = node.position?.start.line ?? 1;
     if (node.type === 'link' && typeof node.url === 'string') {
       links.push({ target: node.url, line, ...linkUrlRange(text, node, node.url) });
@@ -40,7 +41,7 @@ export function collectLinks(tree: TreeNode, text: string): PageLink[] {
         links.push({ target: found.value, line: attribute.position?.start.line ?? line, ...range });
       }
     }
-  });
+  }
   return links;
 }
 

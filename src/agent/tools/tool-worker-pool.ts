@@ -28,6 +28,8 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   job: Job | null;
+  /** Sent while `job` runs, started by the worker right after it (see `pump`). */
+  next: Job | null;
   /** The running task's time limit, or the start-up limit before `ready`. */
   timer: NodeJS.Timeout | undefined;
   idleTimer: NodeJS.Timeout | undefined;
@@ -73,7 +75,11 @@ export class ToolWorkerPool {
     this.startTimeoutMs = options.startTimeoutMs ?? 60_000;
   }
 
-  /** Runs one task on a worker; the time limit counts from the moment a started worker receives it. */
+  /**
+   * Runs one task on a worker; the time limit counts from the moment a started worker
+   * receives it, or, for a task sent ahead to a busy worker, from when the pool hears that
+   * the task before it is done.
+   */
   run<Kind extends ToolTaskKind>(task: TaskOf<Kind>, timeoutMs: number): Promise<TaskOutcome<ToolTaskResults[Kind]>> {
     if (this.closed) return Promise.reject(new Error('The tool workers have been stopped.'));
     return new Promise((resolve, reject) => {
@@ -94,7 +100,9 @@ export class ToolWorkerPool {
     for (const job of this.queue.splice(0)) job.reject(stopped);
     const exits = this.slots.splice(0).map((slot) => {
       slot.job?.reject(stopped);
+      slot.next?.reject(stopped);
       slot.job = null;
+      slot.next = null;
       return this.retire(slot);
     });
     await Promise.all(exits);
@@ -108,20 +116,30 @@ export class ToolWorkerPool {
         continue;
       }
       const starting = this.slots.filter((slot) => !slot.ready).length;
-      if (this.slots.length >= this.size || starting >= this.queue.length) return;
-      if (this.startFailures >= MAX_START_FAILURES) {
-        const error = new Error(`The tool workers failed to start ${this.startFailures} times in a row.`);
-        for (const job of this.queue.splice(0)) job.reject(error);
-        return;
+      if (this.slots.length < this.size && starting < this.queue.length) {
+        if (this.startFailures >= MAX_START_FAILURES) {
+          const error = new Error(`The tool workers failed to start ${this.startFailures} times in a row.`);
+          for (const job of this.queue.splice(0)) job.reject(error);
+          return;
+        }
+        this.start();
+        continue;
       }
-      this.start();
+      // Every worker is busy: one gets the next task now and starts it the moment its
+      // current one ends, instead of idling until this thread has taken the result and
+      // sent another. Measured on the docs check (1.5 ms tasks, one niced worker), the
+      // worker otherwise waited about a tenth of the time.
+      const busy = this.slots.find((slot) => slot.ready && slot.next === null);
+      if (busy === undefined) return;
+      busy.next = this.queue.shift()!;
+      this.post(busy, { type: 'task', id: busy.next.id, task: busy.next.task });
     }
   }
 
   private start(): void {
     const worker = new Worker(WORKER_ENTRY, { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } });
     this.started += 1;
-    const slot: Slot = { worker, ready: false, job: null, timer: undefined, idleTimer: undefined };
+    const slot: Slot = { worker, ready: false, job: null, next: null, timer: undefined, idleTimer: undefined };
     this.slots.push(slot);
     slot.timer = setTimeout(() => {
       this.startFailures += 1;
@@ -149,6 +167,13 @@ export class ToolWorkerPool {
     if (message.type === 'done') job.resolve({ status: 'done', result: message.result });
     else if (message.type === 'failure') job.resolve({ status: 'failure', message: message.message });
     else job.resolve({ status: 'crashed', message: message.message });
+    // The worker has started the task sent ahead; its time limit counts from now, a
+    // message's latency after it really started.
+    if (slot.next !== null) {
+      slot.job = slot.next;
+      slot.next = null;
+      this.limit(slot, slot.job);
+    }
     this.pump();
     if (slot.job === null) this.idle(slot);
   }
@@ -158,12 +183,24 @@ export class ToolWorkerPool {
     slot.worker.ref();
     slot.job = job;
     this.post(slot, { type: 'task', id: job.id, task: job.task });
+    this.limit(slot, job);
+  }
+
+  private limit(slot: Slot, job: Job): void {
     slot.timer = setTimeout(() => {
       slot.job = null;
       job.resolve({ status: 'timeout', timeoutMs: job.timeoutMs });
+      this.requeueNext(slot);
       void this.retire(slot);
       this.pump();
     }, job.timeoutMs);
+  }
+
+  /** A task sent ahead to a worker that is being stopped goes back to the front of the queue. */
+  private requeueNext(slot: Slot): void {
+    if (slot.next === null) return;
+    this.queue.unshift(slot.next);
+    slot.next = null;
   }
 
   /** Waiting for work: the worker no longer holds the process open, and stops after a while. */
@@ -181,6 +218,7 @@ export class ToolWorkerPool {
     if (!slot.ready) this.startFailures += 1;
     const job = slot.job;
     slot.job = null;
+    this.requeueNext(slot);
     if (job !== null) {
       job.resolve(
         error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? { status: 'out-of-memory', maxHeapMb: this.maxHeapMb } : { status: 'crashed', message: error.message },

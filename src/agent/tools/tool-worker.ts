@@ -10,7 +10,8 @@ import { isToolFailure } from './tool-failure.js';
 
 /*
  * Runs in a tool worker thread (see tool-worker-pool.ts; started through
- * tool-worker-bootstrap.mjs). One task at a time; the pool stops the thread when a task
+ * tool-worker-bootstrap.mjs). One task at a time (the pool may send the next while one
+ * runs; it waits in the message queue); the pool stops the thread when a task
  * overruns its time limit, since a synchronous compile cannot be interrupted otherwise.
  */
 
