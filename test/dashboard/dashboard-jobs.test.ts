@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.js';
 import { createDocsRepository } from '../helpers/docs-repository.js';
+import { BACKENDS } from '../helpers/test-database.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
 import { launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
 import { createProjectInUi, expectHeading, setUpFirstAdmin, signIn } from './dashboard-flows.js';
@@ -10,7 +11,8 @@ import { expectAccessible, expectNoProblems } from './dashboard-expectations.js'
 /** The fake model answers after a pause, so the test can see a job while it is active. */
 const THINKING_MS = 1_500;
 
-describe('agent jobs in Chromium, against the fake model', () => {
+// Marked * in the issue: the same flows on both backends.
+describe.each(BACKENDS)('agent jobs in Chromium, against the fake model (%s)', (dialect) => {
   let model: FakeModelServer;
   let server: DashboardServer;
   let browser: Browser;
@@ -24,6 +26,7 @@ describe('agent jobs in Chromium, against the fake model', () => {
   beforeAll(async () => {
     model = await startFakeModelServer({ script: async (request, index) => ({ ...(await docsAgentScript(request, index)), delayMs: request.toolRounds === 0 ? THINKING_MS : 0 }) });
     server = await startDashboardServer({
+      dialect,
       environment: {
         DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
         DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url,
