@@ -42,7 +42,8 @@ describe.each(BACKENDS)('projects, API keys, settings and users in Chromium (%s)
     }
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
-    expect(await opener.evaluate((element) => element === document.activeElement)).toBe(true);
+    // Preact runs the effect cleanup that restores focus after the dialog left the DOM: poll.
+    await expect.poll(() => opener.evaluate((element) => element === document.activeElement)).toBe(true);
   });
 
   it('a bad repository is refused with the field and code, then a project is created', async () => {
