@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { signedInUser } from '../app/signed-in-user.js';
-import type { StreamSlots } from './stream-slots.js';
+import { problemSchema } from '../app/problem.js';
+import { DEFAULT_STREAM_LIMITS, type StreamSlots } from './stream-slots.js';
 
 const HEARTBEAT_MS = 15_000;
 const MAX_STREAM_MS = 60 * 60_000;
@@ -20,14 +20,21 @@ export interface EventStream {
   settled(): Promise<void>;
 }
 
+const limits = DEFAULT_STREAM_LIMITS;
+
+/** The answers of every event-stream route besides the stream itself: its slots' refusals. */
+export const streamProblems = {
+  429: problemSchema.describe(`too_many_streams_for_key: this key (or signed-in user) already has ${limits.perKey} open event streams (in this server process).`),
+  503: problemSchema.describe(`too_many_streams: this server process has ${limits.perProcess.toLocaleString('en-US')} open event streams.`),
+};
+
 /** Whose slots a stream takes: the API key, or the signed-in user. */
 export function streamOwner(request: FastifyRequest): string {
   const principal = request.principal;
   if (principal?.kind === 'key') return principal.keyId;
   // All of a user's sessions share one user's slots.
   if (principal?.kind === 'user') return `user:${principal.userId}`;
-  const user = signedInUser(request);
-  return user === null ? '' : `user:${user.id}`;
+  return request.user === null ? '' : `user:${request.user.id}`;
 }
 
 /**

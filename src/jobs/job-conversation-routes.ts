@@ -2,13 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
-import { problemSchema } from '../app/problem.js';
 import { authProblems, keyOrSessionSecurity } from '../projects/project-routes.js';
 import { readJobEvents, type JobEvent } from './job-events.js';
 import { jobParamsSchema, turnSchema } from './job-schemas.js';
 import { isSettled } from './job-state.js';
 import { StreamSlots } from './stream-slots.js';
-import { openEventStream } from './event-stream.js';
+import { openEventStream, streamProblems } from './event-stream.js';
 import { registerProjectJobStreamRoute } from './project-job-stream-route.js';
 import type { JobStatus } from './job.js';
 
@@ -56,8 +55,7 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
         response: {
           200: z.string().describe('text/event-stream'),
           ...authProblems,
-          429: problemSchema.describe('too_many_streams_for_key: this key (or signed-in user) already has 20 open event streams (in this server process).'),
-          503: problemSchema.describe('too_many_streams: this server process has 1,000 open event streams.'),
+          ...streamProblems,
         },
       },
     },

@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
-import { signedInUser, type SignedInUser } from '../app/signed-in-user.js';
+import { requireUser } from '../app/authenticate.js';
 import { DocwrightError, notFound } from '../core/errors.js';
 import { ClientRateLimiter, type ClientRateLimit } from '../rate-limit/client-rate-limiter.js';
 import { pullRequestParamsSchema, pullRequestSchema } from './pull-request-schemas.js';
@@ -19,14 +19,6 @@ const PRIVATE_HEADERS = {
 };
 
 const tags = ['local forge'];
-
-function requireSignedIn(request: FastifyRequest): SignedInUser {
-  const user = signedInUser(request);
-  if (user === null) {
-    throw new DocwrightError('sign_in_required', 'Sign in to the dashboard to merge or close pull requests.', { status: 401 });
-  }
-  return user;
-}
 
 /**
  * Pull requests of the local forge, for the dashboard's page that `prLink` points at
@@ -64,7 +56,7 @@ export function registerLocalPullRequestRoutes(app: FastifyInstance, services: S
         throw new DocwrightError('rate_limited', 'Too many pull request reads from this address; try again later.', { status: 429, headers: { 'Retry-After': String(retryAfter) } });
       }
       const { projectId, number } = request.params;
-      const view = await services.pullRequests.view(projectId, number, { token: request.query.token, user: signedInUser(request) });
+      const view = await services.pullRequests.view(projectId, number, { token: request.query.token, user: request.user });
       if (view === null) throw notFound(`No pull request #${number} in this project.`);
       return view;
     },
@@ -95,7 +87,7 @@ export function registerLocalPullRequestRoutes(app: FastifyInstance, services: S
       ),
     },
     async (request, reply) => {
-      const user = requireSignedIn(request);
+      const user = requireUser(request);
       reply.headers(PRIVATE_HEADERS);
       const view = await services.pullRequests.merge(request.params.projectId, request.params.number, user);
       request.log.info({ userId: user.id, projectId: request.params.projectId, number: request.params.number, mergeCommit: view.mergeCommit }, 'local pull request merged');
@@ -114,7 +106,7 @@ export function registerLocalPullRequestRoutes(app: FastifyInstance, services: S
       ),
     },
     async (request, reply) => {
-      const user = requireSignedIn(request);
+      const user = requireUser(request);
       reply.headers(PRIVATE_HEADERS);
       const view = await services.pullRequests.close(request.params.projectId, request.params.number);
       request.log.info({ userId: user.id, projectId: request.params.projectId, number: request.params.number }, 'local pull request closed');

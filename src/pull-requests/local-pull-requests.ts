@@ -1,4 +1,4 @@
-import type { SignedInUser } from '../app/signed-in-user.js';
+import type { SignedInUser } from '../accounts/user.js';
 import type { Clock } from '../core/clock.js';
 import { conflict, DocwrightError, notFound } from '../core/errors.js';
 import type { Database } from '../db/database.js';
