@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { toApiError, type ApiError } from '../api/api-error';
+import { useSubmission } from '../hooks/use-submission';
 import { Dialog } from './dialog';
 import { ErrorMessage } from './error-message';
 import { Field } from './field';
@@ -20,8 +20,7 @@ interface Props {
 /** Asks before a destructive action, runs it, and keeps the dialog open with the error if it fails. */
 export function ConfirmDialog({ open, title, children, confirmLabel, danger, typeToConfirm, onConfirm, onClose }: Props) {
   const [typed, setTyped] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, setError, run } = useSubmission();
   const ready = typeToConfirm === undefined || typed === typeToConfirm;
   const close = () => {
     setTyped('');
@@ -31,17 +30,11 @@ export function ConfirmDialog({ open, title, children, confirmLabel, danger, typ
   const confirm = async (event: Event) => {
     event.preventDefault();
     if (!ready || busy) return;
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await onConfirm();
       setTyped('');
       onClose();
-    } catch (failure) {
-      setError(toApiError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog open={open} title={title} onClose={close}>

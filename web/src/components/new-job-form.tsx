@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { toApiError, type ApiError } from '../api/api-error';
 import { jobsApi, rememberFirstPrompt } from '../api/jobs-api';
 import type { Job } from '../api/types';
+import { useSubmission } from '../hooks/use-submission';
 import { ErrorMessage } from './error-message';
 import { Field } from './field';
 
@@ -9,24 +9,17 @@ const MAX_PROMPT = 32_000;
 
 export function NewJobForm({ projectId, onCreated }: { projectId: string; onCreated: (job: Job) => void }) {
   const [prompt, setPrompt] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmission();
   const submit = async (event: Event) => {
     event.preventDefault();
     const text = prompt.trim();
     if (text === '') return;
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const job = await jobsApi.create(projectId, text);
       rememberFirstPrompt(job.id, text);
       setPrompt('');
       onCreated(job);
-    } catch (failure) {
-      setError(toApiError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form onSubmit={submit}>

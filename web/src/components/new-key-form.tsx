@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { toApiError, type ApiError } from '../api/api-error';
 import { projectsApi } from '../api/projects-api';
+import { useSubmission } from '../hooks/use-submission';
 import type { CreatedKey, KeyScope } from '../api/types';
 import { ErrorMessage } from './error-message';
 import { Field } from './field';
@@ -10,26 +10,19 @@ export function NewKeyForm({ projectId, onCreated }: { projectId: string; onCrea
   const [scope, setScope] = useState<KeyScope>('admin');
   const [name, setName] = useState('');
   const [expires, setExpires] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmission();
   const fields = error?.fieldErrors() ?? {};
   const today = new Date().toISOString().slice(0, 10);
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const input: { scope: KeyScope; name: string; expiresAt?: string } = { scope, name: name.trim() };
       if (expires !== '') input.expiresAt = `${expires}T23:59:59.999Z`;
       onCreated(await projectsApi.createKey(projectId, input));
       setName('');
       setExpires('');
-    } catch (failure) {
-      setError(toApiError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { toApiError, type ApiError } from '../api/api-error';
 import { projectsApi, type NewProject } from '../api/projects-api';
 import type { ForgeKind, Project } from '../api/types';
+import { useSubmission } from '../hooks/use-submission';
 import { Dialog } from './dialog';
 import { ErrorMessage } from './error-message';
 import { Field } from './field';
@@ -21,8 +21,7 @@ export function NewProjectDialog({ open, onClose, onCreated }: Props) {
   const [ref, setRef] = useState('main');
   const [forge, setForge] = useState<ForgeChoice>('auto');
   const [token, setToken] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, setError, run } = useSubmission();
   const fields = error?.fieldErrors() ?? {};
   const remote = forge === 'github' || forge === 'gitlab' || (forge === 'auto' && /^https?:\/\//i.test(repository));
 
@@ -32,23 +31,17 @@ export function NewProjectDialog({ open, onClose, onCreated }: Props) {
   };
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     const input: NewProject = { name: name.trim(), repository: repository.trim(), ref: ref.trim() || 'main' };
     if (forge !== 'auto') input.forge = forge;
     if (remote && token !== '') input.forgeToken = token;
-    try {
+    await run(async () => {
       const project = await projectsApi.create(input);
       setName('');
       setRepository('');
       setRef('main');
       setToken('');
       onCreated(project);
-    } catch (failure) {
-      setError(toApiError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

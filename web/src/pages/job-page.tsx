@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
-import { toApiError, type ApiError } from '../api/api-error';
 import { jobsApi, pullRequestHref } from '../api/jobs-api';
 import { useSession } from '../api/session-store';
 import type { Job, Project, Turn } from '../api/types';
@@ -16,6 +15,7 @@ import { TurnView } from '../components/turn-view';
 import { useEventSource } from '../hooks/use-event-source';
 import { useResource } from '../hooks/use-resource';
 import { formatDateTime } from '../lib/format';
+import { useSubmission } from '../hooks/use-submission';
 
 const SETTLING_EVENTS = ['job.completed', 'job.failed', 'job.archived'];
 const PROGRESS_EVENTS = ['job.created', 'turn.queued', 'turn.started', 'step', 'turn.retrying', 'turn.completed', 'turn.failed', 'turn.cancelled', 'pull_request', ...SETTLING_EVENTS];
@@ -173,21 +173,14 @@ function useThrottledRefresh(run: () => Promise<void>): () => void {
 
 function FollowUpForm({ projectId, job, onSent }: { projectId: string; job: Job; onSent: (job: Job) => void }) {
   const [prompt, setPrompt] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmission();
   const submit = async (event: Event) => {
     event.preventDefault();
     if (prompt.trim() === '') return;
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       onSent(await jobsApi.followUp(projectId, job.id, prompt.trim()));
       setPrompt('');
-    } catch (failure) {
-      setError(toApiError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="card follow-up" onSubmit={submit}>

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { toApiError, type ApiError } from '../api/api-error';
 import { projectsApi, type ProjectPatch, type SettingsPatch } from '../api/projects-api';
 import type { Project } from '../api/types';
 import { ConfirmDialog } from '../components/confirm-dialog';
@@ -8,6 +7,7 @@ import { ErrorMessage } from '../components/error-message';
 import { Field } from '../components/field';
 import { ProjectLayout } from '../components/project-layout';
 import { notify } from '../components/toast';
+import { useSubmission } from '../hooks/use-submission';
 
 export function SettingsPage() {
   const { params } = useRoute();
@@ -28,15 +28,12 @@ function SettingsContent({ project }: { project: Project }) {
   const [rateLimit, setRateLimit] = useState(project.settings.rateLimitPerHour?.toString() ?? '');
   const [origins, setOrigins] = useState((project.settings.allowedOrigins ?? []).join('\n'));
   const [rotate, setRotate] = useState(project.settings.rotateVisitorIdsDaily ?? false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmission();
   const [deleting, setDeleting] = useState(false);
   const fields = error?.fieldErrors() ?? {};
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     const originList = origins
       .split(/[\s,]+/)
       .map((origin) => origin.trim())
@@ -50,16 +47,12 @@ function SettingsContent({ project }: { project: Project }) {
     };
     const patch: ProjectPatch = { name: name.trim(), ref: ref.trim(), settings };
     if (token !== '') patch.forgeToken = token;
-    try {
+    await run(async () => {
       const updated = await projectsApi.update(project.id, patch);
       setCurrent(updated);
       setToken('');
       notify('Settings saved.');
-    } catch (failure) {
-      setError(toApiError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

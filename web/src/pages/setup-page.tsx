@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { toApiError, type ApiError } from '../api/api-error';
 import { completeSetup } from '../api/session-store';
 import { ErrorMessage } from '../components/error-message';
 import { Field } from '../components/field';
 import { useDocumentTitle } from '../hooks/use-document-title';
+import { useSubmission } from '../hooks/use-submission';
 
 const MIN_PASSWORD = 10;
 
@@ -16,8 +16,7 @@ export function SetupPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmission();
   const [touched, setTouched] = useState(false);
 
   const passwordError = touched && password.length < MIN_PASSWORD ? `At least ${MIN_PASSWORD} characters.` : undefined;
@@ -28,15 +27,13 @@ export function SetupPage() {
     event.preventDefault();
     setTouched(true);
     if (password.length < MIN_PASSWORD || confirm !== password || token.trim() === '' || email.trim() === '') return;
-    setBusy(true);
-    setError(null);
-    try {
-      await completeSetup(token.trim(), email.trim(), password);
-      location.route('/', true);
-    } catch (failure) {
-      setError(toApiError(failure));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await completeSetup(token.trim(), email.trim(), password);
+        location.route('/', true);
+      },
+      { keepBusy: true },
+    );
   };
 
   return (

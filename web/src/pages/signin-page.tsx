@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { toApiError, type ApiError } from '../api/api-error';
 import { signIn } from '../api/session-store';
 import { ErrorMessage } from '../components/error-message';
 import { Field } from '../components/field';
 import { useDocumentTitle } from '../hooks/use-document-title';
+import { useSubmission } from '../hooks/use-submission';
 import { safeNext } from '../lib/safe-next';
 
 export function SignInPage() {
@@ -12,20 +12,17 @@ export function SignInPage() {
   const location = useLocation();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmission();
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await signIn(email.trim(), password);
-      location.route(safeNext(location.query.next), true);
-    } catch (failure) {
-      setError(toApiError(failure));
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await signIn(email.trim(), password);
+        location.route(safeNext(location.query.next), true);
+      },
+      { keepBusy: true },
+    );
   };
 
   return (

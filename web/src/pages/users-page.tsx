@@ -1,5 +1,4 @@
 import { useState } from 'preact/hooks';
-import { toApiError, type ApiError } from '../api/api-error';
 import { useSession } from '../api/session-store';
 import type { Role, User } from '../api/types';
 import { usersApi } from '../api/users-api';
@@ -11,6 +10,7 @@ import { notify } from '../components/toast';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useResource } from '../hooks/use-resource';
 import { formatDateTime, formatRelative } from '../lib/format';
+import { useSubmission } from '../hooks/use-submission';
 
 export function UsersPage() {
   useDocumentTitle('Users');
@@ -104,24 +104,17 @@ function NewUserForm({ onCreated }: { onCreated: (user: User) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [role, setRole] = useState<Role>('member');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | null>(null);
+  const { busy, error, run } = useSubmission();
   const fields = error?.fieldErrors() ?? {};
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const user = await usersApi.create({ email: email.trim(), password, role });
       onCreated(user);
       notify(`${user.email} added.`);
       setEmail('');
       setPassword('');
-    } catch (failure) {
-      setError(toApiError(failure));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form onSubmit={submit} class="inline-form">
