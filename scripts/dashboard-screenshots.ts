@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { startFakeModelServer } from '../test/fakes/fake-model-server.js';
 import { createDocsRepository } from '../test/helpers/docs-repository.js';
 import { docsAgentScript } from '../test/jobs/docs-agent-script.js';
-import { launchChromium, openPage, startDashboardServer } from '../test/dashboard/dashboard-harness.js';
+import { fakeModelEnvironment, launchChromium, openPage, startDashboardServer } from '../test/dashboard/dashboard-harness.js';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, createProjectInUi, setUpFirstAdmin } from '../test/dashboard/dashboard-flows.js';
 
 /** Real user agents of each class (test/helpers/analytics-kit.ts has the same; it needs vitest). */
@@ -70,14 +70,7 @@ async function main(): Promise<void> {
       return { ...reply, delayMs: reply.delayMs ?? 200 };
     }, });
   const server = await startDashboardServer({
-    environment: {
-      DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
-      DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url,
-      DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY: 'sk-screenshots-0000000000',
-      DOCWRIGHT_MODEL_RETRIES: '0',
-      DOCWRIGHT_JOB_MAX_ATTEMPTS: '1',
-      DOCWRIGHT_LOG_LEVEL: 'warn',
-    },
+    environment: { ...fakeModelEnvironment(model.url), DOCWRIGHT_JOB_MAX_ATTEMPTS: '1', DOCWRIGHT_LOG_LEVEL: 'warn' },
   });
   const browser = await launchChromium();
   try {

@@ -86,6 +86,16 @@ export async function startDashboardServer(options: { dialect?: Dialect; environ
   };
 }
 
+/** The server's settings for jobs run by the fake model at `modelUrl`: one model call each, no retries. */
+export function fakeModelEnvironment(modelUrl: string): Record<string, string> {
+  return {
+    DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
+    DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: modelUrl,
+    DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY: 'sk-test-provider-secret-123456',
+    DOCWRIGHT_MODEL_RETRIES: '0',
+  };
+}
+
 /** The setup token as the server printed it at start-up (whatever the line's wording). */
 export function printedSetupToken(logs: ReadonlyArray<Record<string, unknown>>): string {
   for (const line of logs) {

@@ -4,7 +4,7 @@ import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-
 import { createDocsRepository } from '../helpers/docs-repository.js';
 import { BACKENDS } from '../helpers/test-database.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
-import { launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
+import { fakeModelEnvironment, launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
 import { createProjectInUi, expectHeading, setUpFirstAdmin, signIn } from './dashboard-flows.js';
 import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
 
@@ -27,13 +27,7 @@ describe.each(BACKENDS)('agent jobs in Chromium, against the fake model (%s)', (
     model = await startFakeModelServer({ script: async (request, index) => ({ ...(await docsAgentScript(request, index)), delayMs: request.toolRounds === 0 ? THINKING_MS : 0 }) });
     server = await startDashboardServer({
       dialect,
-      environment: {
-        DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
-        DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url,
-        DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY: 'sk-test-provider-secret-123456',
-        DOCWRIGHT_MODEL_RETRIES: '0',
-        DOCWRIGHT_JOB_MAX_ATTEMPTS: '1',
-      },
+      environment: { ...fakeModelEnvironment(model.url), DOCWRIGHT_JOB_MAX_ATTEMPTS: '1' },
     });
     browser = await launchChromium();
     ({ context, page, problems } = await openPage(browser, server.url));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.js';
 import { createDocsRepository, git } from '../helpers/docs-repository.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
-import { launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
+import { fakeModelEnvironment, launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
 import { createProjectInUi, setUpFirstAdmin } from './dashboard-flows.js';
 import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
 
@@ -34,12 +34,7 @@ describe('local pull requests in Chromium', () => {
   beforeAll(async () => {
     model = await startFakeModelServer({ script: docsAgentScript });
     server = await startDashboardServer({
-      environment: {
-        DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
-        DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url,
-        DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY: 'sk-test-provider-secret-123456',
-        DOCWRIGHT_MODEL_RETRIES: '0',
-      },
+      environment: fakeModelEnvironment(model.url),
     });
     browser = await launchChromium();
     ({ context, page, problems } = await openPage(browser, server.url));

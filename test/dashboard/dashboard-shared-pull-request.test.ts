@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.js';
 import { createDocsRepository } from '../helpers/docs-repository.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
-import { launchChromium, openPage, startDashboardServer, type DashboardServer } from './dashboard-harness.js';
+import { fakeModelEnvironment, launchChromium, openPage, startDashboardServer, type DashboardServer } from './dashboard-harness.js';
 import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
 
 /** A pull request link as an agent job posts it, opened by someone with no account: the link's token is all they have. */
@@ -16,12 +16,7 @@ describe('a shared pull request link in Chromium', () => {
   beforeAll(async () => {
     model = await startFakeModelServer({ script: docsAgentScript });
     server = await startDashboardServer({
-      environment: {
-        DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
-        DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url,
-        DOCWRIGHT_OPENAI_COMPATIBLE_API_KEY: 'sk-test-provider-secret-123456',
-        DOCWRIGHT_MODEL_RETRIES: '0',
-      },
+      environment: fakeModelEnvironment(model.url),
     });
     const { services } = server.server;
     const projectId = (await services.projects.create({ name: 'Docs', repository: createDocsRepository(), ref: 'main', forge: 'local', settings: {} })).id;
