@@ -39,14 +39,18 @@ export class WorkerPool {
   private stopped = true;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
+  /** null before start(), false once claiming stopped (a pool is not restarted). */
+  private claiming: boolean | null = null;
+  private unsubscribeQueued: (() => void) | null = null;
   private readonly unsubscribers: Array<() => void> = [];
 
   constructor(private readonly options: WorkerPoolOptions) {}
 
   start(): void {
-    if (!this.stopped) return;
+    if (this.claiming !== null) return;
+    this.claiming = true;
     this.stopped = false;
-    this.unsubscribers.push(this.options.notifier.subscribe('docwright_jobs', () => this.poke()));
+    this.unsubscribeQueued = this.options.notifier.subscribe('docwright_jobs', () => this.poke());
     this.unsubscribers.push(
       this.options.notifier.subscribe('docwright_job_control', (jobId) => this.abort(jobId, 'archived')),
     );
@@ -133,23 +137,56 @@ export class WorkerPool {
     return this.running.size;
   }
 
+  /** The jobs this pool runs now (their workspaces are in use, whatever the store says). */
+  runningJobIds(): string[] {
+    return [...this.running.keys()];
+  }
+
   /**
-   * Stops claiming, gives running jobs `graceMs` to finish, then aborts them with reason
-   * `shutdown` (their handlers release them for another worker) and waits for them.
+   * Stops claiming: the claim loop ends and queued-job notifications are ignored. Running
+   * jobs go on, keep renewing their leases and still stop when archived.
    */
-  async stop(graceMs: number): Promise<void> {
-    if (this.stopped) return;
+  async stopClaiming(): Promise<void> {
+    if (this.claiming === false) return;
+    this.claiming = false;
     this.stopped = true;
-    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+    this.unsubscribeQueued?.();
+    this.unsubscribeQueued = null;
     this.poke();
     await this.loop;
+  }
+
+  /**
+   * Gives running jobs `graceMs` to finish, then aborts the rest with reason `shutdown`
+   * (their handlers give them back without counting the attempt) and waits for them.
+   * Claiming stops first if it has not already.
+   */
+  async drain(graceMs: number): Promise<DrainResult> {
+    await this.stopClaiming();
     const all = () => Promise.all([...this.running.values()].map((entry) => entry.done));
+    const running = this.running.size;
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([all().then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]);
+    const timedOut =
+      running > 0 && (await Promise.race([all().then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]));
     clearTimeout(timer);
+    const handedBack = timedOut ? this.running.size : 0;
     if (timedOut) {
       for (const jobId of this.running.keys()) this.abort(jobId, 'shutdown');
       await all();
     }
+    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+    return { running, handedBack };
   }
+
+  /** stopClaiming() and drain(graceMs) in one. */
+  async stop(graceMs: number): Promise<void> {
+    await this.drain(graceMs);
+  }
+}
+
+export interface DrainResult {
+  /** Jobs running when the drain began. */
+  running: number;
+  /** Of those, the ones still running after the grace period, aborted and handed back. */
+  handedBack: number;
 }
