@@ -33,7 +33,10 @@ export interface DocwrightProcess {
   readonly exited: Promise<ExitStatus>;
   /** The exit, or a rejection naming the output if it takes longer than `timeoutMs`. */
   waitForExit(timeoutMs?: number): Promise<ExitStatus>;
-  /** For afterEach: SIGKILL if still running (SIGCONT first, in case it was stopped), and wait. */
+  /**
+   * For afterEach: SIGKILL to its whole process group (git included) if it still runs
+   * (SIGCONT first, in case it was stopped), and wait for the exit.
+   */
   kill(): Promise<void>;
 }
 
@@ -75,6 +78,9 @@ export async function startDocwright(options: StartDocwrightOptions): Promise<Do
   const child = spawn(process.execPath, [CLI, ...options.args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so kill() also ends the git processes it started: they would
+    // otherwise go on writing into a data dir the test is removing.
+    detached: true,
   });
   const logs: LogLine[] = [];
   const waiters = new Set<(line: LogLine) => void>();
@@ -152,9 +158,12 @@ export async function startDocwright(options: StartDocwrightOptions): Promise<Do
       }
     },
     async kill() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGCONT');
-        child.kill('SIGKILL');
+      const group = -child.pid!;
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGCONT');
+      try {
+        process.kill(group, 'SIGKILL');
+      } catch {
+        // The group is gone already.
       }
       await exited;
     },
