@@ -19,6 +19,8 @@ export interface ExitStatus {
 export interface DocwrightProcess {
   child: ChildProcess;
   pid: number;
+  /** The CLI arguments it was started with (`['serve', '--no-worker']`…). */
+  args: readonly string[];
   /** `serve`: where it listens (from its start-up line); null for `worker`. */
   url: string | null;
   /** Every log line so far, parsed. */
@@ -140,6 +142,7 @@ export async function startDocwright(options: StartDocwrightOptions): Promise<Do
   const handle: DocwrightProcess = {
     child,
     pid: child.pid!,
+    args: options.args,
     url: null,
     logs,
     output: () => output,
