@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { backoffDelayMs } from '../../src/core/backoff.js';
 import { derivePublicUrl } from '../../src/config/public-url.js';
-import { createTestApp, TEST_SECRET, type TestApp } from '../helpers/test-app.js';
+import { createLogger } from '../../src/app/logger.js';
+import { startServer } from '../../src/server/start-server.js';
+import { createTestApp, TEST_SECRET, testConfig, type TestApp } from '../helpers/test-app.js';
 import { runCli } from '../helpers/run-cli.js';
 import { openTestDatabase } from '../helpers/test-database.js';
 
@@ -23,6 +28,23 @@ describe('/readyz and /healthz while draining', () => {
     expect(alive.statusCode).toBe(200);
     expect(alive.json()).toEqual({ status: 'ok' });
   });
+});
+
+test('DOCWRIGHT_SHUTDOWN_DELAY_SECONDS: a stopping server keeps answering (unready) that long before its listener closes', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'docwright-delay-'));
+  try {
+    const config = testConfig(dataDir, { PORT: '0', DOCWRIGHT_SHUTDOWN_DELAY_SECONDS: '1' });
+    const server = await startServer({ config, logger: createLogger({ level: 'silent' }), worker: false });
+    const startedAt = Date.now();
+    const stopped = server.stop().then(() => Date.now() - startedAt);
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    expect(await stopped).toBeGreaterThanOrEqual(1_000);
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 describe('DOCWRIGHT_PUBLIC_URL', () => {
