@@ -36,7 +36,6 @@ export interface WorkerPoolOptions {
 export class WorkerPool {
   readonly workerId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
   private readonly running = new Map<string, { controller: AbortController; reason: StopReason | null; done: Promise<void> }>();
-  private stopped = true;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
   /** null before start(), false once claiming stopped (a pool is not restarted). */
@@ -49,7 +48,6 @@ export class WorkerPool {
   start(): void {
     if (this.claiming !== null) return;
     this.claiming = true;
-    this.stopped = false;
     this.unsubscribeQueued = this.options.notifier.subscribe('docwright_jobs', () => this.poke());
     this.unsubscribers.push(
       this.options.notifier.subscribe('docwright_job_control', (jobId) => this.abort(jobId, 'archived')),
@@ -73,7 +71,7 @@ export class WorkerPool {
   private async run(): Promise<void> {
     const { queue, concurrency, leaseMs, logger } = this.options;
     const idlePollMs = this.options.idlePollMs ?? 1_000;
-    while (!this.stopped) {
+    while (this.claiming === true) {
       if (this.running.size >= concurrency) {
         await this.sleep(idlePollMs);
         continue;
@@ -82,7 +80,7 @@ export class WorkerPool {
       try {
         jobId = await queue.claim(this.workerId, leaseMs);
       } catch (error) {
-        if (this.stopped) break;
+        if (this.claiming !== true) break;
         logger.error({ err: error }, 'claiming a job failed; retrying shortly');
         await this.sleep(idlePollMs);
         continue;
@@ -149,7 +147,6 @@ export class WorkerPool {
   async stopClaiming(): Promise<void> {
     if (this.claiming === false) return;
     this.claiming = false;
-    this.stopped = true;
     this.unsubscribeQueued?.();
     this.unsubscribeQueued = null;
     this.poke();
