@@ -4,7 +4,7 @@ import { JobsApi, type JobStreamEvent } from '../../src/cli/jobs-api.js';
 import { followJob } from '../../src/cli/jobs-follow.js';
 import { startDocwright, type DocwrightProcess } from '../helpers/docwright-process.js';
 import { startSwitchingProxy, type SwitchingProxy } from '../helpers/switching-proxy.js';
-import { createGate, createLifecycleFixture, eventually, gatedScript, openStream, type Gate, type LifecycleFixture } from './lifecycle-fixture.js';
+import { createGate, createLifecycleFixture, eventually, gatedScript, openStream, shutdownPhases, type Gate, type LifecycleFixture } from './lifecycle-fixture.js';
 
 /**
  * Issue 12, test 3 for the other roles: `worker` alone, `serve --no-worker` with a stream
@@ -44,7 +44,7 @@ describe('graceful shutdown of every role [postgres]', () => {
     expect(Date.now() - signalledAt).toBeLessThan(1_000 + 8_000);
     expect(await turnOf(job.id)).toEqual({ status: 'queued', attempts: 0 });
     expect(await queueRowOf(job.id)).toEqual({ locked_by: null, locked_until: null });
-    const phases = worker.logs.map((line) => line.msg).filter((msg) => msg.startsWith('shutdown') || msg === 'stopped');
+    const phases = shutdownPhases(worker);
     expect(phases).toEqual([
       'shutdown requested',
       'shutdown: draining: no new jobs are claimed',
@@ -88,10 +88,7 @@ describe('graceful shutdown of every role [postgres]', () => {
     expect((await queueRowOf(job.id))?.locked_by).not.toBeNull();
     gate.open();
     await start(['worker'], { DOCWRIGHT_PUBLIC_URL: 'http://docs.test' });
-    const done = await eventually(async () => {
-      const current = await f.t.services.jobRepository.get(f.project.id, job.id);
-      return current.status === 'active' ? undefined : current;
-    }, 30_000, 'the job settled');
+    const done = await f.settled(job.id, 30_000);
     expect(done.status).toBe('completed');
   });
 

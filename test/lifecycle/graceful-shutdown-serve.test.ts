@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { BACKENDS } from '../helpers/test-database.js';
 import { startDocwright, type DocwrightProcess } from '../helpers/docwright-process.js';
-import { createGate, createLifecycleFixture, eventually, gatedScript, openStream, type Gate, type LifecycleFixture } from './lifecycle-fixture.js';
+import { createGate, createLifecycleFixture, gatedScript, openStream, shutdownPhases, type Gate, type LifecycleFixture } from './lifecycle-fixture.js';
 
 /**
  * Issue 12, test 3: SIGTERM `serve` with a turn running and event streams open. The
@@ -72,7 +72,7 @@ describe.each(BACKENDS)('SIGTERM to `docwright serve` with a turn running [%s]',
     expect(turn).toEqual({ status: 'completed', attempts: 1 });
 
     // Each phase is logged once, in order.
-    const phases = serve.logs.map((line) => line.msg).filter((msg) => msg.startsWith('shutdown') || msg === 'stopped');
+    const phases = shutdownPhases(serve);
     expect(phases).toEqual([
       'shutdown requested',
       'shutdown: draining: /readyz answers 503, no new jobs are claimed, requests are still served',
@@ -106,10 +106,7 @@ describe.each(BACKENDS)('SIGTERM to `docwright serve` with a turn running [%s]',
     gate.open();
     const next = await startDocwright({ args: ['serve'], env: f.env() });
     children.push(next);
-    const done = await eventually(async () => {
-      const current = await f.t.services.jobRepository.get(f.project.id, job.id);
-      return current.status === 'active' ? undefined : current;
-    }, 30_000, 'the job settled');
+    const done = await f.settled(job.id, 30_000);
     expect(done.status).toBe('completed');
     const finished = await f.t.services.database.db.selectFrom('job_turns').select(['status', 'attempts']).where('job_id', '=', job.id).executeTakeFirstOrThrow();
     expect(finished).toEqual({ status: 'completed', attempts: 1 });

@@ -1,6 +1,8 @@
 import { systemClock } from '../../src/core/clock.js';
 import type { Dialect } from '../../src/db/database.js';
 import type { Project } from '../../src/projects/project.js';
+import type { Job } from '../../src/jobs/job.js';
+import type { DocwrightProcess } from '../helpers/docwright-process.js';
 import { ServerSentEventParser, type ServerSentEvent } from '../../src/cli/jobs-sse-parser.js';
 import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from '../fakes/fake-model-server.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
@@ -56,6 +58,8 @@ export interface LifecycleFixture {
   env(extra?: Record<string, string>): Record<string, string>;
   /** Authorized fetch of a path on a child's URL. */
   api(base: string, path: string, init?: RequestInit): Promise<Response>;
+  /** The job once it is no longer active (read from the store), within `timeoutMs`. */
+  settled(jobId: string, timeoutMs?: number): Promise<Job>;
   close(): Promise<void>;
 }
 
@@ -83,6 +87,11 @@ export async function createLifecycleFixture(dialect: Dialect, script: FakeModel
         DOCWRIGHT_MODEL_RETRIES: '0',
         ...extra,
       }),
+    settled: (jobId, timeoutMs = 30_000) =>
+      eventually(async () => {
+        const current = await t.services.jobRepository.get(project.id, jobId);
+        return current.status === 'active' ? undefined : current;
+      }, timeoutMs, `job ${jobId} settled`),
     api: (base, path, init = {}) => fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } }),
     async close() {
       await t.close();
@@ -132,3 +141,7 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** The shutdown phases a process logged, in order. */
+export const shutdownPhases = (child: DocwrightProcess): string[] =>
+  child.logs.map((line) => line.msg).filter((msg) => msg.startsWith('shutdown') || msg === 'stopped');

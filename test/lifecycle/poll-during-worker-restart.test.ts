@@ -1,7 +1,7 @@
 import { afterEach, expect, test } from 'vitest';
 import { startDocwright, type DocwrightProcess } from '../helpers/docwright-process.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
-import { createLifecycleFixture, eventually, type LifecycleFixture } from './lifecycle-fixture.js';
+import { createLifecycleFixture, type LifecycleFixture } from './lifecycle-fixture.js';
 
 /**
  * The issue asks for 60 s. DOCWRIGHT_TEST_POLL_LOAD_SECONDS shortens it for a local run;
@@ -81,10 +81,7 @@ test(
     expect(polls).toBeGreaterThan(LOAD_MS / 100);
     // Both restarts handed running turns back or let them finish: every job completes.
     for (const jobId of jobIds) {
-      const job = await eventually(async () => {
-        const current = await f.t.services.jobRepository.get(f.project.id, jobId);
-        return current.status === 'active' ? undefined : current;
-      }, 60_000, `job ${jobId} settled`);
+      const job = await f.settled(jobId, 60_000);
       expect(job.status).toBe('completed');
     }
     // The restarts met running turns (each job runs about two seconds and one starts every 1.5 s).
