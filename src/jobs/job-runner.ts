@@ -64,7 +64,7 @@ export class JobRunner {
       if (!isLeaseLost(error)) throw error;
       // Another worker owns the job now and carries it on: this run ends without a trace.
       lease.lost();
-      this.options.logger.warn({ jobId: lease.jobId, token: lease.token }, "the job's lease passed to another worker; this run stopped without writing");
+      this.options.logger.warn({ jobId: lease.jobId, leaseToken: lease.token }, "the job's lease passed to another worker; this run stopped without writing");
     } finally {
       for (const result of await Promise.allSettled(cleanups.map((cleanup) => cleanup()))) {
         if (result.status === 'rejected') this.options.logger.warn({ err: result.reason, jobId: lease.jobId }, 'could not remove a job workspace');
