@@ -64,7 +64,7 @@ export class JobRunner {
       if (!isLeaseLost(error)) throw error;
       // Another worker owns the job now and carries it on: this run ends without a trace.
       lease.lost();
-      this.options.logger.warn({ jobId: lease.jobId, leaseToken: lease.token }, "the job's lease passed to another worker; this run stopped without writing");
+      this.leaseLost(lease, 'a write was refused');
     } finally {
       for (const result of await Promise.allSettled(cleanups.map((cleanup) => cleanup()))) {
         if (result.status === 'rejected') this.options.logger.warn({ err: result.reason, jobId: lease.jobId }, 'could not remove a job workspace');
@@ -174,8 +174,12 @@ export class JobRunner {
 
   /** The run was stopped from outside: archived, shut down, or the lease was lost. */
   private async stop(lease: Lease, turn: JobTurnsTable | null): Promise<void> {
-    if (lease.stopReason() === 'lease_lost') return; // another worker owns the job now
+    if (lease.stopReason() === 'lease_lost') return this.leaseLost(lease, 'its renewal failed');
     await this.writes.handBack(lease, turn);
+  }
+
+  private leaseLost(lease: Lease, how: string): void {
+    this.options.logger.warn({ jobId: lease.jobId, leaseToken: lease.token }, `the job's lease passed to another worker (${how}); this run stopped without writing`);
   }
 
   /**

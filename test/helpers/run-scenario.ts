@@ -35,7 +35,8 @@ export interface RunScenario {
   remote: string;
   /** The environment every worker of the scenario runs with. */
   environment: Record<string, string>;
-  spawnWorker(): WorkerChild;
+  /** A `docwright worker` child with the scenario's environment (plus `overrides`). */
+  spawnWorker(overrides?: Record<string, string>): WorkerChild;
   /** Starts a worker in the test process (after the child was killed or paused). */
   startRescuer(): WorkerPool;
   /** Branches of the remote, sorted. */
@@ -89,8 +90,8 @@ export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, s
     project,
     remote,
     environment,
-    spawnWorker() {
-      const child = spawnWorker(t.testDatabase, environment);
+    spawnWorker(overrides = {}) {
+      const child = spawnWorker(t.testDatabase, { ...environment, ...overrides });
       children.push(child);
       return child;
     },
