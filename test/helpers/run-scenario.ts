@@ -23,7 +23,8 @@ const GITHUB_TOKEN = 'ghp_docwrightFencingToken0123456789';
  * One job's run across processes: a test app (the API's services, used to create the job
  * and read the store), the fake model, the project's repository on the local forge or
  * behind the fake GitHub, `docwright worker` children to kill or pause, and an in-process
- * rescuer worker to start afterwards. Leases last one second, so a takeover is quick.
+ * rescuer worker to start afterwards. The children's leases last one second, so a
+ * takeover is quick.
  */
 export interface RunScenario {
   t: TestApp;
@@ -96,7 +97,8 @@ export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, s
       return child;
     },
     startRescuer() {
-      const rescuer = createJobWorker(t.services, createLogger({ level: 'silent' }), { leaseMs: 1_000, idlePollMs: 100 });
+      // A long lease: a loaded machine must not let a live child take the job back from it.
+      const rescuer = createJobWorker(t.services, createLogger({ level: 'silent' }), { leaseMs: 10_000, idlePollMs: 100 });
       rescuer.start();
       rescuers.push(rescuer);
       return rescuer;
