@@ -72,11 +72,11 @@ const matcher = (match: string | RegExp | ((line: LogLine) => boolean)) =>
   typeof match === 'function' ? match : typeof match === 'string' ? (line: LogLine) => line.msg.includes(match) : (line: LogLine) => match.test(line.msg);
 
 /**
- * Starts the real `docwright` executable (bin/docwright.js, through run-cli's CLI) as a
+ * Spawns the real `docwright` executable (bin/docwright.js, through run-cli's CLI) as a
  * child process and reads its JSON logs, so tests can wait for a phase, signal it and
- * check how it exits.
+ * check how it exits. Returns at once; startDocwright() also waits until it is ready.
  */
-export async function startDocwright(options: StartDocwrightOptions): Promise<DocwrightProcess> {
+export function spawnDocwright(options: Pick<StartDocwrightOptions, 'args' | 'env'>): DocwrightProcess {
   const child = spawn(process.execPath, [CLI, ...options.args], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -171,15 +171,21 @@ export async function startDocwright(options: StartDocwrightOptions): Promise<Do
       await exited;
     },
   };
+  return handle;
+}
+
+/** spawnDocwright(), then (for `serve` and `worker`, unless told otherwise) waits for its start-up line. */
+export async function startDocwright(options: StartDocwrightOptions): Promise<DocwrightProcess> {
+  const handle = spawnDocwright(options);
   const command = options.args[0];
   if (options.waitUntilReady ?? (command === 'serve' || command === 'worker')) {
     const timeoutMs = options.startTimeoutMs ?? 30_000;
     try {
       if (command === 'serve') {
-        const line = await waitForLog((entry) => typeof entry['url'] === 'string' && entry.msg.startsWith('Docwright listening'), timeoutMs);
+        const line = await handle.waitForLog((entry) => typeof entry['url'] === 'string' && entry.msg.startsWith('Docwright listening'), timeoutMs);
         handle.url = line['url'] as string;
       } else {
-        await waitForLog('Docwright worker started', timeoutMs);
+        await handle.waitForLog('Docwright worker started', timeoutMs);
       }
     } catch (error) {
       await handle.kill();

@@ -76,7 +76,7 @@ test(
 
     const polls = [...statuses.values()].reduce((sum, count) => sum + count, 0);
     console.info(`${polls} polls in ${LOAD_MS / 1000} s (${Math.round(polls / (LOAD_MS / 1000))}/s), statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${jobIds.length} jobs`);
-    expect(failures).toEqual([]);
+    expect(failures.join('\n\n')).toBe('');
     expect([...statuses.keys()]).toEqual([200]);
     expect(polls).toBeGreaterThan(LOAD_MS / 100);
     // Both restarts handed running turns back or let them finish: every job completes.
