@@ -1,4 +1,6 @@
+import type { EventEmitter } from 'node:events';
 import { constants } from 'node:os';
+import pino from 'pino';
 import type { Logger } from '../app/logger.js';
 
 /** What a process killed by `signal` reports by shell convention: 128 + its number (SIGINT 130, SIGTERM 143). */
@@ -6,6 +8,22 @@ export const signalExitCode = (signal: NodeJS.Signals): number => 128 + (constan
 
 /** Time allowed after the grace period for handing back, closing the server and the store. */
 export const SHUTDOWN_MARGIN_MS = 10_000;
+
+/**
+ * Exits once every log line is out, in order. pino writes stdout asynchronously (sonic-boom);
+ * its flush at exit writes what is queued synchronously, which can land before a write
+ * still in flight ("stopped" before "closing the store"). Ending the stream instead writes
+ * the rest after that write, then closes (stdout itself stays open). At most a second.
+ */
+function exitAfterLogs(logger: Logger, code: number): void {
+  process.exitCode = code;
+  const exit = () => process.exit(code);
+  setTimeout(exit, 1_000);
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as Partial<EventEmitter & { end(): void }> | undefined;
+  if (typeof stream?.end !== 'function' || typeof stream.once !== 'function') return exit();
+  stream.once('close', exit);
+  stream.end();
+}
 
 /**
  * On the first SIGTERM or SIGINT, runs `stop` and exits 0 when it is done (1 if it failed,
@@ -26,17 +44,17 @@ export function exitOnShutdownSignals(options: { logger: Logger; stop: () => Pro
     logger.info({ signal }, 'shutdown requested');
     const timer = setTimeout(() => {
       logger.error({ afterSeconds: options.deadlineMs / 1000 }, 'shutdown timed out; exiting');
-      process.exit(1);
+      exitAfterLogs(logger, 1);
     }, options.deadlineMs);
     timer.unref();
     options.stop().then(
       () => {
         logger.info('stopped');
-        process.exit(0);
+        exitAfterLogs(logger, 0);
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
+        exitAfterLogs(logger, 1);
       },
     );
   };
