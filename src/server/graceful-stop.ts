@@ -38,13 +38,15 @@ export async function stopGracefully(target: StopTarget): Promise<void> {
     app ? 'shutdown: draining: /readyz answers 503, no new jobs are claimed, requests are still served' : 'shutdown: draining: no new jobs are claimed',
   );
   const listenerDelay = app && target.delayMs > 0 ? new Promise((resolve) => setTimeout(resolve, target.delayMs)) : Promise.resolve();
-  await target.sweeper?.stop();
+  // A sweep under way finishes beside the drain (it removes only what no lease owns).
+  const sweeperStopped = target.sweeper?.stop();
   if (worker) {
     await worker.stopClaiming();
     if (worker.activeJobs > 0) logger.info({ turns: worker.activeJobs, graceSeconds: seconds(target.graceMs) }, 'shutdown: waiting for running turns to finish');
     const drained = await worker.drain(target.graceMs);
     if (drained.handedBack > 0) logger.info({ turns: drained.handedBack }, 'shutdown: grace period over: handed the running turns back (their attempt does not count)');
   }
+  await sweeperStopped;
   await listenerDelay;
   if (app) {
     logger.info('shutdown: closing event streams and the HTTP server (in-flight requests finish)');
