@@ -119,7 +119,7 @@ describe('the compiled build', () => {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
       const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 30_000);
+        const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000);
         child.stdout.on('data', (chunk: Buffer) => {
           output += chunk.toString();
           const match = /"url":"(http:\/\/[^"]+)"/.exec(output);
@@ -145,5 +145,5 @@ describe('the compiled build', () => {
     // With one CPU the ingest pool prepares batches inline and starts no worker.
     if (availableParallelism() > 1) expect(log.loaded).toContain(distFile('analytics/ingest-worker.js'));
     expect(output).not.toMatch(/worker (failed|exited|error)/i);
-  });
+  }, 120_000);
 });
