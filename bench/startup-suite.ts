@@ -60,7 +60,7 @@ export async function runStartupBenchmarks(options: BenchOptions): Promise<Suite
       suite: 'startup',
       title: 'start-up: compiled build (plain node) against the sources through tsx',
       context: [
-        `compiled: node bin/docwright.js (dist/, esbuild bundle, source maps on); tsx: node bench/lib/tsx-cli.mjs (tsx's register() then src/cli/main.ts, as bin/docwright.js ran before the build)`,
+        `compiled: node bin/docwright.js (dist/, esbuild bundle; source maps for its own files on Node ≥ 22.14); tsx: node bench/lib/tsx-cli.mjs (tsx's register() then src/cli/main.ts, as bin/docwright.js ran before the build)`,
         `${iterations} runs of each, compiled and tsx alternating (which goes first alternates too); medians; SQLite data dir migrated beforehand; tsx's cache warm`,
       ],
       metrics: [],

@@ -1,8 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { CLI, runCli } from '../helpers/run-cli.js';
 
@@ -78,6 +79,22 @@ describe('the compiled build', () => {
         expect(existsSync(absolute), `${file}: ${source}`).toBe(true);
       }
     }
+  });
+
+  test('stack traces name src/ files and lines where Node can limit source maps to Docwright (22.14 and later), dist/ files on Node 20', () => {
+    const chunk = readdirSync(join(ROOT, 'dist', 'chunks')).find((name) => name.startsWith('migrator-') && name.endsWith('.js'));
+    expect(chunk, 'the migrator, imported lazily by the CLI, is a chunk of its own').toBeDefined();
+    const script = [
+      `import { enableSourceMaps } from ${JSON.stringify(join(ROOT, 'src', 'core', 'source-maps.mjs'))};`,
+      'enableSourceMaps();',
+      `const { loadMigrations } = await import(${JSON.stringify(join(ROOT, 'dist', 'chunks', chunk!))});`,
+      "try { loadMigrations('no-such-dialect'); } catch (error) { process.stdout.write(error.stack); }",
+    ].join('\n');
+    const stack = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+    const frame = stack.split('\n').find((line) => line.includes('loadMigrations'));
+    const limited = typeof (module as { setSourceMapsSupport?: unknown }).setSourceMapsSupport === 'function';
+    if (limited) expect(frame).toContain(`${join(ROOT, 'src', 'db', 'migrator.ts')}:`);
+    else expect(frame).toMatch(new RegExp(`${pathToFileURL(join(ROOT, 'dist', 'chunks')).href}/[\\w-]+\\.js:\\d+:\\d+`));
   });
 
   test('`docwright --help` runs with plain node', async () => {

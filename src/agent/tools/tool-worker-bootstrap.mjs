@@ -3,6 +3,7 @@
 // with `import.meta.docwrightCompiled` set to true.
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { enableSourceMaps } from '../../core/source-maps.mjs';
 
 // First of all, this thread gives way: on a small machine its start-up (module loading)
 // and a long compile must not take the CPU from the thread answering requests. Linux only
@@ -15,10 +16,8 @@ try {
   // Not Linux, or not allowed.
 }
 
-if (import.meta.docwrightCompiled) {
-  // The main thread turned source maps on for itself (bin/docwright.js); a worker needs its own.
-  process.setSourceMapsEnabled(true);
-}
+// The main thread turned source maps on for itself (bin/docwright.js); a worker needs its own.
+if (import.meta.docwrightCompiled) enableSourceMaps();
 // The compilers are plain JavaScript and are imported before tsx's register(): after it,
 // each of their hundreds of modules goes through tsx's hooks, which made start-up half as
 // slow again.
