@@ -5,7 +5,8 @@
  * the same run and interleaved so a change in the machine's load hits both alike:
  *   - `docwright serve` from spawn until it logs that it listens (SQLite, migrated data dir);
  *   - `docwright --help`, and `docwright projects list --json` (opens the database), until exit;
- *   - the resident memory of `serve` once it listens.
+ *   - the CPU time (all threads) and resident memory of `serve` once it listens: steadier
+ *     than wall clock on a loaded machine.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -34,6 +35,8 @@ interface Run {
   milliseconds: number;
   /** Resident set size in MiB when `serve` listened (Linux), else undefined. */
   rssMiB?: number;
+  /** CPU time (user + system, all threads) in ms when `serve` listened (Linux), else undefined. */
+  cpuMs?: number;
 }
 
 export async function runStartupBenchmarks(options: BenchOptions): Promise<SuiteReport> {
@@ -67,6 +70,7 @@ export async function runStartupBenchmarks(options: BenchOptions): Promise<Suite
       notes: [],
     };
     const serveMemory: Record<Launcher, number[]> = { compiled: [], tsx: [] };
+    const serveCpu: Record<Launcher, number[]> = { compiled: [], tsx: [] };
     for (const item of cases) {
       options.log(`startup: ${item.name}`);
       const samples: Record<Launcher, number[]> = { compiled: [], tsx: [] };
@@ -76,6 +80,7 @@ export async function runStartupBenchmarks(options: BenchOptions): Promise<Suite
           const result = await item.run(launcher);
           samples[launcher].push(result.milliseconds);
           if (result.rssMiB !== undefined) serveMemory[launcher].push(result.rssMiB);
+          if (result.cpuMs !== undefined) serveCpu[launcher].push(result.cpuMs);
         }
       }
       report.metrics.push(
@@ -88,6 +93,9 @@ export async function runStartupBenchmarks(options: BenchOptions): Promise<Suite
           note: `p95 compiled ${summarize(samples.compiled).p95.toFixed(0)} ms, tsx ${summarize(samples.tsx).p95.toFixed(0)} ms`,
         }),
       );
+    }
+    if (serveCpu.compiled.length > 0 && serveCpu.tsx.length > 0) {
+      report.metrics.push(metric({ name: 'serve: CPU time until listening', value: summarize(serveCpu.compiled).p50, unit: 'ms', baseline: { name: 'tsx', value: summarize(serveCpu.tsx).p50 } }));
     }
     if (serveMemory.compiled.length > 0 && serveMemory.tsx.length > 0) {
       report.metrics.push(metric({ name: 'serve: resident memory when listening', value: summarize(serveMemory.compiled).p50, unit: 'MiB', baseline: { name: 'tsx', value: summarize(serveMemory.tsx).p50 } }));
@@ -130,8 +138,7 @@ function timeServe(launcher: Launcher, environment: Record<string, string>): Pro
       output += chunk.toString();
       if (listened !== undefined || !/"url":"http/.test(output)) return;
       listened = { milliseconds: performance.now() - startedAt };
-      const rssMiB = residentMiB(child.pid);
-      if (rssMiB !== undefined) listened.rssMiB = rssMiB;
+      Object.assign(listened, processFigures(child.pid));
       child.kill('SIGTERM');
     });
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -144,12 +151,17 @@ function timeServe(launcher: Launcher, environment: Record<string, string>): Pro
   });
 }
 
-function residentMiB(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
+/** Resident memory and CPU time so far of a running process, from /proc (Linux only; nothing elsewhere). */
+function processFigures(pid: number | undefined): Pick<Run, 'rssMiB' | 'cpuMs'> {
+  if (pid === undefined) return {};
   try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : undefined;
+    const status = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    // Fields 14 and 15 of /proc/PID/stat (utime, stime) are clock ticks, 100 a second on Linux;
+    // the command name before them is in parentheses and may hold spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return { ...(status ? { rssMiB: Number(status[1]) / 1024 } : {}), ...(Number.isFinite(ticks) ? { cpuMs: ticks * 10 } : {}) };
   } catch {
-    return undefined;
+    return {};
   }
 }
