@@ -126,11 +126,14 @@ export interface JobEventsTable {
   created_at: number;
 }
 
+/** The last `limit` accepted hits per (project, bucket), numbered 1, 2, 3… (migration 012). */
 export interface RateLimitHitsTable {
-  id: Generated<number>;
   project_id: string;
   bucket: string;
+  seq: number;
   at: number;
+  /** The limit in force when the hit was accepted: every stored hit is within `kept` places of the newest. */
+  kept: number;
 }
 
 export interface IdempotencyKeysTable {
@@ -247,6 +250,15 @@ export interface AnalyticsHitCountsTable {
 }
 
 /** The beacon's admitted visitors per client address and day (migration 006); no address is stored. */
+/** The beacon's hits per address and fixed window, shared by every process (migration 012). */
+export interface AnalyticsBeaconRateTable {
+  window_start: number;
+  project_id: string;
+  /** Keyed hash of the client address (an IPv6 /64). */
+  sender: bigint | string;
+  hits: number;
+}
+
 export interface AnalyticsBeaconSendersTable {
   day: number;
   project_id: string;
@@ -289,6 +301,7 @@ export interface DatabaseSchema {
   analytics_hit_counts: AnalyticsHitCountsTable;
   analytics_state: AnalyticsStateTable;
   analytics_beacon_senders: AnalyticsBeaconSendersTable;
+  analytics_beacon_rate: AnalyticsBeaconRateTable;
 }
 
 export type { Generated };
