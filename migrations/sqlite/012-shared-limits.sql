@@ -26,13 +26,14 @@ drop table rate_limit_hits;
 alter table rate_limit_hits_by_seq rename to rate_limit_hits;
 create index rate_limit_hits_window on rate_limit_hits (project_id, bucket, at, seq);
 
--- 2. The page beacon's limit per address, shared by every process: one counter per
--- (fixed window, project, sender), where sender is a keyed hash of the client address
--- (never the address). Rows of windows before the previous one are deleted by the servers.
-create table analytics_beacon_rate (
+-- 2. Fixed-window counters shared by every process (the page beacon's limit per address):
+-- one row per (window, bucket, subject) counting the window's hits, raised by one upsert
+-- per group of requests. subject is a keyed hash (never an address). Rows of windows before
+-- the previous one are deleted by the servers.
+create table rate_limit_windows (
   window_start bigint not null,
-  project_id text not null,
-  sender bigint not null,
+  bucket text not null,
+  subject text not null,
   hits integer not null,
-  primary key (window_start, project_id, sender)
+  primary key (window_start, bucket, subject)
 ) without rowid;

@@ -136,6 +136,15 @@ export interface RateLimitHitsTable {
   kept: number;
 }
 
+/** Hits per (fixed window, bucket, subject), shared by every process (migration 012). */
+export interface RateLimitWindowsTable {
+  window_start: number;
+  bucket: string;
+  /** A keyed hash of whom the bucket limits (for the beacon: project and client address). */
+  subject: string;
+  hits: number;
+}
+
 export interface IdempotencyKeysTable {
   project_id: string;
   key: string;
@@ -250,15 +259,6 @@ export interface AnalyticsHitCountsTable {
 }
 
 /** The beacon's admitted visitors per client address and day (migration 006); no address is stored. */
-/** The beacon's hits per address and fixed window, shared by every process (migration 012). */
-export interface AnalyticsBeaconRateTable {
-  window_start: number;
-  project_id: string;
-  /** Keyed hash of the client address (an IPv6 /64). */
-  sender: bigint | string;
-  hits: number;
-}
-
 export interface AnalyticsBeaconSendersTable {
   day: number;
   project_id: string;
@@ -287,6 +287,7 @@ export interface DatabaseSchema {
   job_queue: JobQueueTable;
   job_events: JobEventsTable;
   rate_limit_hits: RateLimitHitsTable;
+  rate_limit_windows: RateLimitWindowsTable;
   idempotency_keys: IdempotencyKeysTable;
   local_pull_requests: LocalPullRequestsTable;
   analytics_sites: AnalyticsSitesTable;
@@ -301,7 +302,6 @@ export interface DatabaseSchema {
   analytics_hit_counts: AnalyticsHitCountsTable;
   analytics_state: AnalyticsStateTable;
   analytics_beacon_senders: AnalyticsBeaconSendersTable;
-  analytics_beacon_rate: AnalyticsBeaconRateTable;
 }
 
 export type { Generated };
