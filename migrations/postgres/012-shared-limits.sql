@@ -30,8 +30,10 @@ create index rate_limit_hits_window on rate_limit_hits (project_id, bucket, at, 
 -- 2. Fixed-window counters shared by every process (the page beacon's limit per address):
 -- one row per (window, bucket, subject) counting the window's hits, raised by one upsert
 -- per group of requests. subject is a keyed hash (never an address). Rows of windows before
--- the previous one are deleted by the servers.
-create table rate_limit_windows (
+-- the previous one are deleted by the servers. Unlogged: no WAL, so a counter costs no
+-- fsync; a crash empties the table (and a standby has none), which only forgives the
+-- current minute's counts.
+create unlogged table rate_limit_windows (
   window_start bigint not null,
   bucket text not null,
   subject text not null,

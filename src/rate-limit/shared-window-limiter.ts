@@ -37,6 +37,8 @@ const FORGET = 'delete from rate_limit_windows where bucket = $1 and window_star
 
 /** Requests that arrive while one group is written form the next; a group is one statement. */
 const MAX_GROUP = 1_000;
+/** Subjects remembered as over their limit for the current window, per process. */
+const MAX_REFUSED = 10_000;
 
 /**
  * A fixed-window counter per subject in the database, so the limit is exact across every
@@ -47,6 +49,10 @@ const MAX_GROUP = 1_000;
  * cost per hit falls as the traffic rises. No transaction of the caller's is involved: a
  * hit counts even if the request fails later (a refused or failed beacon is still a try).
  *
+ * A subject found over its limit is remembered for the rest of the window, so a client
+ * that keeps sending costs no database work until the window turns (the counter only rises
+ * within a window, so the answer cannot change).
+ *
  * Windows are aligned to the clock (`now - now % windowMs`); a client may send `limit` at
  * the end of one window and `limit` more at the start of the next. Measured and explained
  * in docs/analytics.md.
@@ -55,6 +61,7 @@ export class SharedWindowLimiter {
   private readonly count: GroupCommit<Hit, number>;
   private sqliteUpsert: BetterSqlite3.Statement | undefined;
   private currentWindow = -1;
+  private refused = new Set<string>();
   private forgetting: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -63,7 +70,10 @@ export class SharedWindowLimiter {
     private readonly settings: SharedWindowLimit,
     private readonly onForgetError: (error: unknown) => void = () => {},
   ) {
-    this.count = createGroupCommit({ commit: (hits) => this.commit(hits), maxItems: MAX_GROUP, maxWeight: MAX_GROUP, weightOf: () => 1 });
+    // PostgreSQL: two groups in flight, so one round trip does not hold up every request
+    // behind it (each group's places stay exact: the upsert locks the rows it raises).
+    const concurrency = database.dialect === 'postgres' ? 2 : 1;
+    this.count = createGroupCommit({ commit: (hits) => this.commit(hits), maxItems: MAX_GROUP, maxWeight: MAX_GROUP, weightOf: () => 1, concurrency });
   }
 
   /** Counts one request of `subject`; 0 when it is allowed, else the whole seconds until its window ends. */
@@ -72,9 +82,16 @@ export class SharedWindowLimiter {
     const now = this.clock.now();
     const windowStart = now - (now % windowMs);
     if (windowStart !== this.currentWindow) this.turnWindow(windowStart);
+    const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+    if (this.refused.has(subject)) return retryAfter;
     const place = await this.count({ windowStart, subject });
     if (place <= limit) return 0;
-    return Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000));
+    // The window may have turned while the count was written: remember only the current one's.
+    if (windowStart === this.currentWindow) {
+      if (this.refused.size >= MAX_REFUSED) this.refused = new Set();
+      this.refused.add(subject);
+    }
+    return retryAfter;
   }
 
   /** Waits for a deletion of old windows started by a turn (tests, shutdown). */
@@ -131,6 +148,7 @@ export class SharedWindowLimiter {
   /** A new window: rows of windows before the previous one go (a lagging process may still count in the previous). */
   private turnWindow(windowStart: number): void {
     this.currentWindow = windowStart;
+    this.refused = new Set();
     const before = windowStart - this.settings.windowMs;
     const raw = this.database.raw;
     this.forgetting = this.forgetting

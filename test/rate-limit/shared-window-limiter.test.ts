@@ -39,6 +39,9 @@ describe.each(BACKENDS)('SharedWindowLimiter [%s]', (dialect) => {
   test('a new window starts over, and the counters of windows before the previous one are deleted', async () => {
     const limiter = new SharedWindowLimiter(t.database, clock, { ...SETTINGS, limit: 2 });
     expect([await limiter.take('a'), await limiter.take('a'), await limiter.take('a')]).toEqual([0, 0, 50]);
+    // Over the limit: answered from memory for the rest of the window, the counter untouched.
+    expect(await limiter.take('a')).toBe(50);
+    expect((await t.database.db.selectFrom('rate_limit_windows').select('hits').executeTakeFirstOrThrow()).hits).toBe(3);
     clock.advance(49_999);
     expect(await limiter.take('a')).toBe(1);
     clock.advance(1);
