@@ -134,14 +134,15 @@ export class SharedWindowLimiter {
       for (const row of rows) byName.get(`${Number(row.window_start)}\n${row.subject}`)!.hits = row.hits;
       return;
     }
-    // Under Kysely's connection lock, like every SQLite write; BEGIN IMMEDIATE as in writeTransaction.
+    // Under Kysely's connection lock, like every SQLite write. One counter is one statement
+    // (its own transaction); several share a BEGIN IMMEDIATE, as in writeTransaction.
     await this.database.db.connection().execute(async () => {
       const statement = (this.sqliteUpsert ??= raw.connection.prepare(UPSERT_SQLITE));
-      raw.connection
-        .transaction(() => {
-          for (const counter of counters) counter.hits = (statement.get(counter.windowStart, bucket, counter.subject, counter.count) as { hits: number }).hits;
-        })
-        .immediate();
+      const raise = () => {
+        for (const counter of counters) counter.hits = (statement.get(counter.windowStart, bucket, counter.subject, counter.count) as { hits: number }).hits;
+      };
+      if (counters.length === 1) raise();
+      else raw.connection.transaction(raise).immediate();
     });
   }
 
