@@ -16,6 +16,7 @@ const rateLimitedProblems = {
   400: problemSchema.describe('The body is not valid: errors[] lists the fields.'),
   422: problemSchema.describe('The Idempotency-Key was used before with another body.'),
   429: problemSchema.describe('The project used its 100 creates and messages of the last hour; see Retry-After.'),
+  503: problemSchema.describe('database_unavailable or database_busy: nothing was created; retry after Retry-After (with the same Idempotency-Key, if one was sent).'),
 };
 
 /**

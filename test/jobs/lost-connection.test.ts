@@ -71,6 +71,25 @@ describe('a job create losing its database connection [postgres]', () => {
     expect(await jobIds()).toEqual([first.json().id]);
   });
 
+  test('a message cut after its COMMIT: 200, and the turn exists once', async () => {
+    let armed = false;
+    await setUp('after', (text) => armed && text === 'commit');
+    const created = await create('first turn');
+    expect(created.statusCode).toBe(201);
+    armed = true;
+    const message = await t.app.inject({
+      method: 'POST',
+      url: `/v2/agent/${projectId}/job/${created.json().id}/message`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'follow-up' },
+      payload: JSON.stringify({ prompt: 'second turn' }),
+    });
+    armed = false;
+    expect(message.statusCode).toBe(200);
+    const turns = await t.services.database.db.selectFrom('job_turns').select('prompt').where('job_id', '=', created.json().id).orderBy('sequence').execute();
+    expect(turns.map((turn) => turn.prompt)).toEqual(['first turn', 'second turn']);
+    expect(await charges()).toBe(2);
+  });
+
   for (const [where, statement] of [
     ['instead of the COMMIT', (text: string) => text === 'commit'],
     ['on the insert of the job', (text: string) => text.startsWith('insert into "jobs"')],
