@@ -18,6 +18,11 @@ export function openPostgresDatabase(url: string, options: { maxConnections?: nu
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor one that is checked out between two queries (the pool listens only to idle ones):
+  // node-postgres would emit the error with no listener, which throws. The client is then
+  // marked unusable, its next query fails (the request answers 503), and the pool drops it
+  // on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   return {
     dialect: 'postgres',

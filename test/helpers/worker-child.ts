@@ -19,13 +19,17 @@ export interface WorkerChild {
  * `process` (SIGKILL, SIGSTOP, SIGCONT); `kill()` in an afterEach leaves nothing running.
  */
 export function spawnWorker(database: TestDatabase, environment: Record<string, string>): WorkerChild {
-  const child = spawn(process.execPath, [CLI, 'worker'], {
+  return spawnDocwright(database, ['worker'], { DOCWRIGHT_LOG_LEVEL: 'warn', ...environment });
+}
+
+/** `docwright ARGS…` as a child process on the test's database and data dir (see spawnWorker). */
+export function spawnDocwright(database: TestDatabase, args: string[], environment: Record<string, string>): WorkerChild {
+  const child = spawn(process.execPath, [CLI, ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
       DOCWRIGHT_DATA_DIR: database.dataDir,
       DOCWRIGHT_SECRET: TEST_SECRET,
-      DOCWRIGHT_LOG_LEVEL: 'warn',
       ...(database.dialect === 'postgres' ? { DOCWRIGHT_DATABASE_URL: database.location } : {}),
       ...environment,
     },
