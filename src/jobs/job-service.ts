@@ -113,7 +113,8 @@ export class JobService {
       return { job: jobFromRow(updated), rateLimit };
     });
     await this.options.notifier.publish('docwright_jobs', jobId);
-    await this.options.notifier.publish('docwright_job_events', jobId);
+    // Answered once every process has dropped its cached copy of the job (JobRowCache).
+    await this.options.notifier.publishAndConfirm('docwright_job_events', jobId);
     await this.options.notifier.publish('docwright_project_jobs', project.id);
     return result;
   }
@@ -139,7 +140,7 @@ export class JobService {
       return jobFromRow(await repository.getRow(executor, project.id, jobId));
     });
     await this.options.notifier.publish('docwright_job_control', jobId);
-    await this.options.notifier.publish('docwright_job_events', jobId);
+    await this.options.notifier.publishAndConfirm('docwright_job_events', jobId);
     await this.options.notifier.publish('docwright_project_jobs', project.id);
     return job;
   }
