@@ -19,6 +19,8 @@ import { measureJobOverhead, type OverheadResult } from './jobs/job-overhead.js'
 import { startJobServer } from './jobs/job-server.js';
 import { measurePickupLatency, type PickupResult } from './jobs/pickup-latency.js';
 import { comparePollThroughput, type PollComparison } from './jobs/poll-throughput.js';
+import { comparePollWhileWriting, type PollWhileWriting, type WritingLoad } from './jobs/poll-while-writing.js';
+import { runScalingBenchmark } from './jobs/scaling-suite.js';
 import { startTimedFakeModel, type TimedFakeModel } from './jobs/timed-fake-model.js';
 
 const FULL_PAGES = 2_000;
@@ -29,7 +31,14 @@ const FULL_POLL_SECONDS = 10;
 const OVERHEAD_TARGET = 1.5;
 const PICKUP_TARGET_MS = 50;
 const POLL_TARGET = 0.5;
-
+const POLL_WHILE_WRITING_TARGET = 0.4;
+/**
+ * Eight jobs at once, a model step every 100 ms each: about 60 step events a second, far
+ * more than jobs on a real model (seconds per step) write. The server's worker runs all
+ * eight, and each stays active for the whole measurement (the step budget is raised to its
+ * maximum, 1,000: at ~8 steps a second that is two minutes).
+ */
+const WRITING_LOAD: WritingLoad = { jobs: 8, stepDelayMs: 100 };
 const BACKEND_TITLES: Record<BackendName, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 
 interface Workload {
@@ -54,16 +63,33 @@ export async function runJobsBenchmarks(options: BenchOptions): Promise<SuiteRep
   // DOCWRIGHT_BENCH_JOBS_DIR=DIR puts repositories, clones and job workspaces there instead
   // of bench/.data/jobs, e.g. on another disk: clones are bound by file creation.
   const cpuProfileDirectory = process.env.DOCWRIGHT_BENCH_CPU_PROF;
+  // DOCWRIGHT_BENCH_JOBS_PARTS=backends|scaling runs one part only (default both): `backends`
+  // is the per-backend report, `scaling` the 1–2 API × 1–2 worker clusters on PostgreSQL.
+  const parts = (process.env.DOCWRIGHT_BENCH_JOBS_PARTS ?? 'backends,scaling').split(',');
   const model = await startTimedFakeModel();
   let postgres: BenchPostgres | undefined;
   const reports: SuiteReport[] = [];
+  const startPostgres = async (): Promise<BenchPostgres> => {
+    if (postgres === undefined) {
+      options.log('jobs: starting embedded PostgreSQL');
+      postgres = await startBenchPostgres();
+    }
+    return postgres;
+  };
   try {
-    for (const backend of options.backends) {
-      if (backend === 'postgres' && postgres === undefined) {
-        options.log('jobs: starting embedded PostgreSQL');
-        postgres = await startBenchPostgres();
+    if (parts.includes('backends')) {
+      for (const backend of options.backends) {
+        if (backend === 'postgres') await startPostgres();
+        const report = await runOnBackend({ backend, options, workload, model, postgres, cpuProfileDirectory });
+        options.onReport?.(report);
+        reports.push(report);
       }
-      reports.push(await runOnBackend({ backend, options, workload, model, postgres, cpuProfileDirectory }));
+    }
+    if (parts.includes('scaling') && options.backends.includes('postgres')) {
+      const root = join(process.env.DOCWRIGHT_BENCH_JOBS_DIR ?? join(options.dataDir, 'jobs'), 'scaling');
+      const report = await runScalingBenchmark({ postgres: await startPostgres(), model, scale: options.scale, root, cpuProfileDirectory, log: options.log });
+      options.onReport?.(report);
+      reports.push(report);
     }
   } finally {
     await postgres?.stop();
@@ -95,6 +121,7 @@ async function runOnBackend(input: {
     repositories: { large: large.directory, small: small.directory },
     ...(databaseUrl === undefined ? {} : { databaseUrl }),
     ...(input.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: join(input.cpuProfileDirectory, backend) }),
+    environment: { DOCWRIGHT_WORKER_CONCURRENCY: String(WRITING_LOAD.jobs), DOCWRIGHT_JOB_MAX_STEPS: '1000' },
   });
   const largeProject = server.projects.large;
   const smallProject = server.projects.small;
@@ -133,7 +160,21 @@ async function runOnBackend(input: {
       settings: { connections: 10, pipelining: 1, seconds: workload.pollSeconds, rounds: 3 },
       log: options.log,
     });
-    return buildReport({ backend, workload, overhead, pickup, poll, load: [loadBefore, loadavg()[0] ?? Number.NaN], location: root });
+    options.log(`jobs (${backend}): poll throughput while ${WRITING_LOAD.jobs} jobs write their events`);
+    const writing = await comparePollWhileWriting({
+      client: smallClient,
+      model,
+      serverUrl: server.url,
+      serverPid: server.pid,
+      projectId: smallProject.projectId,
+      apiKey: smallProject.apiKey,
+      bareUrl: bare.url,
+      barePid: bare.pid,
+      load: WRITING_LOAD,
+      settings: { connections: 10, pipelining: 1, seconds: workload.pollSeconds, rounds: 3 },
+      log: options.log,
+    });
+    return buildReport({ backend, workload, overhead, pickup, poll, writing, load: [loadBefore, loadavg()[0] ?? Number.NaN], location: root });
   } finally {
     largeClient.close();
     smallClient.close();
@@ -152,25 +193,27 @@ interface Measured {
   overhead: OverheadResult;
   pickup: PickupResult;
   poll: PollComparison;
+  writing: PollWhileWriting;
   /** 1-minute load average before and after. */
   load: [number, number];
   /** Where the repositories and workspaces were. */
   location: string;
 }
 
-function buildReport({ backend, workload, overhead, pickup, poll, load, location }: Measured): SuiteReport {
+function buildReport({ backend, workload, overhead, pickup, poll, writing, load, location }: Measured): SuiteReport {
   const gitMedian = median(overhead.git.map((timing) => timing.milliseconds));
   const phases = overhead.phases;
   return {
     suite: 'jobs',
     title: `jobs on ${BACKEND_TITLES[backend]}: agent-job overhead, pickup and polling`,
     context: [
-      `Server: docwright serve (API + in-process worker, concurrency 2) in a child process, local forge, fake chat-completions model on loopback (zero latency).`,
+      `Server: docwright serve (API + in-process worker, concurrency ${WRITING_LOAD.jobs}) in a child process, local forge, fake chat-completions model on loopback (zero latency unless said otherwise).`,
       `Overhead: ${overhead.runs} jobs editing 1 page of a ${workload.pages}-page docs repository (one edit_file call), create sent → job.completed event, medians; baseline: git clone (workspace.ts flags) + add + commit + push of the same change.`,
       `Pickup: ${pickup.jobs} sequential jobs on a ${SMALL_PAGES}-page repository, idle worker; baseline: a raw git clone of that repository (the unavoidable part before the model request).`,
       `Repositories, raw clones and job workspaces under ${location}.`,
       `Machine load (1-minute average) ${load[0].toFixed(1)} at the start, ${load[1].toFixed(1)} at the end: wall-clock figures wait for a core when it is above the core count; the CPU figures below do not.`,
       `Poll: autocannon ${poll.settings.connections} connections, pipelining ${poll.settings.pipelining}, ${poll.settings.rounds} alternating rounds of ${poll.settings.seconds} s per side (medians), GET /v2/agent/{projectId}/job/{id} with an admin key; baseline: a bare Fastify route answering constant JSON.`,
+      `Poll while writing: the same load over ${writing.load.jobs} active jobs in turn, each running on a model that answers every ${writing.load.stepDelayMs} ms with a tool call, so the worker commits a step event per answer (${writing.eventsPerSecond.toFixed(0)} events/s during the rounds); the bare rounds run beside the same writing jobs.`,
     ],
     metrics: [
       metric({
@@ -207,6 +250,19 @@ function buildReport({ backend, workload, overhead, pickup, poll, load, location
         unit: 'µs',
         baseline: { name: 'bare Fastify', value: poll.bare.cpuMicrosecondsPerRequest },
       }),
+      metric({
+        name: 'poll throughput while workers write (GET active jobs)',
+        value: writing.docwright.requestsPerSecond,
+        unit: 'req/s',
+        baseline: { name: 'bare Fastify', value: writing.bare.requestsPerSecond },
+        target: { of: 'ratio', comparison: 'at-least', limit: POLL_WHILE_WRITING_TARGET },
+      }),
+      metric({
+        name: 'poll server CPU per request while workers write (the in-process worker included)',
+        value: writing.docwright.cpuMicrosecondsPerRequest,
+        unit: 'µs',
+        baseline: { name: 'bare Fastify', value: writing.bare.cpuMicrosecondsPerRequest },
+      }),
     ],
     notes: [
       `overhead phases (medians): pickup ${ms(phases.pickup)}, prepare workspace ${ms(phases.prepare)}, agent steps ${ms(phases.agent)}, check + commit + push + PR ${ms(phases.finish)}, settle ${ms(phases.settle)}.`,
@@ -214,6 +270,7 @@ function buildReport({ backend, workload, overhead, pickup, poll, load, location
       `pickup p50: to first model request ${ms(median(pickup.toFirstModelRequest))}, to turn.started ${ms(median(pickup.toTurnStarted))}, create round trip ${ms(median(pickup.createRoundTrip))} (p99 ${ms(p99(pickup.createRoundTrip))}); raw clone p50 ${ms(median(pickup.rawClone))}.`,
       `event streams that ended without their job.completed event: ${overhead.missedSettlingEvents} of ${overhead.runs + 1} overhead jobs, ${pickup.missedSettlingEvents} of ${pickup.jobs + 3} pickup jobs (such a job is timed by the stream's end).`,
       `poll latency p50/p99: docwright ${poll.docwright.p50Milliseconds.toFixed(1)}/${poll.docwright.p99Milliseconds.toFixed(1)} ms, bare ${poll.bare.p50Milliseconds.toFixed(1)}/${poll.bare.p99Milliseconds.toFixed(1)} ms (${poll.docwright.total.toLocaleString('en-US')} and ${poll.bare.total.toLocaleString('en-US')} requests).`,
+      `poll while writing, latency p50/p99: docwright ${writing.docwright.p50Milliseconds.toFixed(1)}/${writing.docwright.p99Milliseconds.toFixed(1)} ms, bare ${writing.bare.p50Milliseconds.toFixed(1)}/${writing.bare.p99Milliseconds.toFixed(1)} ms; ${writing.eventsPerSecond.toFixed(0)} step events committed per second.`,
     ],
   };
 }

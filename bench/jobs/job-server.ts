@@ -22,6 +22,8 @@ export interface JobServerOptions {
   cpuProfileDirectory?: string;
   /** More Node options for the server, e.g. `--import` of an experiment's patch. */
   execArgv?: string[];
+  /** More settings, over the benchmark's own. */
+  environment?: Record<string, string>;
 }
 
 const ENTRY = fileURLToPath(new URL('./job-server-process.ts', import.meta.url));
@@ -48,6 +50,7 @@ export async function startJobServer(options: JobServerOptions): Promise<JobServ
     // Request logs would cost the same on every backend and only blur the figures.
     DOCWRIGHT_LOG_LEVEL: 'warn',
     DOCWRIGHT_BENCH_REPOSITORIES: JSON.stringify(options.repositories),
+    ...options.environment,
   };
   if (options.databaseUrl !== undefined) environment.DOCWRIGHT_DATABASE_URL = options.databaseUrl;
   const profile = options.cpuProfileDirectory === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDirectory];
