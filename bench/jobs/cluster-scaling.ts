@@ -33,6 +33,8 @@ export interface ScalingWorkload {
 export interface ScalingResult {
   configuration: ScalingConfiguration;
   poll: SpreadPollFigure;
+  /** One bare Fastify process under the same load, in rounds alternating with `poll`'s. */
+  bare: SpreadPollFigure;
   /** create sent → first model request, ms, p50 and p99. */
   pickup: { p50: number; p99: number };
   /** `drainJobs` created together → the last one completed. */
@@ -53,6 +55,7 @@ export async function measureScalingConfiguration(options: {
   configuration: ScalingConfiguration;
   postgres: BenchPostgres;
   model: TimedFakeModel;
+  bare: { url: string; pid: number };
   /** A small docs repository (the project's, cloned by every job). */
   repository: string;
   directory: string;
@@ -99,7 +102,7 @@ export async function measureScalingConfiguration(options: {
     const polled = await first.create('[bench:scaling-poll] Check the quickstart.');
     await first.waitForSettled(polled.id);
     log(`jobs scaling ${name}: poll throughput over ${configuration.api} API process(es)`);
-    const poll = await pollAcrossProcesses({ apis: cluster.apis, path: `/v2/agent/${projectId}/job/${polled.id}`, apiKey, settings: workload.poll, log });
+    const { docwright: poll, bare } = await pollAcrossProcesses({ apis: cluster.apis, bare: options.bare, path: `/v2/agent/${projectId}/job/${polled.id}`, apiKey, settings: workload.poll, log });
 
     log(`jobs scaling ${name}: pickup latency over ${workload.pickupJobs} jobs`);
     const pickup = await measurePickupLatency({
@@ -124,6 +127,7 @@ export async function measureScalingConfiguration(options: {
     return {
       configuration,
       poll,
+      bare,
       pickup: { p50: percentile(pickup.toFirstModelRequest, 50), p99: percentile(pickup.toFirstModelRequest, 99) },
       drain: { jobs: workload.drainJobs, seconds, jobsPerSecond: workload.drainJobs / seconds },
       load: [loadBefore, loadavg()[0] ?? Number.NaN],

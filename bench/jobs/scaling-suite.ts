@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { BenchPostgres } from '../lib/embedded-postgres.js';
 import type { SuiteReport } from '../lib/suite-report.js';
 import { startBareFastifyServer } from './bare-fastify-server.js';
-import { pollAcrossProcesses } from './cluster-load.js';
 import { measureScalingConfiguration, type ScalingResult, type ScalingWorkload } from './cluster-scaling.js';
 import { generateDocsRepository } from './generate-docs-repository.js';
 import { scalingReport } from './scaling-report.js';
@@ -43,28 +42,25 @@ export async function runScalingBenchmark(options: {
   mkdirSync(options.root, { recursive: true });
   const repository = generateDocsRepository(join(options.root, 'docs-small'), 10);
   const bare = await startBareFastifyServer();
-  let bareFigure;
+  const results: ScalingResult[] = [];
   try {
-    options.log('jobs scaling: bare Fastify under the same poll load');
-    const figure = await pollAcrossProcesses({ apis: [bare], path: '/v2/agent/project/job/job', apiKey: 'none', settings: workload.poll, log: options.log });
-    bareFigure = { requestsPerSecond: figure.requestsPerSecond, cpuMicrosecondsPerRequest: figure.cpuMicrosecondsPerRequest, p50Milliseconds: Number.NaN, p99Milliseconds: figure.p99Milliseconds, total: 0 };
+    for (const configuration of CONFIGURATIONS) {
+      results.push(
+        await measureScalingConfiguration({
+          configuration,
+          postgres: options.postgres,
+          model: options.model,
+          bare,
+          repository: repository.directory,
+          directory: join(options.root, 'clusters'),
+          workload,
+          cpuProfileDirectory: options.cpuProfileDirectory,
+          log: options.log,
+        }),
+      );
+    }
   } finally {
     await bare.stop();
   }
-  const results: ScalingResult[] = [];
-  for (const configuration of CONFIGURATIONS) {
-    results.push(
-      await measureScalingConfiguration({
-        configuration,
-        postgres: options.postgres,
-        model: options.model,
-        repository: repository.directory,
-        directory: join(options.root, 'clusters'),
-        workload,
-        cpuProfileDirectory: options.cpuProfileDirectory,
-        log: options.log,
-      }),
-    );
-  }
-  return scalingReport({ results, workload, bare: bareFigure });
+  return scalingReport({ results, workload });
 }
