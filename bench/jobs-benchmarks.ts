@@ -11,7 +11,7 @@ import type { BackendName } from './lib/bench-arguments.js';
 import type { BenchOptions } from './lib/bench-options.js';
 import { startBenchPostgres, type BenchPostgres } from './lib/embedded-postgres.js';
 import { percentile } from './lib/percentiles.js';
-import { metric, type SuiteReport } from './lib/suite-report.js';
+import { metric, type BenchMetric, type SuiteReport } from './lib/suite-report.js';
 import { startBareFastifyServer } from './jobs/bare-fastify-server.js';
 import { generateDocsRepository } from './jobs/generate-docs-repository.js';
 import { JobClient } from './jobs/job-client.js';
@@ -237,32 +237,8 @@ function buildReport({ backend, workload, overhead, pickup, poll, writing, load,
         baseline: { name: 'raw git CPU', value: median(overhead.git.map((timing) => timing.cpuMilliseconds)) },
       }),
       metric({ name: 'pickup latency p99 (create → turn.started)', value: p99(pickup.toTurnStarted), unit: 'ms' }),
-      metric({
-        name: 'poll throughput (GET job)',
-        value: poll.docwright.requestsPerSecond,
-        unit: 'req/s',
-        baseline: { name: 'bare Fastify', value: poll.bare.requestsPerSecond },
-        target: { of: 'ratio', comparison: 'at-least', limit: POLL_TARGET },
-      }),
-      metric({
-        name: 'poll server CPU per request',
-        value: poll.docwright.cpuMicrosecondsPerRequest,
-        unit: 'µs',
-        baseline: { name: 'bare Fastify', value: poll.bare.cpuMicrosecondsPerRequest },
-      }),
-      metric({
-        name: 'poll throughput while workers write (GET active jobs)',
-        value: writing.docwright.requestsPerSecond,
-        unit: 'req/s',
-        baseline: { name: 'bare Fastify', value: writing.bare.requestsPerSecond },
-        target: { of: 'ratio', comparison: 'at-least', limit: POLL_WHILE_WRITING_TARGET },
-      }),
-      metric({
-        name: 'poll server CPU per request while workers write (the in-process worker included)',
-        value: writing.docwright.cpuMicrosecondsPerRequest,
-        unit: 'µs',
-        baseline: { name: 'bare Fastify', value: writing.bare.cpuMicrosecondsPerRequest },
-      }),
+      ...pollMetrics('poll throughput (GET job)', 'poll server CPU per request', poll, POLL_TARGET),
+      ...pollMetrics('poll throughput while workers write (GET active jobs)', 'poll server CPU per request while workers write (the in-process worker included)', writing, POLL_WHILE_WRITING_TARGET),
     ],
     notes: [
       `overhead phases (medians): pickup ${ms(phases.pickup)}, prepare workspace ${ms(phases.prepare)}, agent steps ${ms(phases.agent)}, check + commit + push + PR ${ms(phases.finish)}, settle ${ms(phases.settle)}.`,
@@ -273,4 +249,18 @@ function buildReport({ backend, workload, overhead, pickup, poll, writing, load,
       `poll while writing, latency p50/p99: docwright ${writing.docwright.p50Milliseconds.toFixed(1)}/${writing.docwright.p99Milliseconds.toFixed(1)} ms, bare ${writing.bare.p50Milliseconds.toFixed(1)}/${writing.bare.p99Milliseconds.toFixed(1)} ms; ${writing.eventsPerSecond.toFixed(0)} step events committed per second.`,
     ],
   };
+}
+
+/** Throughput against bare Fastify with its target, and server CPU per request beside it. */
+function pollMetrics(name: string, cpuName: string, comparison: PollComparison, target: number): BenchMetric[] {
+  return [
+    metric({
+      name,
+      value: comparison.docwright.requestsPerSecond,
+      unit: 'req/s',
+      baseline: { name: 'bare Fastify', value: comparison.bare.requestsPerSecond },
+      target: { of: 'ratio', comparison: 'at-least', limit: target },
+    }),
+    metric({ name: cpuName, value: comparison.docwright.cpuMicrosecondsPerRequest, unit: 'µs', baseline: { name: 'bare Fastify', value: comparison.bare.cpuMicrosecondsPerRequest } }),
+  ];
 }
