@@ -34,11 +34,10 @@ const POLL_TARGET = 0.5;
 const POLL_WHILE_WRITING_TARGET = 0.4;
 /**
  * Eight jobs at once, a model step every 100 ms each: about 60 step events a second, far
- * more than jobs on a real model (seconds per step) write. The server's worker runs all
- * eight, and each stays active for the whole measurement (the step budget is raised to its
- * maximum, 1,000: at ~8 steps a second that is two minutes).
+ * more than jobs on a real model (seconds per step) write. Turns of 20 steps, 60 of them
+ * queued per job: active for much longer than the measurement, which archives them after.
  */
-const WRITING_LOAD: WritingLoad = { jobs: 8, stepDelayMs: 100 };
+const WRITING_LOAD: WritingLoad = { jobs: 8, stepDelayMs: 100, stepsPerTurn: 20, turnsPerJob: 60 };
 const BACKEND_TITLES: Record<BackendName, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 
 interface Workload {
@@ -121,7 +120,7 @@ async function runOnBackend(input: {
     repositories: { large: large.directory, small: small.directory },
     ...(databaseUrl === undefined ? {} : { databaseUrl }),
     ...(input.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: join(input.cpuProfileDirectory, backend) }),
-    environment: { DOCWRIGHT_WORKER_CONCURRENCY: String(WRITING_LOAD.jobs), DOCWRIGHT_JOB_MAX_STEPS: '1000' },
+    environment: { DOCWRIGHT_WORKER_CONCURRENCY: String(WRITING_LOAD.jobs) },
   });
   const largeProject = server.projects.large;
   const smallProject = server.projects.small;
@@ -213,7 +212,7 @@ function buildReport({ backend, workload, overhead, pickup, poll, writing, load,
       `Repositories, raw clones and job workspaces under ${location}.`,
       `Machine load (1-minute average) ${load[0].toFixed(1)} at the start, ${load[1].toFixed(1)} at the end: wall-clock figures wait for a core when it is above the core count; the CPU figures below do not.`,
       `Poll: autocannon ${poll.settings.connections} connections, pipelining ${poll.settings.pipelining}, ${poll.settings.rounds} alternating rounds of ${poll.settings.seconds} s per side (medians), GET /v2/agent/{projectId}/job/{id} with an admin key; baseline: a bare Fastify route answering constant JSON.`,
-      `Poll while writing: the same load over ${writing.load.jobs} active jobs in turn, each running on a model that answers every ${writing.load.stepDelayMs} ms with a tool call, so the worker commits a step event per answer (${writing.eventsPerSecond.toFixed(0)} events/s during the rounds); the bare rounds run beside the same writing jobs.`,
+      `Poll while writing: the same load over ${writing.load.jobs} active jobs in turn, each running turns of ${writing.load.stepsPerTurn} steps (follow-ups queued) on a model that answers every ${writing.load.stepDelayMs} ms with a tool call, so the worker commits a step event per answer (${writing.eventsPerSecond.toFixed(0)} events/s during the rounds); the bare rounds run beside the same writing jobs.`,
     ],
     metrics: [
       metric({

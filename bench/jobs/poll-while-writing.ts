@@ -7,6 +7,10 @@ export interface WritingLoad {
   jobs: number;
   /** The model's answer time per step; each step writes one `step` event. */
   stepDelayMs: number;
+  /** Steps per turn; then the turn ends and the job's next queued follow-up starts. */
+  stepsPerTurn: number;
+  /** Follow-ups queued behind each job's first turn: they keep it active for the whole measurement. */
+  turnsPerJob: number;
 }
 
 export interface PollWhileWriting extends PollComparison {
@@ -19,9 +23,12 @@ export interface PollWhileWriting extends PollComparison {
  * The poll benchmark with the cache under pressure: `load.jobs` jobs stay active, each
  * asking the model again and again (a cheap tool call per step after `stepDelayMs`), so
  * the worker commits a `step` event — a write transaction and, on PostgreSQL, a NOTIFY
- * that drops the job's cached row — several times a second per job. The load polls those
- * jobs in turn. The bare Fastify rounds run while the jobs keep writing too, so both
- * sides share the machine with the same background work.
+ * that drops the job's cached row — several times a second per job. A turn ends after
+ * `stepsPerTurn` steps and the job's next queued follow-up starts (a fresh clone, a short
+ * conversation, as real turns are), so jobs stay active without conversations growing
+ * past what real ones reach. The load polls those jobs in turn. The bare Fastify rounds
+ * run while the jobs keep writing too, so both sides share the machine with the same
+ * background work. The jobs are archived afterwards (which drops their queued turns).
  */
 export async function comparePollWhileWriting(options: {
   client: JobClient;
@@ -40,16 +47,21 @@ export async function comparePollWhileWriting(options: {
   let stopping = false;
   const tags = Array.from({ length: load.jobs }, (_, index) => `writing-${index}`);
   for (const tag of tags) {
-    model.expect(tag, () =>
-      stopping
-        ? { text: 'Nothing to change after all.' }
-        : // One line of one file: cheap for the worker, and the conversation grows by a few hundred bytes per step only.
+    model.expect(tag, (request) =>
+      stopping || request.toolRounds >= load.stepsPerTurn
+        ? { text: 'Nothing to change after all.', delayMs: stopping ? 0 : load.stepDelayMs }
+        : // One line of one file: cheap for the worker's tools, so what is measured is the writing.
           { toolCalls: [{ name: 'read_file', arguments: { path: 'docs.json', startLine: 1, endLine: 1 } }], delayMs: load.stepDelayMs, usage: { inputTokens: 1, outputTokens: 1 } },
     );
   }
   const ids: string[] = [];
   try {
-    for (const tag of tags) ids.push((await client.create(`[bench:${tag}] Read the navigation file until told to stop.`)).id);
+    for (const tag of tags) ids.push((await client.create(`[bench:${tag}] Read the navigation file a few times.`)).id);
+    await Promise.all(
+      ids.map(async (id, index) => {
+        for (let turn = 0; turn < load.turnsPerJob; turn++) await client.message(id, `[bench:${tags[index] ?? ''}] Read it again (${turn + 1}).`);
+      }),
+    );
     // Running and writing: each job has been to the model twice, i.e. committed a step.
     const deadline = Date.now() + 120_000;
     while (tags.some((tag) => model.arrivals(tag).length < 2)) {
@@ -76,15 +88,8 @@ export async function comparePollWhileWriting(options: {
     return { ...comparison, load, eventsPerSecond };
   } finally {
     stopping = true;
-    for (const id of ids) await waitUntilSettled(client, id);
+    // Stops each running turn and drops the queued ones.
+    for (const id of ids) await client.archive(id);
     for (const tag of tags) model.forget(tag);
-  }
-}
-
-async function waitUntilSettled(client: JobClient, id: string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while ((await client.get(id)).status === 'active') {
-    if (Date.now() > deadline) throw new Error(`writing job ${id} still active two minutes after it was told to stop`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -63,7 +63,7 @@ const server = await startJobServer({
   ...(databaseUrl === undefined ? {} : { databaseUrl }),
   ...(values.profile === undefined ? {} : { cpuProfileDirectory: join(values.profile, 'server') }),
   execArgv: patchFile === undefined ? [] : ['--import', fileURLToPath(new URL(patchFile, import.meta.url))],
-  ...(writingJobs > 0 ? { environment: { DOCWRIGHT_WORKER_CONCURRENCY: String(writingJobs), DOCWRIGHT_JOB_MAX_STEPS: '1000' } } : {}),
+  ...(writingJobs > 0 ? { environment: { DOCWRIGHT_WORKER_CONCURRENCY: String(writingJobs) } } : {}),
 });
 const project = server.projects.docs;
 if (project === undefined) throw new Error('the server created no project');
@@ -89,7 +89,7 @@ try {
         apiKey: project.apiKey,
         bareUrl: bare.url,
         barePid: bare.pid,
-        load: { jobs: writingJobs, stepDelayMs: 100 },
+        load: { jobs: writingJobs, stepDelayMs: 100, stepsPerTurn: 45, turnsPerJob: 20 },
         settings,
         log: console.log,
       });
