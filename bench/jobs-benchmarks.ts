@@ -34,10 +34,11 @@ const POLL_TARGET = 0.5;
 const POLL_WHILE_WRITING_TARGET = 0.4;
 /**
  * Eight jobs at once, a model step every 100 ms each: about 60 step events a second, far
- * more than jobs on a real model (seconds per step) write. Turns of 20 steps, 60 of them
- * queued per job: active for much longer than the measurement, which archives them after.
+ * more than jobs on a real model (seconds per step) write. Turns of 45 steps (the default
+ * budget is 50), 20 of them queued per job: about two minutes of activity, longer than the
+ * measurement, which archives the jobs afterwards.
  */
-const WRITING_LOAD: WritingLoad = { jobs: 8, stepDelayMs: 100, stepsPerTurn: 20, turnsPerJob: 60 };
+const WRITING_LOAD: WritingLoad = { jobs: 8, stepDelayMs: 100, stepsPerTurn: 45, turnsPerJob: 20 };
 const BACKEND_TITLES: Record<BackendName, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
 
 interface Workload {
