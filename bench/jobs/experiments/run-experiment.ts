@@ -7,7 +7,8 @@
  *
  * `poll` prints requests/s and server CPU per request of the poll route and of the bare
  * Fastify baseline; `poll-writing` the same over active jobs whose worker writes events
- * (poll-while-writing.ts; --jobs is then the number of writing jobs, default 8); `pickup`
+ * (poll-while-writing.ts; --jobs is then the number of writing jobs, default 8; --split
+ * polls an API process while a separate worker process writes, poll-beside-worker.ts); `pickup`
  * prints pickup percentiles. --profile writes CPU profiles
  * (summarize them with summarize-cpu-profile.ts).
  */
@@ -24,6 +25,7 @@ import { JobClient } from '../job-client.js';
 import { startJobServer } from '../job-server.js';
 import { measurePickupLatency } from '../pickup-latency.js';
 import { comparePollThroughput } from '../poll-throughput.js';
+import { comparePollBesideWorker } from '../poll-beside-worker.js';
 import { comparePollWhileWriting } from '../poll-while-writing.js';
 import { startTimedFakeModel } from '../timed-fake-model.js';
 
@@ -41,6 +43,7 @@ const { values, positionals } = parseArgs({
     seconds: { type: 'string', default: '5' },
     jobs: { type: 'string' },
     profile: { type: 'string' },
+    split: { type: 'boolean', default: false },
   },
 });
 const part = positionals[0];
@@ -80,7 +83,11 @@ try {
     const bare = await startBareFastifyServer(values.profile === undefined ? {} : { cpuProfileDirectory: join(values.profile, 'bare') });
     try {
       const settings = { connections: 10, pipelining: 1, seconds: Number(values.seconds), rounds: 1 };
-      const result = await comparePollWhileWriting({
+      const load = { jobs: writingJobs, stepDelayMs: 100, stepsPerTurn: 45, turnsPerJob: 20 };
+      const splitDatabase = values.split ? await postgres?.createDatabase('jobs_experiment_split') : undefined;
+      const result = values.split
+        ? await comparePollBesideWorker({ dataDir: join(root, 'split'), databaseUrl: splitDatabase, model, repository: repository.directory, bare, load, settings, log: console.log })
+        : await comparePollWhileWriting({
         client,
         model,
         serverUrl: server.url,
@@ -89,7 +96,7 @@ try {
         apiKey: project.apiKey,
         bareUrl: bare.url,
         barePid: bare.pid,
-        load: { jobs: writingJobs, stepDelayMs: 100, stepsPerTurn: 45, turnsPerJob: 20 },
+        load,
         settings,
         log: console.log,
       });
