@@ -71,7 +71,7 @@ export async function createServices(input: { config: Config; database: Database
   const secretBox = new SecretBox(config.secret);
   const projects = new ProjectRepository(database.db, clock, secretBox);
   const limiter = new SlidingWindowLimiter(database, clock, 'agent');
-  const jobRepository = new JobRepository(database);
+  const jobRepository = new JobRepository(database, { notifier, clock });
   const forges = createForgeRegistry(config, database, clock);
   const coherence = keyCacheCoherence(database, notifier);
   const keys = new ApiKeyService(database.db, clock, coherence);
