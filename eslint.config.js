@@ -27,12 +27,18 @@ export default tseslint.config(
     rules: {
       // Numbers read fine in messages; what the rule is for is objects, null and undefined.
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
-      // `(event) => setValue(event.currentTarget.value)` is the callback idiom here; braces would add only noise.
-      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // `(event) => setValue(…)` and `return printJson(job)` in a void function are idioms here; braces would add only noise.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true, ignoreVoidReturningFunctions: true }],
       // `() => {}` is how this code says "ignore": best-effort cleanup (`.catch(() => {})`) and no-op implementations.
       '@typescript-eslint/no-empty-function': 'off',
       // An async implementation of a Promise-returning interface rejects instead of throwing synchronously: wanted, not a smell.
       '@typescript-eslint/require-await': 'off',
+      // noUncheckedIndexedAccess makes every indexed read `T | undefined`; `!` after a bounds check says "checked here", and `as T`, the only other spelling, is no safer.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // `T[]` for simple types and `Array<{ … }>` for the rest, as the code was written.
+      '@typescript-eslint/array-type': ['error', { default: 'array-simple' }],
+      // `record['key']` on an index signature marks a key that may be absent, as the code was written.
+      '@typescript-eslint/dot-notation': ['error', { allowIndexSignaturePropertyAccess: true }],
     },
   },
   {

@@ -32,12 +32,12 @@ export interface PreparedColumns {
   /** Per row, an index into `agents`, or -1 for none. */
   agentIndex: Int32Array;
   /** Distinct (class, agent name) pairs: an agent is counted per class. */
-  agents: { classCode: number; name: string }[];
+  agents: Array<{ classCode: number; name: string }>;
   /** Per row, an index into `userAgents`, or -1 when the event had none. */
   userAgentIndex: Int32Array;
   userAgents: string[];
-  referrer: (string | null)[];
-  eventId: (string | null)[];
+  referrer: Array<string | null>;
+  eventId: Array<string | null>;
 }
 
 /** The typed arrays of prepared columns, for a worker's transfer list. */

@@ -12,7 +12,7 @@ const types = {
     if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
     return pg.types.getTypeParser(oid, format);
   },
-} as pg.CustomTypesConfig;
+};
 
 export function openPostgresDatabase(url: string, options: { maxConnections?: number } = {}): Database {
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types });

@@ -106,7 +106,7 @@ export async function buildSite(input: BuildSiteInput): Promise<SiteBuild> {
       if (needed.length === 0) break;
       for (const [path, text] of await readText(needed)) texts.set(path, text);
     }
-    for (const path of texts.keys()) structural.add(path as string);
+    for (const path of texts.keys()) structural.add(path);
     if (config !== null) problems.push(...config.problems);
   }
 

@@ -78,7 +78,7 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
           }
           if (events.length < 500) break;
         }
-        if (isSettled(job.status as JobStatus)) stream.close();
+        if (isSettled(job.status)) stream.close();
       };
       stream.onClose(services.notifier.subscribe('docwright_job_events', (payload) => payload === jobId && stream.schedule(flush)));
       const poll = setInterval(() => stream.schedule(flush), FALLBACK_POLL_MS);

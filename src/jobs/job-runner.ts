@@ -145,7 +145,7 @@ export class JobRunner {
         })),
       },
       {
-        forge: forges.forKind(project.forge as ForgeKind),
+        forge: forges.forKind(project.forge),
         forgeProject: { id: project.id, repository: job.repository, ref: job.ref, credentials },
         resolveModel: options.resolveModel,
         budgets: options.budgets,

@@ -15,7 +15,7 @@ async function dumpDatabase(database: Database): Promise<string> {
   const stringify = (rows: unknown[]) => JSON.stringify(rows, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
   if (database.raw.dialect === 'sqlite') {
     const connection = database.raw.connection;
-    const tables = connection.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[];
+    const tables = connection.prepare("select name from sqlite_master where type = 'table'").all() as Array<{ name: string }>;
     for (const { name } of tables) parts.push(name, stringify(connection.prepare(`select * from "${name}"`).safeIntegers(true).all()));
     expect(tables.map((table) => table.name)).toContain('analytics_hits');
   } else {

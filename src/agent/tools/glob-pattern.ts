@@ -25,7 +25,7 @@ type Token =
   | { kind: 'star' }
   | { kind: 'class'; negated: boolean; ranges: Array<[string, string]> };
 
-type PlainSegment = { kind: 'plain'; tokens: Token[]; literal: string | null };
+interface PlainSegment { kind: 'plain'; tokens: Token[]; literal: string | null }
 type Segment = { kind: 'globstar' } | PlainSegment;
 
 export interface GlobMatcher {

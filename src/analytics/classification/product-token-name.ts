@@ -41,7 +41,7 @@ function isInsideUrlOrAddress(userAgent: string, from: number, to: number, name:
   if (userAgent[to] === '/' && /\.[a-z]{2,}$/i.test(name)) return true; // "github.com/…" without a scheme
   // Walk back to the start of the whitespace-, bracket- or semicolon-delimited chunk.
   let chunkStart = from;
-  while (chunkStart > 0 && !/[\s;(),]/.test(userAgent[chunkStart - 1] as string)) chunkStart--;
+  while (chunkStart > 0 && !/[\s;(),]/.test(userAgent[chunkStart - 1]!)) chunkStart--;
   const prefix = userAgent.slice(chunkStart, from);
   return (
     prefix.includes('://') ||

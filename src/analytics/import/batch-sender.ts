@@ -9,7 +9,7 @@ import type { ImportHit, SendHits, SendResult } from './import-types.js';
 export class BatchSender {
   accepted = 0;
   rejected = 0;
-  private readonly inFlight: Promise<void>[] = [];
+  private readonly inFlight: Array<Promise<void>> = [];
   private failure: { error: unknown } | undefined;
 
   constructor(

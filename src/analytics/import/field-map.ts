@@ -50,7 +50,7 @@ export const DEFAULT_FIELD_MAP: ResolvedFieldMap = {
 export function resolveFieldMap(fieldMap: FieldMap | undefined): ResolvedFieldMap {
   const resolved: ResolvedFieldMap = { ...DEFAULT_FIELD_MAP };
   if (fieldMap === undefined) return resolved;
-  const errors: { path: string; message: string }[] = [];
+  const errors: Array<{ path: string; message: string }> = [];
   for (const [field, names] of Object.entries(fieldMap)) {
     if (!(HIT_FIELDS as readonly string[]).includes(field)) {
       errors.push({ path: `fieldMap.${field}`, message: `unknown field; expected one of ${HIT_FIELDS.join(', ')}` });

@@ -28,7 +28,7 @@ export function useEventSource(url: string | null, listeners: Record<string, (ev
       return handler;
     });
     return () => {
-      void handlers;
+      handlers;
       source.close();
     };
   }, [url, names]);
