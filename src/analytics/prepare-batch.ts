@@ -67,9 +67,9 @@ export function parseEventsBody(body: Uint8Array | string): unknown[] | Prepared
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return failure('validation_failed', 'The request body failed validation.', [{ path: 'events', message: 'the body must be an object { events: [...] }' }]);
   }
-  const events = (parsed as { events?: unknown }).events;
+  const events: unknown = (parsed as { events?: unknown }).events;
   if (!Array.isArray(events)) return failure('validation_failed', 'The request body failed validation.', [{ path: 'events', message: 'must be an array of events' }]);
-  return events;
+  return events as unknown[];
 }
 
 /**

@@ -67,7 +67,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => {
       const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
       reply.header('X-Request-Id', request.id);
-      return sendProblem(
+      void sendProblem(
         reply,
         buildProblem({
           status: tooLong ? 414 : 400,

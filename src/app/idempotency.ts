@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.js';
 import { DocwrightError, validationFailed } from '../core/errors.js';
+import { jsonText } from '../core/json-text.js';
 import type { Database } from '../db/database.js';
 import { principalProjectId } from './authenticate.js';
 
@@ -24,7 +25,7 @@ function canonical(value: unknown): string {
       .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
       .join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  return jsonText(value) ?? 'null';
 }
 
 /**

@@ -76,16 +76,17 @@ export async function followJob(options: FollowOptions): Promise<FollowResult> {
       continue;
     }
     everOpened = true;
-    let received = false;
+    // A property, not a variable: the callback sets it, which narrowing cannot see.
+    const progress = { received: false };
     const outcome = await readStream(opening.response, controller, deadline, options.idleTimeoutMs ?? DEFAULT_IDLE_MS, (chunk) => {
-      received = true;
+      progress.received = true;
       for (const message of parser.push(chunk)) {
         lastEventId = message.id ?? lastEventId;
         const event = toStreamEvent(message.id, message.type, message.data);
         if (event) options.onEvent(event);
       }
     });
-    if (received) failuresInARow = 0;
+    if (progress.received) failuresInARow = 0;
     if (outcome.kind === 'deadline') return { job: await api.get(jobId), timedOut: true };
     let dropped = outcome.kind === 'dropped' ? outcome.reason : undefined;
     if (outcome.kind === 'ended') {
@@ -121,7 +122,8 @@ async function openWithDeadline(api: JobsApi, jobId: string, lastEventId: string
 }
 
 async function readStream(response: Response, controller: AbortController, deadline: number, idleMs: number, onChunk: (text: string) => void): Promise<ReadOutcome> {
-  const reader = response.body!.getReader();
+  // A fetch body is bytes; Node's types leave its chunks `any`.
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let abortedFor: 'deadline' | 'idle' | undefined;
   const deadlineTimer = Number.isFinite(deadline)

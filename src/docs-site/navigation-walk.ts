@@ -227,5 +227,5 @@ function nameOf(reader: ConfigReader, node: Expanded, key: string): string | und
 
 function isTrue(reader: ConfigReader, node: Expanded): boolean {
   const slot = reader.field(node, 'default');
-  return slot !== undefined && slot.value === true;
+  return slot?.value === true;
 }

@@ -160,5 +160,5 @@ export async function buildSite(input: BuildSiteInput): Promise<SiteBuild> {
 }
 
 function textOf(file: SourceFile | undefined): string | null {
-  return file === undefined || file.status !== 'read' ? null : (decodeUtf8(file.bytes) ?? null);
+  return file?.status !== 'read' ? null : (decodeUtf8(file.bytes) ?? null);
 }

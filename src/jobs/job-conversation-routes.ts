@@ -9,7 +9,6 @@ import { isSettled } from './job-state.js';
 import { StreamSlots } from './stream-slots.js';
 import { openEventStream, streamProblems } from './event-stream.js';
 import { registerProjectJobStreamRoute } from './project-job-stream-route.js';
-import type { JobStatus } from './job.js';
 
 const FALLBACK_POLL_MS = 1_000;
 

@@ -98,7 +98,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: Services): 
     async (request, reply) => {
       const { projectId, keyId } = request.params;
       const key = await services.keys.find(keyId);
-      if (key === null || key.projectId !== projectId) throw notFound(`No API key with id "${keyId}" in this project.`);
+      if (key?.projectId !== projectId) throw notFound(`No API key with id "${keyId}" in this project.`);
       await services.keys.revoke(keyId);
       request.log.info({ projectId, keyId, by: request.user?.id }, 'API key revoked');
       return reply.status(204).send(null);

@@ -35,7 +35,10 @@ describe.each(BACKENDS)('visitor privacy [%s]', (dialect) => {
   test('raw IP addresses are stored nowhere: not in any table, not in the database files, not in the logs', async () => {
     kit = await createAnalyticsKit(dialect);
     const logLines: string[] = [];
-    const destination = new Writable({ write: (chunk, _encoding, callback) => (logLines.push(String(chunk)), callback()) });
+    const destination = new Writable({ write: (chunk, _encoding, callback) => {
+      logLines.push(String(chunk));
+      callback();
+    } });
     // A second app on the same services, logging everything, to check the request logs too.
     const app = await buildApp({ services: kit.t.services, logger: createLogger({ level: 'trace', destination }), features });
     await kit.t.services.projects.update(kit.projectId, { settings: { allowedOrigins: ['https://docs.example.com'] } });

@@ -27,6 +27,7 @@ afterEach(async () => {
   temp.cleanup();
 });
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a response body for the tests' assertions, like light-my-request's json()
 async function call(method: string, path: string, body?: unknown, authorization: string | null = `token ${TOKEN}`): Promise<{ status: number; json: any }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (authorization !== null) headers.authorization = authorization;

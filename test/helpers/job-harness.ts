@@ -14,6 +14,7 @@ export interface JobHarness extends TestApp {
   projectId: string;
   key: string;
   worker: WorkerPool;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a response body for the tests' assertions, like light-my-request's json()
   request(method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   /** Polls the job like a client would, until it is no longer active. */
   waitForSettled(jobId: string, timeoutMs?: number): Promise<Job>;

@@ -4,7 +4,7 @@
  * "curl/8.4.0" gives "curl", "Screaming Frog SEO Spider" stays whole. Returns null when the
  * stretch sits inside a URL or an e-mail address, where words are host names, not products.
  */
-const NAME_CHARACTER = /[A-Za-z0-9_.'\-]/;
+const NAME_CHARACTER = /[A-Za-z0-9_.'-]/;
 const MAX_NAME_LENGTH = 64;
 
 export function productTokenAt(userAgent: string, start: number, end: number = start + 1): string | null {

@@ -32,6 +32,7 @@ export function DiffView({ files }: { files: DiffFile[] }) {
   const [layout, setLayout] = useState<Layout>(initialLayout);
   const theme = useTheme();
   const markup = useMemo(
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- diff2html declares ColorSchemeType twice (lib/ for its types, lib-esm/ for the bundle): the same enum
     () => html(files, { outputFormat: layout, drawFileList: false, matching: 'lines', colorScheme: theme === 'dark' ? ColorSchemeType.DARK : ColorSchemeType.LIGHT }),
     [files, layout, theme],
   );
