@@ -116,6 +116,14 @@ export interface JobQueueTable {
   locked_by: string | null;
   locked_until: number | null;
   created_at: number;
+  /** The fencing token of the last claim (migration 011); 0 until the row is first claimed. */
+  lease_token: Generated<number>;
+}
+
+/** SQLite only: the counter lease tokens are taken from (PostgreSQL uses the sequence `job_lease_tokens`). */
+export interface JobLeaseTokensTable {
+  id: number;
+  last_token: number;
 }
 
 export interface JobEventsTable {
@@ -273,6 +281,7 @@ export interface DatabaseSchema {
   jobs: JobsTable;
   job_turns: JobTurnsTable;
   job_queue: JobQueueTable;
+  job_lease_tokens: JobLeaseTokensTable;
   job_events: JobEventsTable;
   rate_limit_hits: RateLimitHitsTable;
   idempotency_keys: IdempotencyKeysTable;

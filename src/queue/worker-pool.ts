@@ -1,18 +1,23 @@
 import { hostname } from 'node:os';
 import { randomBase62 } from '../core/ids.js';
 import type { Logger } from '../app/logger.js';
-import type { JobQueue } from './job-queue.js';
+import type { ClaimedJob, JobQueue } from './job-queue.js';
+import type { LeaseClaim } from './lease-fence.js';
 import type { Notifier } from './notifier.js';
 
 /** Why a run's signal was aborted; the handler decides what to do with the turn. */
 export type StopReason = 'lease_lost' | 'shutdown' | 'archived';
 
-export interface Lease {
-  jobId: string;
-  workerId: string;
+/**
+ * A claimed job as its handler sees it. `token` fences every write of the run
+ * (lease-fence.ts): once another worker has claimed the job, the database refuses them.
+ */
+export interface Lease extends LeaseClaim {
   signal: AbortSignal;
   /** Set once `signal` is aborted. */
   stopReason(): StopReason | null;
+  /** A fenced write was refused: aborts `signal` with reason `lease_lost`, as a failed renewal would. */
+  lost(): void;
 }
 
 export type JobHandler = (lease: Lease) => Promise<void>;
@@ -28,6 +33,18 @@ export interface WorkerPoolOptions {
   idlePollMs?: number;
 }
 
+interface RunningJob {
+  controller: AbortController;
+  reason: StopReason | null;
+  done: Promise<void>;
+}
+
+function abortRun(entry: RunningJob, reason: StopReason): void {
+  if (entry.controller.signal.aborted) return;
+  entry.reason = reason;
+  entry.controller.abort(new Error(reason));
+}
+
 /**
  * Runs up to `concurrency` jobs at once. It is woken by a notification when a job is
  * queued (in-process at once, across processes via PostgreSQL NOTIFY) and only falls
@@ -35,7 +52,7 @@ export interface WorkerPoolOptions {
  */
 export class WorkerPool {
   readonly workerId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
-  private readonly running = new Map<string, { controller: AbortController; reason: StopReason | null; done: Promise<void> }>();
+  private readonly running = new Map<string, RunningJob>();
   private stopped = true;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
@@ -61,9 +78,7 @@ export class WorkerPool {
 
   private abort(jobId: string, reason: StopReason): void {
     const entry = this.running.get(jobId);
-    if (!entry || entry.controller.signal.aborted) return;
-    entry.reason = reason;
-    entry.controller.abort(new Error(reason));
+    if (entry) abortRun(entry, reason);
   }
 
   private async run(): Promise<void> {
@@ -74,21 +89,21 @@ export class WorkerPool {
         await this.sleep(idlePollMs);
         continue;
       }
-      let jobId: string | null = null;
+      let claimed: ClaimedJob | null = null;
       try {
-        jobId = await queue.claim(this.workerId, leaseMs);
+        claimed = await queue.claim(this.workerId, leaseMs);
       } catch (error) {
         if (this.stopped) break;
         logger.error({ err: error }, 'claiming a job failed; retrying shortly');
         await this.sleep(idlePollMs);
         continue;
       }
-      if (jobId === null) {
+      if (claimed === null) {
         const nextMs = await queue.nextReadyInMs().catch(() => null);
         await this.sleep(nextMs === null ? idlePollMs : Math.min(idlePollMs, Math.max(5, nextMs)));
         continue;
       }
-      this.launch(jobId);
+      this.launch(claimed);
     }
   }
 
@@ -106,25 +121,27 @@ export class WorkerPool {
     });
   }
 
-  private launch(jobId: string): void {
+  private launch({ jobId, token }: ClaimedJob): void {
     const { queue, leaseMs, logger, handler } = this.options;
     const controller = new AbortController();
-    const entry = { controller, reason: null as StopReason | null, done: Promise.resolve() };
+    const entry: RunningJob = { controller, reason: null, done: Promise.resolve() };
     this.running.set(jobId, entry);
+    const claim: LeaseClaim = { jobId, workerId: this.workerId, token };
     const heartbeat = setInterval(() => {
-      void queue.extendLease(jobId, this.workerId, leaseMs).then(
+      void queue.extendLease(claim, leaseMs).then(
         (held) => {
-          if (!held) this.abort(jobId, 'lease_lost');
+          if (!held) abortRun(entry, 'lease_lost');
         },
         (error: unknown) => logger.warn({ err: error, jobId }, 'lease renewal failed; will retry'),
       );
     }, Math.max(50, Math.floor(leaseMs / 3)));
-    const lease: Lease = { jobId, workerId: this.workerId, signal: controller.signal, stopReason: () => entry.reason };
+    const lease: Lease = { ...claim, signal: controller.signal, stopReason: () => entry.reason, lost: () => abortRun(entry, 'lease_lost') };
     entry.done = handler(lease)
       .catch((error: unknown) => logger.error({ err: error, jobId }, 'job handler failed; the lease will expire and the job be retried'))
       .finally(() => {
         clearInterval(heartbeat);
-        this.running.delete(jobId);
+        // A run that outlived its lease may finish after this pool claimed the job again.
+        if (this.running.get(jobId) === entry) this.running.delete(jobId);
         this.poke();
       });
   }

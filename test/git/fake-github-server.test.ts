@@ -73,6 +73,21 @@ describe('fake GitHub server', () => {
     expect((await call('PATCH', '/repos/acme/docs/pulls/9', { title: 'x' })).status).toBe(404);
   });
 
+  test('list pages like GitHub: per_page, page, a Link header to the next and last pages; an unknown state is 422', async () => {
+    await call('POST', '/repos/acme/docs/pulls', { title: 'T', head: 'feature', base: 'main' });
+    await call('PATCH', '/repos/acme/docs/pulls/1', { state: 'closed' });
+    await call('POST', '/repos/acme/docs/pulls', { title: 'T2', head: 'feature', base: 'main' });
+    const first = await fetch(`${fake.url}/repos/acme/docs/pulls?state=all&per_page=1`, { headers: { authorization: `token ${TOKEN}` } });
+    expect(((await first.json()) as Array<{ number: number }>).map((pull) => pull.number)).toEqual([2]);
+    expect(first.headers.get('link')).toBe(
+      `<${fake.url}/repos/acme/docs/pulls?state=all&per_page=1&page=2>; rel="next", <${fake.url}/repos/acme/docs/pulls?state=all&per_page=1&page=2>; rel="last"`,
+    );
+    const second = await fetch(`${fake.url}/repos/acme/docs/pulls?state=all&per_page=1&page=2`, { headers: { authorization: `token ${TOKEN}` } });
+    expect(((await second.json()) as Array<{ number: number }>).map((pull) => pull.number)).toEqual([1]);
+    expect(second.headers.get('link')).toBeNull();
+    expect((await call('GET', '/repos/acme/docs/pulls?state=opened')).status).toBe(422);
+  });
+
   test('installation tokens: JWT checks, expiry', async () => {
     const seconds = Math.floor(now / 1000);
     const path = '/app/installations/7/access_tokens';

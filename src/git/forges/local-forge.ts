@@ -3,7 +3,7 @@ import { conflict } from '../../core/errors.js';
 import type { Database } from '../../db/database.js';
 import type { LocalPullRequestsTable } from '../../db/schema.js';
 import { lockKey, writeTransaction, type Executor } from '../../db/transaction.js';
-import type { Forge, ForgeProject, ForgeRemote, PullRequestRequest, PullRequestResult } from './forge.js';
+import type { Forge, ForgeProject, ForgeRemote, PullRequestRequest, PullRequestResult, WriteFence } from './forge.js';
 import { newShareToken, shareTokenMatches } from './local-share-token.js';
 
 export interface LocalPullRequest {
@@ -51,11 +51,13 @@ export class LocalForge implements Forge {
    * One pull request per (project, head) branch, ever: a second call updates it. A closed
    * one is reopened (a follow-up continues the work); a merged one refuses with 409
    * `pull_request_merged`, since its branch is part of the base and new commits on it would
-   * have nothing to review them (JobService refuses such follow-ups up front).
+   * have nothing to review them (JobService refuses such follow-ups up front). `fence` runs
+   * in the same transaction, so a run whose lease has passed on changes nothing.
    */
-  async openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest): Promise<PullRequestResult> {
+  async openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest, fence?: WriteFence): Promise<PullRequestResult> {
     const opened = await writeTransaction(this.database, async (executor) => {
       await lockKey(this.database, executor, `local-pulls:${project.id}`);
+      await fence?.(executor);
       const now = this.clock.now();
       const existing = await executor
         .selectFrom('local_pull_requests')
