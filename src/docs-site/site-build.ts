@@ -2,7 +2,7 @@ import type { DocsProblem } from './docs-problem.js';
 import type { DocsTaskRunner } from './docs-task-runner.js';
 import { decodeUtf8, type SiteSource, type SourceFile } from './site-source.js';
 import type { CheckLimits } from './check-limits.js';
-import type { SiteConfig } from './site-config.js';
+import type { SiteConfig } from './site-config-types.js';
 import type { SiteModel } from './link-resolver.js';
 import { RedirectTable } from './redirect-table.js';
 import { createMintIgnore } from './mint-ignore.js';

@@ -15,6 +15,9 @@ export { diffBetween, type UnifiedDiff, type DiffOptions } from './diff-between.
 export { remoteBranchExists, remoteBranchCommit } from './remote-branch.js';
 export { isLocalPath } from './remote-url.js';
 
+/** Where the job clones live: one directory per job under the data dir. */
+export const workspacesDirectory = (dataDir: string): string => join(dataDir, 'workspaces');
+
 export const AGENT_NAME = 'Docwright Agent';
 export const AGENT_EMAIL = 'agent@docwright.invalid';
 

@@ -60,7 +60,8 @@ export class RunWrites {
 
   /** The turn's outcome, and the pull request it opened or updated, recorded under the lease's token. */
   async completeTurn(lease: LeaseClaim, turn: TurnRow, outcome: TurnOutcome): Promise<void> {
-    let projectId: string | null = null;
+    // Typed by assertion: assigned inside the callback, which narrowing from `= null` would not see.
+    let projectId = null as string | null;
     const data = {
       sequence: turn.sequence,
       filesChanged: outcome.filesChanged,
@@ -153,10 +154,10 @@ export class RunWrites {
         const failed = last?.status === 'failed';
         await executor
           .updateTable('jobs')
-          .set({ status: failed ? 'failed' : 'completed', error_code: failed ? (last?.error_code ?? 'failed') : null, error_message: failed ? (last?.error_message ?? null) : null, updated_at: now })
+          .set({ status: failed ? 'failed' : 'completed', error_code: failed ? last.error_code ?? 'failed' : null, error_message: failed ? last.error_message : null, updated_at: now })
           .where('id', '=', lease.jobId)
           .execute();
-        await appendJobEvent(executor, lease.jobId, failed ? 'job.failed' : 'job.completed', failed ? { code: last?.error_code, message: last?.error_message } : {}, now);
+        await appendJobEvent(executor, lease.jobId, failed ? 'job.failed' : 'job.completed', failed ? { code: last.error_code, message: last.error_message } : {}, now);
         await pruneJobEvents(executor, lease.jobId);
         return { projectId: job.project_id };
       },

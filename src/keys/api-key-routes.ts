@@ -5,7 +5,7 @@ import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
 import { notFound } from '../core/errors.js';
 import { badBody, sessionProblems } from '../accounts/account-schemas.js';
-import { projectParamsSchema } from '../projects/project-routes.js';
+import { projectParamsSchema } from '../app/project-route-schemas.js';
 import { KEY_SCOPES, type KeyScope } from './api-key-format.js';
 
 const TAGS = ['api keys'];

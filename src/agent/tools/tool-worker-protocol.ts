@@ -1,6 +1,6 @@
 import type { LineRangeRequest, LineRangeResult } from './line-range.js';
 import type { PageAnalysis } from '../../docs-site/page-analysis.js';
-import type { ConfigBuild } from '../../docs-site/site-config.js';
+import type { ConfigBuild } from '../../docs-site/site-config-types.js';
 import type { OpenApiPages } from '../../docs-site/openapi-pages.js';
 
 /** Work a tool hands to a tool worker thread (see tool-worker-pool.ts). */
