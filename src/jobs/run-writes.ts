@@ -7,6 +7,8 @@ import { holdLease, type LeaseClaim } from '../queue/lease-fence.js';
 import type { Notifier } from '../queue/notifier.js';
 import type { TurnOutcome } from './execute-turn.js';
 import { appendJobEvent, pruneJobEvents, type JobEventType } from './job-events.js';
+import { assertTransition } from './job-state.js';
+import type { JobStatus } from './job.js';
 
 export interface RunWritesOptions {
   database: Database;
@@ -152,6 +154,7 @@ export class RunWrites {
         if (!job || job.status === 'archived') return null;
         const last = await executor.selectFrom('job_turns').selectAll().where('job_id', '=', lease.jobId).orderBy('sequence', 'desc').limit(1).executeTakeFirst();
         const failed = last?.status === 'failed';
+        assertTransition(lease.jobId, job.status as JobStatus, failed ? 'failed' : 'completed');
         await executor
           .updateTable('jobs')
           .set({ status: failed ? 'failed' : 'completed', error_code: failed ? last.error_code ?? 'failed' : null, error_message: failed ? last.error_message : null, updated_at: now })
