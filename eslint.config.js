@@ -2,11 +2,12 @@
 // file of the repository, typed through the nearest tsconfig (projectService). Prettier owns
 // formatting (eslint-config-prettier, last, turns off every rule that would fight it).
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-export default tseslint.config(
+export default defineConfig(
   { ignores: ['node_modules/', 'web/dist/', 'dist/', 'coverage/', 'tmp/', 'bench/.data/', 'data/'] },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
@@ -71,8 +72,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.mjs'],
+    // Plain JavaScript (entry points, worker bootstraps, configs) is not in a tsconfig: untyped rules only.
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
   },
   prettier,
 );
