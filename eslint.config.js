@@ -45,7 +45,10 @@ export default defineConfig(
       // `''` means "not set" for environment variables, names and regex groups: `value || fallback` is meant where the value is a string.
       '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { string: true } }],
       // A leading underscore names what is left out on purpose (an unused parameter of an interface, a key dropped from a rest object).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // The sanitisers (paths, refs, Markdown, logs) match control characters on purpose.
       'no-control-regex': 'off',
     },
