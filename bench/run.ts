@@ -49,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
   const source = describeSourceVersion(BENCH_DIRECTORY);
   process.stdout.write(`Docwright benchmarks, ${startedAt.toISOString()}, ${source}\n  machine: ${formatMachine(machine)}\n  scale ${args.scale}, suites ${args.suites.join(', ')}, backends ${args.backends.join(', ')}\n\n`);
   const reports: SuiteReport[] = [];
-  const failures: { suite: string; message: string }[] = [];
+  const failures: Array<{ suite: string; message: string }> = [];
   const keep = (report: SuiteReport): void => {
     if (reports.includes(report)) return;
     reports.push(report);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemSchema } from '../app/problem.js';
 import type { Services } from '../app/services.js';
-import { authProblems, keyOrSessionSecurity, projectParamsSchema } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity, projectParamsSchema } from '../app/project-route-schemas.js';
 import { createAnalyticsService, type AnalyticsService } from './create-analytics-service.js';
 import {
   dailyQuerySchema,

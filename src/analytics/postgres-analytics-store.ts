@@ -344,7 +344,7 @@ function eventIdKey(site: number, eventId: string): string {
   return `${site}\u0000${eventId}`;
 }
 
-type HitRow = { batch: HitBatch; index: number };
+interface HitRow { batch: HitBatch; index: number }
 
 /**
  * The common group: no event ids, one site and classifier version. Its rows go in one

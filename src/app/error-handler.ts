@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { isDocwrightError, type FieldError } from '../core/errors.js';
 import { databaseTrouble } from '../db/database-unavailable.js';
@@ -25,7 +25,8 @@ function toProblem(error: FastifyError, request: FastifyRequest): { problem: Pro
     };
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const errors: FieldError[] = error.validation.map((issue) => ({
+    // Typed here: the library's declaration imports 'fastify/types/schema', which NodeNext resolution cannot find, so it reads as an unresolved type.
+    const errors: FieldError[] = error.validation.map((issue: FastifySchemaValidationError) => ({
       path: fieldPath(issue.instancePath, error.validationContext, (issue.params as { missingProperty?: unknown } | undefined)?.missingProperty),
       message: issue.message ?? 'is invalid',
     }));

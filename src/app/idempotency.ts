@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.js';
 import { DocwrightError, validationFailed } from '../core/errors.js';
+import { jsonText } from '../core/json-text.js';
 import type { Database } from '../db/database.js';
 import type { Executor } from '../db/transaction.js';
 import { principalProjectId } from './authenticate.js';
@@ -20,12 +21,12 @@ declare module 'fastify' {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value as object)
+    return `{${Object.keys(value)
       .sort()
       .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
       .join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  return jsonText(value) ?? 'null';
 }
 
 /**

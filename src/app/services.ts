@@ -22,7 +22,7 @@ import { PasswordHasher } from '../accounts/password-hasher.js';
 import { SessionStore } from '../accounts/session-store.js';
 import { SignInThrottle } from '../accounts/sign-in-throttle.js';
 import { ProjectDeletion, type ProjectDataRemover } from '../projects/project-deletion.js';
-import { workspacesDirectory } from '../jobs/start-job-worker.js';
+import { workspacesDirectory } from '../git/workspace.js';
 import type { Logger } from './logger.js';
 import { Readiness } from './readiness.js';
 

@@ -100,7 +100,7 @@ function migrateSqlite(connection: import('better-sqlite3').Database, clock: Clo
   try {
     connection.exec(CREATE_TABLE);
     const done = new Set(
-      (connection.prepare('select version from docwright_migrations').all() as { version: number }[]).map((row) => row.version),
+      (connection.prepare('select version from docwright_migrations').all() as Array<{ version: number }>).map((row) => row.version),
     );
     const insert = connection.prepare('insert into docwright_migrations (version, name, applied_at) values (?, ?, ?)');
     const applied: Migration[] = [];

@@ -3,16 +3,15 @@ import pg from 'pg';
 import type { Database } from './database.js';
 import type { DatabaseSchema } from './schema.js';
 
-const INT8 = 20;
-const NUMERIC = 1700;
+const { INT8, NUMERIC } = pg.types.builtins;
 
 /** bigint columns hold millisecond times and counts, all far below 2^53. */
-const types = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
+const types: pg.CustomTypesConfig = {
+  getTypeParser(oid, format) {
     if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
-    return pg.types.getTypeParser(oid, format);
+    return pg.types.getTypeParser(oid, format) as unknown;
   },
-} as pg.CustomTypesConfig;
+};
 
 export function openPostgresDatabase(url: string, options: { maxConnections?: number } = {}): Database {
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, types });

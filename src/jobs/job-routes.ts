@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
 import { principalProjectId } from '../app/authenticate.js';
-import { authProblems, keyOrSessionSecurity } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity } from '../app/project-route-schemas.js';
 import { rateLimitHeaders } from '../rate-limit/sliding-window-limiter.js';
 import { jobParamsSchema, jobSchema, listQuerySchema, promptBodySchema } from './job-schemas.js';
 import type { JobStatus } from './job.js';

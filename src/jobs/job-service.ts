@@ -8,9 +8,9 @@ import type { Project } from '../projects/project.js';
 import type { Notifier } from '../queue/notifier.js';
 import type { RateLimitState, SlidingWindowLimiter } from '../rate-limit/sliding-window-limiter.js';
 import { appendJobEvent } from './job-events.js';
-import { jobFromRow, type Job } from './job.js';
+import { jobFromRow, type Job, type JobStatus } from './job.js';
 import type { JobRepository } from './job-repository.js';
-import { acceptsMessages } from './job-state.js';
+import { acceptsMessages, assertTransition, NEW_JOB_STATUS } from './job-state.js';
 
 export interface JobServiceOptions {
   database: Database;
@@ -61,7 +61,7 @@ export class JobService {
       const row = {
         id,
         project_id: project.id,
-        status: 'active',
+        status: NEW_JOB_STATUS,
         model: project.settings.model ?? this.options.defaultModel,
         repository: project.repository,
         ref: project.ref,
@@ -106,7 +106,8 @@ export class JobService {
     const write = writeTransaction(database, async (executor) => {
       await lockKey(database, executor, `job:${jobId}`);
       const row = await repository.getRow(executor, project.id, jobId);
-      if (!acceptsMessages(row.status as Job['status'])) {
+      const from = row.status as JobStatus;
+      if (!acceptsMessages(from)) {
         throw conflict('This job is archived and accepts no more messages; create a new job instead.', 'job_archived');
       }
       // The branch is part of the base now: more commits on it would have no pull request
@@ -124,6 +125,7 @@ export class JobService {
         .values({ job_id: jobId, run_at: now, locked_by: null, locked_until: null, created_at: now })
         .onConflict((conflictClause) => conflictClause.column('job_id').doNothing())
         .execute();
+      assertTransition(jobId, from, 'active');
       await executor
         .updateTable('jobs')
         .set({ status: 'active', error_code: null, error_message: null, updated_at: now })
@@ -154,6 +156,7 @@ export class JobService {
       await lockKey(database, executor, `job:${jobId}`);
       const row = await repository.getRow(executor, project.id, jobId);
       if (row.status === 'archived') return jobFromRow(row);
+      assertTransition(jobId, row.status as JobStatus, 'archived');
       const now = clock.now();
       await executor.updateTable('jobs').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', jobId).execute();
       await executor

@@ -41,7 +41,7 @@ describe.each(BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
     expect(response.headers['cache-control']).toMatch(/public, max-age=\d+/);
     expect(response.body.length).toBeLessThan(2048);
     expect(response.body).not.toMatch(/cookie|localStorage|sessionStorage/);
-    const etag = response.headers.etag as string;
+    const etag = response.headers.etag!;
     const again = await kit.t.app.inject({ method: 'GET', url: '/script.js', headers: { 'if-none-match': etag } });
     expect(again.statusCode).toBe(304);
     expect(again.headers['set-cookie']).toBeUndefined();
@@ -50,7 +50,7 @@ describe.each(BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
   test('the script posts its page to its own server as text/plain, once per path, also after pushState', async () => {
     await setUp();
     const script = (await kit.t.app.inject({ method: 'GET', url: '/script.js' })).body;
-    const beacons: { url: string; body: unknown }[] = [];
+    const beacons: Array<{ url: string; body: unknown }> = [];
     const listeners: Record<string, () => void> = {};
     const location = { pathname: '/docs/start' };
     const history = { pushState(_state: unknown, _title: string, url: string) { location.pathname = url; } };

@@ -162,7 +162,7 @@ export class ToolWorkerPool {
       return;
     }
     const job = slot.job;
-    if (job === null || job.id !== message.id) return;
+    if (job?.id !== message.id) return;
     clearTimeout(slot.timer);
     slot.job = null;
     if (message.type === 'done') job.resolve({ status: 'done', result: message.result });
