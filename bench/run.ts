@@ -26,6 +26,7 @@ const SUITES: Record<SuiteName, () => Promise<SuiteRunner | undefined>> = {
   import: async () => (await import('./analytics-import-suite.js')).runImportBenchmarks,
   jobs: () => findExportedFunction<SuiteRunner>(BENCH_DIRECTORY, ['jobs-*.ts', 'jobs/*.ts'], 'runJobsBenchmarks'),
   docs: async () => (await import('./docs-suite.js')).runDocsBenchmarks,
+  startup: async () => (await import('./startup-suite.js')).runStartupBenchmarks,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -23,6 +23,13 @@ function formatEvent(event: JobEvent): string {
  */
 export function registerJobConversationRoutes(app: FastifyInstance, services: Services, slots: StreamSlots = new StreamSlots()): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
+  // app.close() runs preClose before it closes the listener and waits for connections:
+  // the streams end first (each with its `reconnect` event), so they cannot hold it up.
+  app.addHook('preClose', (done) => {
+    const ended = slots.endAll();
+    if (ended > 0) app.log.info({ streams: ended }, 'shutdown: ended open event streams (clients were told to reconnect)');
+    done();
+  });
 
   routes.get(
     '/v2/agent/:projectId/job/:id/messages',
@@ -48,7 +55,7 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
         tags: ['agent jobs'],
         summary: "A job's progress as Server-Sent Events",
         description:
-          'text/event-stream of events (job.created, turn.queued, turn.started, step, turn.retrying, turn.completed, turn.failed, pull_request, job.completed, job.failed, job.archived). Each has an id; reconnect with Last-Event-ID (or ?lastEventId=) to resume. The stream ends once the job is no longer active.',
+          'text/event-stream of events (job.created, turn.queued, turn.started, step, turn.retrying, turn.completed, turn.failed, pull_request, job.completed, job.failed, job.archived). Each has an id; reconnect with Last-Event-ID (or ?lastEventId=) to resume. The stream ends once the job is no longer active. When the server ends it earlier (shutting down, or after an hour), its last message is `event: reconnect` with data {reason: shutdown|time_limit, retryMs}: reconnect after retryMs with Last-Event-ID (another server process may answer).',
         security: keyOrSessionSecurity,
         params: jobParamsSchema,
         querystring: z.object({ lastEventId: z.coerce.number().int().min(0).optional() }),

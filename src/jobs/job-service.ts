@@ -141,7 +141,8 @@ export class JobService {
       }),
     );
     await this.options.notifier.publish('docwright_jobs', jobId);
-    await this.options.notifier.publish('docwright_job_events', jobId);
+    // Answered once every process has dropped its cached copy of the job (JobRowCache).
+    await this.options.notifier.publishAndConfirm('docwright_job_events', jobId);
     await this.options.notifier.publish('docwright_project_jobs', project.id);
     return result;
   }
@@ -167,7 +168,7 @@ export class JobService {
       return jobFromRow(await repository.getRow(executor, project.id, jobId));
     });
     await this.options.notifier.publish('docwright_job_control', jobId);
-    await this.options.notifier.publish('docwright_job_events', jobId);
+    await this.options.notifier.publishAndConfirm('docwright_job_events', jobId);
     await this.options.notifier.publish('docwright_project_jobs', project.id);
     return job;
   }

@@ -36,7 +36,7 @@ export function createJobWorker(services: Services, logger: Logger, options: Job
     logger: logger.child({ component: 'worker' }),
     concurrency: options.concurrency ?? config.worker.concurrency,
     leaseMs: options.leaseMs ?? config.worker.leaseMs,
-    idlePollMs: options.idlePollMs,
+    idlePollMs: options.idlePollMs ?? config.worker.idlePollMs,
   });
 }
 

@@ -140,7 +140,8 @@ export class LocalPullRequests {
   }
 
   private async announce(project: Project, number: number): Promise<PullRequestView> {
-    await this.notifier.publish('docwright_project_jobs', project.id);
+    // The job's prStatus changed: answered once every process has dropped its cached copy (JobRowCache).
+    await this.notifier.publishAndConfirm('docwright_project_jobs', project.id);
     const pr = await this.forge.find(project.id, number);
     if (pr === null) throw notFoundPr(number);
     return buildPullRequestView(this.database, this.diffs, project.repository, pr);

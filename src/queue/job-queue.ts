@@ -98,4 +98,13 @@ export class JobQueue {
     const next = row?.next;
     return next === null || next === undefined ? null : Math.max(0, Number(next) - now);
   }
+
+  /**
+   * Jobs whose lease runs until after `since`: their workspaces may be in use. Pass a time
+   * before now (now minus a lease) to also count leases a slow renewal let lapse a moment ago.
+   */
+  async leasedJobIds(since: number): Promise<Set<string>> {
+    const rows = await this.database.db.selectFrom('job_queue').select('job_id').where('locked_until', '>', since).execute();
+    return new Set(rows.map((row) => row.job_id));
+  }
 }

@@ -53,17 +53,19 @@ function abortRun(entry: RunningJob, reason: StopReason): void {
 export class WorkerPool {
   readonly workerId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
   private readonly running = new Map<string, RunningJob>();
-  private stopped = true;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
+  /** null before start(), false once claiming stopped (a pool is not restarted). */
+  private claiming: boolean | null = null;
+  private unsubscribeQueued: (() => void) | null = null;
   private readonly unsubscribers: Array<() => void> = [];
 
   constructor(private readonly options: WorkerPoolOptions) {}
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.unsubscribers.push(this.options.notifier.subscribe('docwright_jobs', () => this.poke()));
+    if (this.claiming !== null) return;
+    this.claiming = true;
+    this.unsubscribeQueued = this.options.notifier.subscribe('docwright_jobs', () => this.poke());
     this.unsubscribers.push(
       this.options.notifier.subscribe('docwright_job_control', (jobId) => this.abort(jobId, 'archived')),
     );
@@ -84,7 +86,7 @@ export class WorkerPool {
   private async run(): Promise<void> {
     const { queue, concurrency, leaseMs, logger } = this.options;
     const idlePollMs = this.options.idlePollMs ?? 1_000;
-    while (!this.stopped) {
+    while (this.claiming === true) {
       if (this.running.size >= concurrency) {
         await this.sleep(idlePollMs);
         continue;
@@ -93,7 +95,7 @@ export class WorkerPool {
       try {
         claimed = await queue.claim(this.workerId, leaseMs);
       } catch (error) {
-        if (this.stopped) break;
+        if (this.claiming !== true) break;
         logger.error({ err: error }, 'claiming a job failed; retrying shortly');
         await this.sleep(idlePollMs);
         continue;
@@ -150,23 +152,55 @@ export class WorkerPool {
     return this.running.size;
   }
 
+  /** The jobs this pool runs now (their workspaces are in use, whatever the store says). */
+  runningJobIds(): string[] {
+    return [...this.running.keys()];
+  }
+
   /**
-   * Stops claiming, gives running jobs `graceMs` to finish, then aborts them with reason
-   * `shutdown` (their handlers release them for another worker) and waits for them.
+   * Stops claiming: the claim loop ends and queued-job notifications are ignored. Running
+   * jobs go on, keep renewing their leases and still stop when archived.
    */
-  async stop(graceMs: number): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+  async stopClaiming(): Promise<void> {
+    if (this.claiming === false) return;
+    this.claiming = false;
+    this.unsubscribeQueued?.();
+    this.unsubscribeQueued = null;
     this.poke();
     await this.loop;
+  }
+
+  /**
+   * Gives running jobs `graceMs` to finish, then aborts the rest with reason `shutdown`
+   * (their handlers give them back without counting the attempt) and waits for them.
+   * Claiming stops first if it has not already.
+   */
+  async drain(graceMs: number): Promise<DrainResult> {
+    await this.stopClaiming();
     const all = () => Promise.all([...this.running.values()].map((entry) => entry.done));
+    const running = this.running.size;
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([all().then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]);
+    const timedOut =
+      running > 0 && (await Promise.race([all().then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]));
     clearTimeout(timer);
+    const handedBack = timedOut ? this.running.size : 0;
     if (timedOut) {
       for (const jobId of this.running.keys()) this.abort(jobId, 'shutdown');
       await all();
     }
+    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+    return { running, handedBack };
   }
+
+  /** stopClaiming() and drain(graceMs) in one. */
+  async stop(graceMs: number): Promise<void> {
+    await this.drain(graceMs);
+  }
+}
+
+export interface DrainResult {
+  /** Jobs running when the drain began. */
+  running: number;
+  /** Of those, the ones still running after the grace period, aborted and handed back. */
+  handedBack: number;
 }

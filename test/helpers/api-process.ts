@@ -1,5 +1,5 @@
 import type { TestApp } from './test-app.js';
-import { spawnDocwright, type WorkerChild } from './worker-child.js';
+import { spawnChild, type WorkerChild } from './worker-child.js';
 
 export interface ApiProcess {
   /** http://127.0.0.1:PORT */
@@ -15,7 +15,7 @@ export interface ApiProcess {
  * what every child gets.
  */
 export async function startApiProcess(t: TestApp, environment: Record<string, string> = {}): Promise<ApiProcess> {
-  const child = spawnDocwright(t.testDatabase, ['serve', '--no-worker'], { PORT: '0', HOST: '127.0.0.1', DOCWRIGHT_PUBLIC_URL: 'http://docs.test', DOCWRIGHT_LOG_LEVEL: 'info', ...environment });
+  const child = spawnChild(t.testDatabase, ['serve', '--no-worker'], { PORT: '0', HOST: '127.0.0.1', DOCWRIGHT_PUBLIC_URL: 'http://docs.test', DOCWRIGHT_LOG_LEVEL: 'info', ...environment });
   const deadline = Date.now() + 60_000;
   let url: string | undefined;
   // The start-up line names the bound address: {"url":"http://127.0.0.1:PORT", …}.

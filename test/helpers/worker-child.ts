@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI } from './run-cli.js';
-import { TEST_SECRET } from './test-app.js';
+import type { ChildProcess } from 'node:child_process';
+import { processEnvironment, spawnDocwright } from './docwright-process.js';
 import type { TestDatabase } from './test-database.js';
 
 export interface WorkerChild {
@@ -9,46 +8,27 @@ export interface WorkerChild {
   log(): string;
   /** Resolves once the process has exited, however. */
   readonly exited: Promise<void>;
-  /** SIGKILL, if still running, and wait for the exit. */
+  /** SIGKILL (to its process group, git included), if still running, and wait for the exit. */
   kill(): Promise<void>;
 }
 
 /**
  * A `docwright worker` child process on the test's database and data dir, with only the
- * given environment (plus what every child needs). Faults are injected with signals on
- * `process` (SIGKILL, SIGSTOP, SIGCONT); `kill()` in an afterEach leaves nothing running.
+ * given environment (plus what every child needs), through the general harness
+ * (docwright-process.ts). Faults are injected with signals on `process` (SIGKILL, SIGSTOP,
+ * SIGCONT); `kill()` in an afterEach leaves nothing running.
  */
 export function spawnWorker(database: TestDatabase, environment: Record<string, string>): WorkerChild {
-  return spawnDocwright(database, ['worker'], { DOCWRIGHT_LOG_LEVEL: 'warn', ...environment });
+  return spawnChild(database, ['worker'], { DOCWRIGHT_LOG_LEVEL: 'warn', ...environment });
 }
 
 /** `docwright ARGS…` as a child process on the test's database and data dir (see spawnWorker). */
-export function spawnDocwright(database: TestDatabase, args: string[], environment: Record<string, string>): WorkerChild {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      DOCWRIGHT_DATA_DIR: database.dataDir,
-      DOCWRIGHT_SECRET: TEST_SECRET,
-      ...(database.dialect === 'postgres' ? { DOCWRIGHT_DATABASE_URL: database.location } : {}),
-      ...environment,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
+export function spawnChild(database: TestDatabase, args: string[], environment: Record<string, string>): WorkerChild {
+  const child = spawnDocwright({ args, env: processEnvironment(database, environment) });
   return {
-    process: child,
-    log: () => output,
-    exited,
-    async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
+    process: child.child,
+    log: () => child.output(),
+    exited: child.exited.then(() => undefined),
+    kill: () => child.kill(),
   };
 }

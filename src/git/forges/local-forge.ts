@@ -40,7 +40,8 @@ export class LocalForge implements Forge {
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
-    private readonly publicUrl: string,
+    /** A function when the address is known only once the server listens (start-server.ts). */
+    private readonly publicUrl: string | (() => string),
   ) {}
 
   async remote(project: ForgeProject): Promise<ForgeRemote> {
@@ -91,7 +92,7 @@ export class LocalForge implements Forge {
         .execute();
       return { number: next, shareToken, created: true };
     });
-    return { number: opened.number, created: opened.created, url: localPullRequestUrl(this.publicUrl, project.id, opened.number, opened.shareToken), status: 'open' };
+    return { number: opened.number, created: opened.created, url: localPullRequestUrl(typeof this.publicUrl === 'string' ? this.publicUrl : this.publicUrl(), project.id, opened.number, opened.shareToken), status: 'open' };
   }
 
   async find(projectId: string, number: number): Promise<LocalPullRequest | null> {
