@@ -19,12 +19,7 @@ export interface WorkerChild {
  * SIGCONT); `kill()` in an afterEach leaves nothing running.
  */
 export function spawnWorker(database: TestDatabase, environment: Record<string, string>): WorkerChild {
-  return spawnChild(database, ['worker'], { DOCWRIGHT_LOG_LEVEL: 'warn', ...environment });
-}
-
-/** `docwright ARGS…` as a child process on the test's database and data dir (see spawnWorker). */
-export function spawnChild(database: TestDatabase, args: string[], environment: Record<string, string>): WorkerChild {
-  const child = spawnDocwright({ args, env: processEnvironment(database, environment) });
+  const child = spawnDocwright({ args: ['worker'], env: processEnvironment(database, { DOCWRIGHT_LOG_LEVEL: 'warn', ...environment }) });
   return {
     process: child.child,
     log: () => child.output(),

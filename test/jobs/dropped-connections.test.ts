@@ -2,7 +2,8 @@ import pg from 'pg';
 import { afterEach, describe, expect, inject, test } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
 import { createSeededRandom } from '../../bench/lib/seeded-random.js';
-import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
+import { startApiProcess } from '../helpers/api-process.js';
+import type { DocwrightProcess } from '../helpers/docwright-process.js';
 import { createTestApp, createTestProject, type TestApp } from '../helpers/test-app.js';
 
 const APPLICATION_NAME = 'docwright-api-under-test';
@@ -27,10 +28,10 @@ interface Answer {
  */
 describe('job creates while PostgreSQL terminates the server\'s connections [postgres]', () => {
   let t: TestApp;
-  let server: ApiProcess | undefined;
+  let server: DocwrightProcess | undefined;
   let admin: pg.Client | undefined;
   afterEach(async () => {
-    await server?.stop();
+    await server?.kill();
     await admin?.end();
     await t.close();
   });
@@ -47,7 +48,7 @@ describe('job creates while PostgreSQL terminates the server\'s connections [pos
       (await admin!.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [APPLICATION_NAME])).rowCount ?? 0;
 
     const create = async (prompt: string, idempotencyKey?: string): Promise<Answer> => {
-      const response = await fetch(`${server!.url}/v2/agent/${project.id}/job`, {
+      const response = await fetch(`${server!.url!}/v2/agent/${project.id}/job`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
         body: JSON.stringify({ prompt }),

@@ -1,15 +1,16 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { systemClock } from '../../src/core/clock.js';
-import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
+import { startApiProcess } from '../helpers/api-process.js';
+import type { DocwrightProcess } from '../helpers/docwright-process.js';
 import { BACKENDS } from '../helpers/test-database.js';
 import { createTestApp, createTestProject, type TestApp } from '../helpers/test-app.js';
 
 /** Issue 12, test 6: the agent rate limit is one budget however many API processes serve the project. */
 describe.each(BACKENDS)('the agent rate limit across two API processes [%s]', (dialect) => {
   let t: TestApp;
-  let servers: ApiProcess[] = [];
+  let servers: DocwrightProcess[] = [];
   afterEach(async () => {
-    await Promise.all(servers.map((server) => server.stop()));
+    await Promise.all(servers.map((server) => server.kill()));
     servers = [];
     await t.close();
   });
@@ -18,13 +19,13 @@ describe.each(BACKENDS)('the agent rate limit across two API processes [%s]', (d
     t = await createTestApp(dialect, {}, { clock: systemClock });
     const project = await createTestProject(t.services);
     const key = (await t.services.keys.create({ projectId: project.id })).key;
-    servers = await Promise.all([startApiProcess(t), startApiProcess(t)]);
+    servers = await Promise.all([0, 1].map(() => startApiProcess(t)));
 
     const startedAt = Date.now();
     const responses = await Promise.all(
       Array.from({ length: 150 }, async (_, index) => {
         const server = servers[index % 2]!;
-        const response = await fetch(`${server.url}/v2/agent/${project.id}/job`, {
+        const response = await fetch(`${server.url!}/v2/agent/${project.id}/job`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
           body: JSON.stringify({ prompt: `request ${index}` }),
