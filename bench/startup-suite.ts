@@ -52,7 +52,7 @@ export async function runStartupBenchmarks(options: BenchOptions): Promise<Suite
     HOST: '127.0.0.1',
   };
   try {
-    const cases: { name: string; run: (launcher: Launcher) => Promise<Run>; limit: number }[] = [
+    const cases: Array<{ name: string; run: (launcher: Launcher) => Promise<Run>; limit: number }> = [
       { name: 'serve: spawn → listening', run: (launcher) => timeServe(launcher, environment), limit: SERVE_RATIO_LIMIT },
       { name: 'docwright --help', run: (launcher) => timeCommand(launcher, ['--help'], environment), limit: COMMAND_RATIO_LIMIT },
       { name: 'docwright projects list --json', run: (launcher) => timeCommand(launcher, ['projects', 'list', '--json'], environment), limit: COMMAND_RATIO_LIMIT },
@@ -136,7 +136,7 @@ function timeServe(launcher: Launcher, environment: Record<string, string>): Pro
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      if (listened !== undefined || !/"url":"http/.test(output)) return;
+      if (listened !== undefined || !output.includes('"url":"http')) return;
       listened = { milliseconds: performance.now() - startedAt };
       Object.assign(listened, processFigures(child.pid));
       child.kill('SIGTERM');

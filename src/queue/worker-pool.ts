@@ -95,7 +95,8 @@ export class WorkerPool {
       try {
         claimed = await queue.claim(this.workerId, leaseMs);
       } catch (error) {
-        if (this.claiming !== true) break;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() clears it while the claim is awaited, which narrowing cannot see
+        if (!this.claiming) break;
         logger.error({ err: error }, 'claiming a job failed; retrying shortly');
         await this.sleep(idlePollMs);
         continue;

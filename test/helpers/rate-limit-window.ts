@@ -27,11 +27,11 @@ export async function windowPlanCost(database: Database, projectId: string, buck
     const nodeTypes: string[] = [];
     const walk = (node: Record<string, unknown>): void => {
       nodeTypes.push(String(node['Node Type']));
-      for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+      for (const child of (node.Plans as Array<Record<string, unknown>> | undefined) ?? []) walk(child);
     };
     walk(plan);
     return { plan: nodeTypes.join(', '), pages: Number(plan['Shared Hit Blocks']) + Number(plan['Shared Read Blocks']) };
   }
-  const steps = raw.connection.prepare(`explain query plan ${query.sql}`).all(...query.parameters) as { detail: string }[];
+  const steps = raw.connection.prepare(`explain query plan ${query.sql}`).all(...query.parameters) as Array<{ detail: string }>;
   return { plan: steps.map((step) => step.detail).join('\n'), pages: 0 };
 }
