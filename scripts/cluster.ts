@@ -35,23 +35,24 @@ const directory = args.directory === undefined ? mkdtempSync(join(tmpdir(), 'doc
 const graceMs = (Number(process.env.DOCWRIGHT_SHUTDOWN_TIMEOUT_SECONDS ?? 30) + 15) * 1000;
 
 let cluster: Cluster | null = null;
-// Properties, not variables: the signal handlers set them while the script awaits, which narrowing cannot see.
-const signals: { firstAt: number | null; killed: boolean } = { firstAt: null, killed: false };
+// Typed by assertion: the signal handlers set them, which narrowing from the initial values would not see.
+let firstSignalAt = null as number | null;
+let killed = false as boolean;
 let requestStop: () => void = () => {};
 const stopRequested = new Promise<void>((resolve) => (requestStop = resolve));
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.on(signal, () => {
     const now = Date.now();
-    if (signals.firstAt === null) {
-      signals.firstAt = now;
+    if (firstSignalAt === null) {
+      firstSignalAt = now;
       // Still starting: the children that are up drain now, and the start fails and cleans up.
       if (cluster === null) signalManagedChildren('SIGTERM');
       requestStop();
       return;
     }
-    if (now - signals.firstAt < SAME_SIGNAL_MS || signals.killed) return;
-    signals.killed = true;
+    if (now - firstSignalAt < SAME_SIGNAL_MS || killed) return;
+    killed = true;
     output.say('killing every Docwright process (SIGKILL); PostgreSQL still stops cleanly');
     signalManagedChildren('SIGKILL');
   });
@@ -62,21 +63,21 @@ try {
 } catch (error) {
   output.say(`could not start: ${error instanceof Error ? error.message : String(error)}`);
   if (temporary) rmSync(directory, { recursive: true, force: true });
-  process.exit(signals.firstAt === null ? 1 : 130);
+  process.exit(firstSignalAt === null ? 1 : 130);
 }
 
-if (signals.firstAt === null) {
+if (firstSignalAt === null) {
   printSummary(cluster);
   void cluster.firstExit.then(({ name, exit }) => {
-    if (signals.firstAt === null) output.say(`${name} exited (${exit.signal ?? `code ${String(exit.code)}`}) while the cluster runs; the others go on. Ctrl-C stops them.`);
+    if (firstSignalAt === null) output.say(`${name} exited (${exit.signal ?? `code ${String(exit.code)}`}) while the cluster runs; the others go on. Ctrl-C stops them.`);
   });
 }
 await stopRequested;
 output.say('stopping: SIGTERM to every Docwright process, then PostgreSQL (Ctrl-C again to kill them at once)');
 await cluster.stop(graceMs);
 if (temporary) rmSync(directory, { recursive: true, force: true });
-output.say(signals.killed ? 'stopped (killed)' : 'stopped');
-process.exit(signals.killed ? 130 : 0);
+output.say(killed ? 'stopped (killed)' : 'stopped');
+process.exit(killed ? 130 : 0);
 
 function printSummary(running: Cluster): void {
   const lines = [

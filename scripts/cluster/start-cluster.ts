@@ -105,7 +105,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const environmentFile = join(directory, 'cluster.env');
     const exports = Object.entries(cliEnvironment).map(([name, value]) => `export ${name}='${value.replaceAll("'", "'\\''")}'`);
     writeFileSync(environmentFile, `# docwright cluster: source this file, then run docwright commands against the cluster\n${exports.join('\n')}\n`, { mode: 0o600 });
-    // What cluster.json records: everything but the promise and the stop function.
+    // What cluster.json records: everything but the promise and the function.
     const state = {
       directory,
       databaseUrl,
