@@ -52,6 +52,18 @@ export class JobClient {
     return { id: job.id, status: job.status, sentAt, answeredAt };
   }
 
+  /** A follow-up; queued behind the running turn of an active job. */
+  async message(jobId: string, prompt: string): Promise<void> {
+    const answer = await this.send('POST', `/v2/agent/${this.projectId}/job/${jobId}/message`, JSON.stringify({ prompt }));
+    if (answer.status !== 200) throw new Error(`message answered ${answer.status}: ${answer.body.slice(0, 500)}`);
+  }
+
+  /** Archives the job: a running turn stops, queued ones are dropped. */
+  async archive(jobId: string): Promise<void> {
+    const answer = await this.send('POST', `/v2/agent/${this.projectId}/job/${jobId}/archive`, '{}');
+    if (answer.status !== 200) throw new Error(`archive answered ${answer.status}: ${answer.body.slice(0, 500)}`);
+  }
+
   async get(jobId: string): Promise<{ status: string; prLink: string | null; error?: { code: string; message: string } }> {
     const answer = await this.send('GET', `/v2/agent/${this.projectId}/job/${jobId}`);
     if (answer.status !== 200) throw new Error(`get answered ${answer.status}: ${answer.body.slice(0, 500)}`);

@@ -22,15 +22,23 @@ export interface JobServerOptions {
   cpuProfileDirectory?: string;
   /** More Node options for the server, e.g. `--import` of an experiment's patch. */
   execArgv?: string[];
+  /** More settings, over the benchmark's own. */
+  environment?: Record<string, string>;
+  /**
+   * `serve` (default): API and an in-process worker, as `docwright serve`; `api`: no worker,
+   * as `docwright serve --no-worker`; `worker`: a worker only, as `docwright worker` (no URL,
+   * no projects: point it at an `api` server's data dir or database).
+   */
+  role?: 'serve' | 'api' | 'worker';
 }
 
 const ENTRY = fileURLToPath(new URL('./job-server-process.ts', import.meta.url));
 const BENCH_SECRET = 'bench-secret-bench-secret-bench-secret-0123456789';
 
 /**
- * Starts `docwright serve` as production runs it (API and in-process worker, one process)
- * in a child process on a free loopback port, so the benchmark's client and fake model
- * never share the server's event loop.
+ * Starts `docwright serve` as production runs it (API and in-process worker, one process;
+ * or one of the two, see `role`) in a child process on a free loopback port, so the
+ * benchmark's client and fake model never share the server's event loop.
  */
 export async function startJobServer(options: JobServerOptions): Promise<JobServer> {
   const environment: Record<string, string> = {
@@ -48,6 +56,8 @@ export async function startJobServer(options: JobServerOptions): Promise<JobServ
     // Request logs would cost the same on every backend and only blur the figures.
     DOCWRIGHT_LOG_LEVEL: 'warn',
     DOCWRIGHT_BENCH_REPOSITORIES: JSON.stringify(options.repositories),
+    DOCWRIGHT_BENCH_ROLE: options.role ?? 'serve',
+    ...options.environment,
   };
   if (options.databaseUrl !== undefined) environment.DOCWRIGHT_DATABASE_URL = options.databaseUrl;
   const profile = options.cpuProfileDirectory === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDirectory];

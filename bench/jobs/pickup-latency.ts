@@ -17,7 +17,8 @@ export interface PickupResult {
 }
 
 export interface PickupOptions {
-  client: JobClient;
+  /** Creates each job and follows its events (a cluster's client may spread them over API processes). */
+  client: Pick<JobClient, 'create' | 'waitForSettled'>;
   model: TimedFakeModel;
   jobs: number;
   /** The project's repository, cloned raw between jobs for the baseline. */

@@ -14,6 +14,8 @@ interface AutocannonResult {
 
 interface AutocannonOptions {
   url: string;
+  /** Sent in turn on each connection instead of the URL's path. */
+  requests?: Array<{ method: 'GET'; path: string }>;
   connections: number;
   pipelining: number;
   duration: number;
@@ -49,8 +51,10 @@ export interface PollComparison {
   settings: LoadSettings;
 }
 
-async function load(url: string, headers: Record<string, string>, settings: LoadSettings, seconds: number): Promise<AutocannonResult> {
-  const result = await autocannon({ url, headers, connections: settings.connections, pipelining: settings.pipelining, duration: seconds });
+/** One autocannon run; any error, timeout or non-2xx answer fails it. */
+export async function load(url: string, paths: readonly string[] | undefined, headers: Record<string, string>, settings: LoadSettings, seconds: number): Promise<AutocannonResult> {
+  const requests = paths?.map((path) => ({ method: 'GET' as const, path }));
+  const result = await autocannon({ url, headers, connections: settings.connections, pipelining: settings.pipelining, duration: seconds, ...(requests === undefined ? {} : { requests }) });
   if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
     throw new Error(`load on ${url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
   }
@@ -69,6 +73,8 @@ export async function comparePollThroughput(options: {
   pollPid: number;
   bareUrl: string;
   barePid: number;
+  /** Paths asked in turn on each connection (of both servers), instead of the URLs' own. */
+  paths?: readonly string[];
   settings: LoadSettings;
   log: (message: string) => void;
 }): Promise<PollComparison> {
@@ -77,11 +83,11 @@ export async function comparePollThroughput(options: {
     { name: 'docwright', url: options.pollUrl, pid: options.pollPid, headers: { authorization: `Bearer ${options.apiKey}` }, results: [] },
     { name: 'bare Fastify', url: options.bareUrl, pid: options.barePid, headers: {}, results: [] },
   ];
-  for (const side of sides) await load(side.url, side.headers, settings, Math.min(2, settings.seconds));
+  for (const side of sides) await load(side.url, options.paths, side.headers, settings, Math.min(2, settings.seconds));
   for (let round = 0; round < settings.rounds; round++) {
     for (const side of sides) {
       const cpuBefore = processCpuMilliseconds(side.pid);
-      const result = await load(side.url, side.headers, settings, settings.seconds);
+      const result = await load(side.url, options.paths, side.headers, settings, settings.seconds);
       const cpuMicroseconds = (processCpuMilliseconds(side.pid) - cpuBefore) * 1000;
       side.results.push({ ...result, cpuMicrosecondsPerRequest: cpuMicroseconds / result.requests.total });
       options.log(`jobs: poll round ${round + 1}/${settings.rounds}, ${side.name}: ${(result.requests.total / result.duration).toFixed(0)} requests/s, ${(cpuMicroseconds / result.requests.total).toFixed(0)} µs server CPU per request`);
@@ -90,6 +96,8 @@ export async function comparePollThroughput(options: {
   const [docwright, bare] = sides.map((side) => summarize(side.results)) as [LoadFigure, LoadFigure];
   return { docwright, bare, settings };
 }
+
+export type { AutocannonResult };
 
 type Measured = AutocannonResult & { cpuMicrosecondsPerRequest: number };
 

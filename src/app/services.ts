@@ -22,7 +22,7 @@ import { PasswordHasher } from '../accounts/password-hasher.js';
 import { SessionStore } from '../accounts/session-store.js';
 import { SignInThrottle } from '../accounts/sign-in-throttle.js';
 import { ProjectDeletion, type ProjectDataRemover } from '../projects/project-deletion.js';
-import { workspacesDirectory } from '../jobs/start-job-worker.js';
+import { workspacesDirectory } from '../git/workspace.js';
 import type { Logger } from './logger.js';
 import { Readiness } from './readiness.js';
 
@@ -71,7 +71,7 @@ export async function createServices(input: { config: Config; database: Database
   const secretBox = new SecretBox(config.secret);
   const projects = new ProjectRepository(database.db, clock, secretBox);
   const limiter = new SlidingWindowLimiter(database, clock, 'agent');
-  const jobRepository = new JobRepository(database);
+  const jobRepository = new JobRepository(database, { notifier, clock });
   const forges = createForgeRegistry(config, database, clock);
   const coherence = keyCacheCoherence(database, notifier);
   const keys = new ApiKeyService(database.db, clock, coherence);

@@ -80,28 +80,28 @@ export async function followJob(options: FollowOptions): Promise<FollowResult> {
       continue;
     }
     everOpened = true;
-    let received = false;
-    let reconnectAdvised = false;
+    // Properties, not variables: the callback sets them, which narrowing cannot see.
+    const progress = { received: false, reconnectAdvised: false };
     const outcome = await readStream(opening.response, controller, deadline, options.idleTimeoutMs ?? DEFAULT_IDLE_MS, (chunk) => {
-      received = true;
+      progress.received = true;
       for (const message of parser.push(chunk)) {
         lastEventId = message.id ?? lastEventId;
         // The server's last word before it ends a stream early (shutting down, or after an
         // hour): reconnect with Last-Event-ID, whichever process answers next.
         if (message.type === RECONNECT_EVENT) {
-          reconnectAdvised = true;
+          progress.reconnectAdvised = true;
           continue;
         }
         const event = toStreamEvent(message.id, message.type, message.data);
         if (event) options.onEvent(event);
       }
     });
-    if (received) failuresInARow = 0;
+    if (progress.received) failuresInARow = 0;
     if (outcome.kind === 'deadline') return { job: await api.get(jobId), timedOut: true };
     let dropped = outcome.kind === 'dropped' ? outcome.reason : undefined;
     // After a `reconnect` event there is nothing to confirm (the job goes on): reopen after
     // the server's advice, and opening failures while it restarts are retried quietly.
-    if (outcome.kind === 'ended' && !reconnectAdvised) {
+    if (outcome.kind === 'ended' && !progress.reconnectAdvised) {
       try {
         const job = await api.get(jobId);
         if (job.status !== 'active') return { job, timedOut: false };
@@ -134,7 +134,8 @@ async function openWithDeadline(api: JobsApi, jobId: string, lastEventId: string
 }
 
 async function readStream(response: Response, controller: AbortController, deadline: number, idleMs: number, onChunk: (text: string) => void): Promise<ReadOutcome> {
-  const reader = response.body!.getReader();
+  // A fetch body is bytes; Node's types leave its chunks `any`.
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let abortedFor: 'deadline' | 'idle' | undefined;
   const deadlineTimer = Number.isFinite(deadline)

@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { isDocwrightError } from '../core/errors.js';
 import { ConfigError } from '../config/load-config.js';
 import { analyticsCommand } from './commands/analytics-command.js';
+import { backupCommand } from './commands/backup-command.js';
 import { docsCommand } from './commands/docs-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
 import { keysCommand } from './commands/keys-command.js';
@@ -18,6 +19,7 @@ const program = new Command('docwright')
 program.addCommand(serveCommand());
 program.addCommand(workerCommand());
 program.addCommand(migrateCommand());
+program.addCommand(backupCommand());
 program.addCommand(projectsCommand());
 program.addCommand(keysCommand());
 program.addCommand(usersCommand());

@@ -69,6 +69,7 @@ export const environmentSchema = z.object({
   DOCWRIGHT_GITLAB_GIT_URL: z.string().min(1).default('https://gitlab.com'),
   DOCWRIGHT_ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
   DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(20),
+  DOCWRIGHT_BEACON_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(120),
 }).superRefine((environment, context) => {
   // Node refuses a header deadline beyond the whole request's, and it would mean nothing.
   if (environment.DOCWRIGHT_HEADERS_TIMEOUT_SECONDS > environment.DOCWRIGHT_REQUEST_TIMEOUT_SECONDS) {

@@ -61,6 +61,8 @@ export interface Config {
     retentionDays: number;
     /** New visitors one client address may add through the beacon per project and UTC day; 0 = no cap. */
     beaconVisitorsPerAddress: number;
+    /** Beacons one client address may send per project and minute, counted across processes; 0 = no limit. */
+    beaconRateLimitPerMinute: number;
   };
 }
 
@@ -149,6 +151,7 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
     analytics: {
       retentionDays: environment.DOCWRIGHT_ANALYTICS_RETENTION_DAYS,
       beaconVisitorsPerAddress: environment.DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS,
+      beaconRateLimitPerMinute: environment.DOCWRIGHT_BEACON_RATE_LIMIT,
     },
   };
 }

@@ -15,6 +15,9 @@ export { diffBetween, type UnifiedDiff, type DiffOptions } from './diff-between.
 export { remoteBranchExists, remoteBranchCommit } from './remote-branch.js';
 export { isLocalPath } from './remote-url.js';
 
+/** Where the job clones live: one directory per job under the data dir. */
+export const workspacesDirectory = (dataDir: string): string => join(dataDir, 'workspaces');
+
 export const AGENT_NAME = 'Docwright Agent';
 export const AGENT_EMAIL = 'agent@docwright.invalid';
 
@@ -152,8 +155,8 @@ async function cloneInto(options: { remoteUrl: string; ref: string; directory: s
   // Local paths are cloned with hard links, which is already cheap; git ignores --depth there.
   const shallow = !isLocalPath(remoteUrl) ? ['--depth', '1'] : [];
   // git would create the directory with the umask; made first, the clone is its owner's only.
-  await mkdir(directory, { mode: PRIVATE_DIRECTORY_MODE }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
+  await mkdir(directory, { mode: PRIVATE_DIRECTORY_MODE }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   });
   try {
     await runGit(['clone', '--quiet', '--no-tags', '--single-branch', ...shallow, '--branch', ref, '--', remoteUrl, directory], {

@@ -2,14 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
-import { authProblems, keyOrSessionSecurity } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity } from '../app/project-route-schemas.js';
 import { readJobEvents, type JobEvent } from './job-events.js';
 import { jobParamsSchema, turnSchema } from './job-schemas.js';
 import { isSettled } from './job-state.js';
 import { StreamSlots } from './stream-slots.js';
 import { openEventStream, streamProblems } from './event-stream.js';
 import { registerProjectJobStreamRoute } from './project-job-stream-route.js';
-import type { JobStatus } from './job.js';
 
 const FALLBACK_POLL_MS = 1_000;
 
@@ -85,7 +84,7 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
           }
           if (events.length < 500) break;
         }
-        if (isSettled(job.status as JobStatus)) stream.close();
+        if (isSettled(job.status)) stream.close();
       };
       stream.onClose(services.notifier.subscribe('docwright_job_events', (payload) => payload === jobId && stream.schedule(flush)));
       const poll = setInterval(() => stream.schedule(flush), FALLBACK_POLL_MS);

@@ -1,10 +1,13 @@
 import type { Kysely } from 'kysely';
+import type { Clock } from '../core/clock.js';
 import { notFound } from '../core/errors.js';
 import type { Database } from '../db/database.js';
 import { prepareSqliteRead } from '../db/prepared-read.js';
 import { createBatchedRead } from '../db/batched-read.js';
 import type { DatabaseSchema, JobsTable } from '../db/schema.js';
 import type { Executor } from '../db/transaction.js';
+import type { Notifier } from '../queue/notifier.js';
+import { JobRowCache } from './job-row-cache.js';
 import { jobFromRow, turnFromRow, type Job, type JobStatus, type JobTurn } from './job.js';
 
 /** Reads of jobs and their conversations; every read is scoped to the caller's project. */
@@ -15,22 +18,31 @@ export class JobRepository {
   /** The API object of each row the poll read handed out; it hands out the same row while nothing changed. */
   private readonly pollJobs = new WeakMap<JobsTable, Job>();
 
-  constructor(database: Database) {
+  /**
+   * `coherence` (the process's notifier and clock) lets the PostgreSQL poll read answer from
+   * memory (JobRowCache); without it every PostgreSQL poll reads the store.
+   */
+  constructor(database: Database, coherence?: { notifier: Notifier; clock: Clock }) {
     this.db = database.db;
-    this.pollRead = JobRepository.pollReader(database);
+    this.pollRead = JobRepository.pollReader(database, coherence);
   }
 
   /**
    * SQLite: a statement compiled once that answers from memory while the file is unchanged.
-   * PostgreSQL: every poll is a round trip, so polls arriving together share one query.
+   * PostgreSQL: rows kept in memory while no notification says they changed; on a miss,
+   * polls arriving together share one query.
    */
-  private static pollReader(database: Database): (projectId: string, jobId: string) => Promise<JobsTable | undefined> {
+  private static pollReader(database: Database, coherence: { notifier: Notifier; clock: Clock } | undefined): (projectId: string, jobId: string) => Promise<JobsTable | undefined> {
     const raw = database.raw;
     if (raw.dialect === 'postgres') {
       const read = createBatchedRead<JobsTable>(
         async (ids) => (await raw.pool.query<JobsTable>({ name: 'docwright_jobs_by_ids', text: 'select * from jobs where id = any($1::text[])', values: [ids] })).rows,
         (row) => row.id,
       );
+      if (coherence !== undefined) {
+        const cache = new JobRowCache(read, coherence.notifier, coherence.clock);
+        return (projectId, jobId) => cache.read(projectId, jobId);
+      }
       return async (projectId, jobId) => {
         const row = await read(jobId);
         return row?.project_id === projectId ? row : undefined;

@@ -9,7 +9,6 @@ import { isRetryable } from '../agent/model-errors.js';
 import type { ForgeRegistry } from '../git/forges/forge-registry.js';
 import { redactSecrets } from '../git/redact.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
-import type { ForgeKind } from '../projects/project.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import type { Notifier } from '../queue/notifier.js';
 import type { Lease } from '../queue/worker-pool.js';
@@ -93,6 +92,7 @@ export class JobRunner {
         await writes.completeTurn(lease, turn, outcome);
       } catch (error) {
         if (isLeaseLost(error)) throw error;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal aborts while the turn runs, which narrowing cannot see
         if (lease.signal.aborted) return this.stop(lease, turn);
         const failure = await this.describeError(lease.jobId, error);
         if (isRetryable(error) && attempts < this.options.maxAttempts) {
@@ -148,7 +148,7 @@ export class JobRunner {
         })),
       },
       {
-        forge: forges.forKind(project.forge as ForgeKind),
+        forge: forges.forKind(project.forge),
         forgeProject: { id: project.id, repository: job.repository, ref: job.ref, credentials },
         resolveModel: options.resolveModel,
         budgets: options.budgets,
@@ -174,7 +174,10 @@ export class JobRunner {
 
   /** The run was stopped from outside: archived, shut down, or the lease was lost. */
   private async stop(lease: Lease, turn: JobTurnsTable | null): Promise<void> {
-    if (lease.stopReason() === 'lease_lost') return this.leaseLost(lease, 'its renewal failed');
+    if (lease.stopReason() === 'lease_lost') {
+      this.leaseLost(lease, 'its renewal failed');
+      return;
+    }
     await this.writes.handBack(lease, turn);
   }
 

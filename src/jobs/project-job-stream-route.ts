@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
-import { authProblems, keyOrSessionSecurity } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity } from '../app/project-route-schemas.js';
 import { openEventStream, streamProblems } from './event-stream.js';
 import { RecentJobChanges } from './recent-job-changes.js';
 import type { StreamSlots } from './stream-slots.js';

@@ -7,6 +7,8 @@ import { holdLease, type LeaseClaim } from '../queue/lease-fence.js';
 import type { Notifier } from '../queue/notifier.js';
 import type { TurnOutcome } from './execute-turn.js';
 import { appendJobEvent, pruneJobEvents, type JobEventType } from './job-events.js';
+import { assertTransition } from './job-state.js';
+import type { JobStatus } from './job.js';
 
 export interface RunWritesOptions {
   database: Database;
@@ -60,7 +62,8 @@ export class RunWrites {
 
   /** The turn's outcome, and the pull request it opened or updated, recorded under the lease's token. */
   async completeTurn(lease: LeaseClaim, turn: TurnRow, outcome: TurnOutcome): Promise<void> {
-    let projectId: string | null = null;
+    // Typed by assertion: assigned inside the callback, which narrowing from `= null` would not see.
+    let projectId = null as string | null;
     const data = {
       sequence: turn.sequence,
       filesChanged: outcome.filesChanged,
@@ -151,12 +154,13 @@ export class RunWrites {
         if (!job || job.status === 'archived') return null;
         const last = await executor.selectFrom('job_turns').selectAll().where('job_id', '=', lease.jobId).orderBy('sequence', 'desc').limit(1).executeTakeFirst();
         const failed = last?.status === 'failed';
+        assertTransition(lease.jobId, job.status as JobStatus, failed ? 'failed' : 'completed');
         await executor
           .updateTable('jobs')
-          .set({ status: failed ? 'failed' : 'completed', error_code: failed ? (last?.error_code ?? 'failed') : null, error_message: failed ? (last?.error_message ?? null) : null, updated_at: now })
+          .set({ status: failed ? 'failed' : 'completed', error_code: failed ? last.error_code ?? 'failed' : null, error_message: failed ? last.error_message : null, updated_at: now })
           .where('id', '=', lease.jobId)
           .execute();
-        await appendJobEvent(executor, lease.jobId, failed ? 'job.failed' : 'job.completed', failed ? { code: last?.error_code, message: last?.error_message } : {}, now);
+        await appendJobEvent(executor, lease.jobId, failed ? 'job.failed' : 'job.completed', failed ? { code: last.error_code, message: last.error_message } : {}, now);
         await pruneJobEvents(executor, lease.jobId);
         return { projectId: job.project_id };
       },

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Logger } from '../app/logger.js';
 import type { Services } from '../app/services.js';
 import { WorkerPool } from '../queue/worker-pool.js';
@@ -40,4 +39,3 @@ export function createJobWorker(services: Services, logger: Logger, options: Job
   });
 }
 
-export const workspacesDirectory = (dataDir: string): string => join(dataDir, 'workspaces');

@@ -50,7 +50,7 @@ export class LocalPullRequests {
     const pr = reader.user !== null ? await this.forge.find(projectId, number) : await this.forge.findShared(projectId, number, reader.token);
     if (pr === null) return null;
     const project = await this.projects.find(projectId);
-    if (project === null || project.forge !== 'local') return null;
+    if (project?.forge !== 'local') return null;
     return buildPullRequestView(this.database, this.diffs, project.repository, pr);
   }
 
@@ -99,7 +99,7 @@ export class LocalPullRequests {
 
   private async localProject(projectId: string, number: number): Promise<Project> {
     const project = await this.projects.find(projectId);
-    if (project === null || project.forge !== 'local') throw notFoundPr(number);
+    if (project?.forge !== 'local') throw notFoundPr(number);
     return project;
   }
 
@@ -140,7 +140,8 @@ export class LocalPullRequests {
   }
 
   private async announce(project: Project, number: number): Promise<PullRequestView> {
-    await this.notifier.publish('docwright_project_jobs', project.id);
+    // The job's prStatus changed: answered once every process has dropped its cached copy (JobRowCache).
+    await this.notifier.publishAndConfirm('docwright_project_jobs', project.id);
     const pr = await this.forge.find(project.id, number);
     if (pr === null) throw notFoundPr(number);
     return buildPullRequestView(this.database, this.diffs, project.repository, pr);

@@ -93,7 +93,8 @@ export class JobQueue {
     const now = this.clock.now();
     const row = await this.database.db
       .selectFrom('job_queue')
-      .select(sql<number>`min(case when locked_until is not null and locked_until > run_at then locked_until else run_at end)`.as('next'))
+      // min() over no rows is null.
+      .select(sql<number | null>`min(case when locked_until is not null and locked_until > run_at then locked_until else run_at end)`.as('next'))
       .executeTakeFirst();
     const next = row?.next;
     return next === null || next === undefined ? null : Math.max(0, Number(next) - now);

@@ -87,8 +87,11 @@ export class Notifier {
     while (!this.closed) {
       await lost;
       let delayMs = backoffDelayMs(1, RECONNECT);
+      // close() sets `closed` while this loop awaits, which narrowing cannot see.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       for (let attempt = 1; !this.closed; attempt++) {
         await this.pause(delayMs);
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by close() during the pause
         if (this.closed) return;
         try {
           ({ lost } = await this.connect(url));

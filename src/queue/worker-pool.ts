@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBase62 } from '../core/ids.js';
-import type { Logger } from '../app/logger.js';
+import type { Log } from '../core/log.js';
 import type { ClaimedJob, JobQueue } from './job-queue.js';
 import type { LeaseClaim } from './lease-fence.js';
 import type { Notifier } from './notifier.js';
@@ -26,7 +26,7 @@ export interface WorkerPoolOptions {
   queue: JobQueue;
   notifier: Notifier;
   handler: JobHandler;
-  logger: Logger;
+  logger: Log;
   concurrency: number;
   leaseMs: number;
   /** Fallback poll while idle: covers other SQLite processes and lost notifications. */
@@ -91,11 +91,12 @@ export class WorkerPool {
         await this.sleep(idlePollMs);
         continue;
       }
-      let claimed: ClaimedJob | null = null;
+      let claimed: ClaimedJob | null;
       try {
         claimed = await queue.claim(this.workerId, leaseMs);
       } catch (error) {
-        if (this.claiming !== true) break;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() clears it while the claim is awaited, which narrowing cannot see
+        if (!this.claiming) break;
         logger.error({ err: error }, 'claiming a job failed; retrying shortly');
         await this.sleep(idlePollMs);
         continue;

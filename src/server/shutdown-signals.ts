@@ -4,7 +4,7 @@ import pino from 'pino';
 import type { Logger } from '../app/logger.js';
 
 /** What a process killed by `signal` reports by shell convention: 128 + its number (SIGINT 130, SIGTERM 143). */
-export const signalExitCode = (signal: NodeJS.Signals): number => 128 + (constants.signals[signal] ?? 0);
+export const signalExitCode = (signal: NodeJS.Signals): number => 128 + constants.signals[signal];
 
 /** Time allowed after the grace period for handing back, closing the server and the store. */
 export const SHUTDOWN_MARGIN_MS = 10_000;

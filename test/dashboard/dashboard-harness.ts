@@ -1,5 +1,4 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -8,6 +7,7 @@ import { createLogger } from '../../src/app/logger.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Dialect } from '../../src/db/database.js';
 import { startServer, type RunningServer } from '../../src/server/start-server.js';
+import { freePort } from '../helpers/free-port.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -22,18 +22,6 @@ export interface DashboardServer {
   /** Every log line the server wrote, parsed. */
   logs: Array<Record<string, unknown>>;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

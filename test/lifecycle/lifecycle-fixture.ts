@@ -92,7 +92,7 @@ export async function createLifecycleFixture(dialect: Dialect, script: FakeModel
         const current = await t.services.jobRepository.get(project.id, jobId);
         return current.status === 'active' ? undefined : current;
       }, timeoutMs, `job ${jobId} settled`),
-    api: (base, path, init = {}) => fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } }),
+    api: (base, path, init = {}) => fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...Object.fromEntries(new Headers(init.headers)) } }),
     async close() {
       await t.close();
       await model.close();

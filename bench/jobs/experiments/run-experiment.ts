@@ -2,11 +2,14 @@
  * Runs one part of the jobs suite against a server with an experiment's patch loaded, to
  * measure what a change in src/ would gain before anyone makes it:
  *
- *   node --import tsx bench/jobs/experiments/run-experiment.ts poll|pickup
+ *   node --import tsx bench/jobs/experiments/run-experiment.ts poll|poll-writing|pickup
  *     [--patch statement-cache|key-cache|spawn-trace] [--postgres] [--seconds N] [--jobs N] [--profile DIR]
  *
  * `poll` prints requests/s and server CPU per request of the poll route and of the bare
- * Fastify baseline; `pickup` prints pickup percentiles. --profile writes CPU profiles
+ * Fastify baseline; `poll-writing` the same over active jobs whose worker writes events
+ * (poll-while-writing.ts; --jobs is then the number of writing jobs, default 8; --split
+ * polls an API process while a separate worker process writes, poll-beside-worker.ts); `pickup`
+ * prints pickup percentiles. --profile writes CPU profiles
  * (summarize them with summarize-cpu-profile.ts).
  */
 import { mkdirSync, rmSync } from 'node:fs';
@@ -22,6 +25,8 @@ import { JobClient } from '../job-client.js';
 import { startJobServer } from '../job-server.js';
 import { measurePickupLatency } from '../pickup-latency.js';
 import { comparePollThroughput } from '../poll-throughput.js';
+import { comparePollBesideWorker } from '../poll-beside-worker.js';
+import { comparePollWhileWriting } from '../poll-while-writing.js';
 import { startTimedFakeModel } from '../timed-fake-model.js';
 
 const PATCHES: Record<string, string> = {
@@ -36,12 +41,14 @@ const { values, positionals } = parseArgs({
     patch: { type: 'string' },
     postgres: { type: 'boolean', default: false },
     seconds: { type: 'string', default: '5' },
-    jobs: { type: 'string', default: '100' },
+    jobs: { type: 'string' },
     profile: { type: 'string' },
+    split: { type: 'boolean', default: false },
   },
 });
 const part = positionals[0];
-if (part !== 'poll' && part !== 'pickup') throw new Error('usage: run-experiment.ts poll|pickup [--patch NAME] [--postgres] [--seconds N] [--jobs N] [--profile DIR]');
+if (part !== 'poll' && part !== 'poll-writing' && part !== 'pickup') throw new Error('usage: run-experiment.ts poll|poll-writing|pickup [--patch NAME] [--postgres] [--seconds N] [--jobs N] [--profile DIR]');
+const writingJobs = part === 'poll-writing' ? Number(values.jobs ?? 8) : 0;
 const patchFile = values.patch === undefined ? undefined : PATCHES[values.patch];
 if (values.patch !== undefined && patchFile === undefined) throw new Error(`unknown patch ${values.patch}; one of ${Object.keys(PATCHES).join(', ')}`);
 
@@ -59,6 +66,7 @@ const server = await startJobServer({
   ...(databaseUrl === undefined ? {} : { databaseUrl }),
   ...(values.profile === undefined ? {} : { cpuProfileDirectory: join(values.profile, 'server') }),
   execArgv: patchFile === undefined ? [] : ['--import', fileURLToPath(new URL(patchFile, import.meta.url))],
+  ...(writingJobs > 0 ? { environment: { DOCWRIGHT_WORKER_CONCURRENCY: String(writingJobs) } } : {}),
 });
 const project = server.projects.docs;
 if (project === undefined) throw new Error('the server created no project');
@@ -66,11 +74,36 @@ const client = new JobClient(server.url, project.projectId, project.apiKey);
 const format = (samples: number[]): string => `p50 ${percentile(samples, 50).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms`;
 try {
   if (part === 'pickup') {
-    const result = await measurePickupLatency({ client, model, jobs: Number(values.jobs), repository: repository.directory, cloneDirectory: join(root, 'scratch', 'clone'), log: () => {} });
+    const result = await measurePickupLatency({ client, model, jobs: Number(values.jobs ?? 100), repository: repository.directory, cloneDirectory: join(root, 'scratch', 'clone'), log: () => {} });
     console.log(`create → first model request: ${format(result.toFirstModelRequest)}`);
     console.log(`create → turn.started:        ${format(result.toTurnStarted)}`);
     console.log(`create round trip:            ${format(result.createRoundTrip)}`);
     console.log(`raw git clone:                ${format(result.rawClone)}`);
+  } else if (part === 'poll-writing') {
+    const bare = await startBareFastifyServer(values.profile === undefined ? {} : { cpuProfileDirectory: join(values.profile, 'bare') });
+    try {
+      const settings = { connections: 10, pipelining: 1, seconds: Number(values.seconds), rounds: 1 };
+      const load = { jobs: writingJobs, stepDelayMs: 100, stepsPerTurn: 45, turnsPerJob: 20 };
+      const splitDatabase = values.split ? await postgres?.createDatabase('jobs_experiment_split') : undefined;
+      const result = values.split
+        ? await comparePollBesideWorker({ dataDir: join(root, 'split'), databaseUrl: splitDatabase, model, repository: repository.directory, bare, load, settings, log: console.log })
+        : await comparePollWhileWriting({
+        client,
+        model,
+        serverUrl: server.url,
+        serverPid: server.pid,
+        projectId: project.projectId,
+        apiKey: project.apiKey,
+        bareUrl: bare.url,
+        barePid: bare.pid,
+        load,
+        settings,
+        log: console.log,
+      });
+      console.log(`ratio ${(result.docwright.requestsPerSecond / result.bare.requestsPerSecond).toFixed(2)}, ${result.eventsPerSecond.toFixed(0)} events/s`);
+    } finally {
+      await bare.stop();
+    }
   } else {
     model.expect('poll', () => ({ text: 'Nothing to change.' }));
     const job = await client.create('[bench:poll] Check the quickstart.');

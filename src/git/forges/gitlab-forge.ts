@@ -77,7 +77,7 @@ export class GitLabForge implements Forge {
 
     const findOpen = async (): Promise<MergeRequest | null> => {
       const query = new URLSearchParams({ state: 'opened', source_branch: head, per_page: '100' });
-      const found = await this.request<MergeRequest[]>(token, 'GET', `${projectPath}/merge_requests?${query}`, undefined, `looking up open ${where}`);
+      const found = await this.request<MergeRequest[]>(token, 'GET', `${projectPath}/merge_requests?${query.toString()}`, undefined, `looking up open ${where}`);
       return found.find((mergeRequest) => mergeRequest.source_branch === head) ?? null;
     };
     const update = async (existing: MergeRequest): Promise<PullRequestResult> => {
