@@ -137,7 +137,7 @@ export function pagePaths(count: number, seed: number): string[] {
   const random = createSeededRandom(seed);
   for (let index = paths.length - 1; index > 0; index--) {
     const other = Math.floor(random() * (index + 1));
-    [paths[index], paths[other]] = [paths[other] as string, paths[index] as string];
+    [paths[index], paths[other]] = [paths[other]!, paths[index]!];
   }
   return paths;
 }
@@ -150,7 +150,7 @@ export function zipfCumulative(count: number, exponent: number): Float64Array {
     sum += 1 / rank ** exponent;
     cumulative[rank - 1] = sum;
   }
-  for (let index = 0; index < count; index++) cumulative[index] = (cumulative[index] as number) / sum;
+  for (let index = 0; index < count; index++) cumulative[index] = (cumulative[index]!) / sum;
   return cumulative;
 }
 
@@ -212,8 +212,8 @@ export class AnalyticsDataset {
     return {
       index,
       timestamp: this.spec.start + Math.floor((index + hash32(index, seed + 1) / TWO_TO_32) * this.slotMs),
-      path: this.paths[this.pageRank(hash32(index, seed + 2) / TWO_TO_32)] as string,
-      userAgent: agents[visitorHash % agents.length] as string,
+      path: this.paths[this.pageRank(hash32(index, seed + 2) / TWO_TO_32)]!,
+      userAgent: agents[visitorHash % agents.length]!,
       ip: visitorAddress(visitor, visitorHash),
       referrer:
         visitorClass === 'human' && referrerRoll < HUMAN_REFERRER_SHARE
@@ -249,7 +249,7 @@ export class AnalyticsDataset {
     let high = cumulative.length - 1;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if ((cumulative[middle] as number) < roll) low = middle + 1;
+      if ((cumulative[middle]!) < roll) low = middle + 1;
       else high = middle;
     }
     return low;
@@ -262,7 +262,7 @@ function visitorAddress(visitor: number, visitorHash: number): string {
   if (visitorHash % 10 === 0) {
     return `2001:db8:${(scrambled >>> 12).toString(16)}:${(scrambled & 0xfff).toString(16)}::${(visitorHash >>> 16).toString(16)}`;
   }
-  const prefix = IPV4_PREFIXES[(visitorHash >>> 8) % IPV4_PREFIXES.length] as number;
+  const prefix = IPV4_PREFIXES[(visitorHash >>> 8) % IPV4_PREFIXES.length]!;
   return `${prefix}.${scrambled >>> 16}.${(scrambled >>> 8) & 255}.${scrambled & 255}`;
 }
 

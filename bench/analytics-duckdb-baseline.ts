@@ -64,7 +64,7 @@ async function queryVisitors(connection: DuckDBConnection, question: VisitorsQue
   const rows = pages.getRowsJS();
   return {
     totals: { human: human ?? 0, ai: ai ?? 0, total: total ?? 0 },
-    visitors: rows.slice(0, question.limit).map((row) => ({ path: String(row[0]), human: Number(row[1]), ai: Number(row[2]), total: Number(row[3]) })),
+    visitors: rows.slice(0, question.limit).map((row) => ({ path: row[0] as string, human: Number(row[1]), ai: Number(row[2]), total: Number(row[3]) })),
     hasMore: rows.length > question.limit,
   };
 }

@@ -69,7 +69,7 @@ export async function ingestOverHttp(options: IngestOptions): Promise<IngestRun>
         prebuilt[index] = Buffer.alloc(0);
         return body;
       }
-      return bodyAt(starts[index] as number);
+      return bodyAt(starts[index]!);
     },
     onResponse: (text) => {
       const answer = JSON.parse(text) as { accepted: number; rejected: unknown[] };

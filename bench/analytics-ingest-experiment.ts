@@ -32,7 +32,7 @@ if (!Number.isInteger(clients) || clients < 1) throw new Error('--clients is a p
 /** CPU seconds used so far by every process running the postgres binary (Linux /proc; 0 elsewhere). */
 function postgresCpuSeconds(): number {
   let ticks = 0;
-  let entries: string[] = [];
+  let entries: string[];
   try {
     entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
   } catch {

@@ -93,7 +93,7 @@ export async function measureRawSqliteInsert(rows: EncodedHits, file: string): P
     const insert = connection.prepare(INSERT_HIT);
     const insertSlice = connection.transaction((start: number, end: number) => {
       for (let index = start; index < end; index++) {
-        const agent = rows.agent[index] as number;
+        const agent = rows.agent[index]!;
         insert.run(SITE, rows.at[index], rows.page[index], rows.visitor[index], rows.classCode[index], agent === 0 ? null : agent, rows.userAgent[index], rows.referrer[index], 0, CLASSIFIER_VERSION);
       }
     });

@@ -6,7 +6,7 @@ import { createHitClassifier, type HitInput } from '../src/analytics/classificat
  * repeating user agents (the cache path) and for never-seen ones (the full matcher).
  * Run alone: npx tsx bench/classification-throughput.ts
  */
-const fixture = JSON.parse(readFileSync(new URL('../test/fixtures/user-agents.json', import.meta.url), 'utf8')) as { userAgent: string }[];
+const fixture = JSON.parse(readFileSync(new URL('../test/fixtures/user-agents.json', import.meta.url), 'utf8')) as Array<{ userAgent: string }>;
 
 function perSecond(count: number, classify: (index: number) => void): number {
   for (let index = 0; index < Math.min(count, 2_000); index++) classify(index);
@@ -27,7 +27,7 @@ export function runClassificationThroughput(scale = 1): ClassificationThroughput
     path: index % 10 === 0 ? '/docs/intro.md' : '/docs/intro',
     accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
   }));
-  const cachedPerSecond = perSecond(Math.max(10_000, Math.round(1_000_000 * scale)), (index) => classifier.classify(inputs[index % inputs.length] as HitInput));
+  const cachedPerSecond = perSecond(Math.max(10_000, Math.round(1_000_000 * scale)), (index) => classifier.classify(inputs[index % inputs.length]!));
   const fresh = createHitClassifier();
   const uncachedPerSecond = perSecond(Math.max(2_000, Math.round(50_000 * scale)), (index) => {
     const userAgent =

@@ -26,6 +26,7 @@ const SUITES: Record<SuiteName, () => Promise<SuiteRunner | undefined>> = {
   import: async () => (await import('./analytics-import-suite.js')).runImportBenchmarks,
   jobs: () => findExportedFunction<SuiteRunner>(BENCH_DIRECTORY, ['jobs-*.ts', 'jobs/*.ts'], 'runJobsBenchmarks'),
   docs: async () => (await import('./docs-suite.js')).runDocsBenchmarks,
+  startup: async () => (await import('./startup-suite.js')).runStartupBenchmarks,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -48,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
   const source = describeSourceVersion(BENCH_DIRECTORY);
   process.stdout.write(`Docwright benchmarks, ${startedAt.toISOString()}, ${source}\n  machine: ${formatMachine(machine)}\n  scale ${args.scale}, suites ${args.suites.join(', ')}, backends ${args.backends.join(', ')}\n\n`);
   const reports: SuiteReport[] = [];
-  const failures: { suite: string; message: string }[] = [];
+  const failures: Array<{ suite: string; message: string }> = [];
   const keep = (report: SuiteReport): void => {
     if (reports.includes(report)) return;
     reports.push(report);

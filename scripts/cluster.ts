@@ -35,8 +35,9 @@ const directory = args.directory === undefined ? mkdtempSync(join(tmpdir(), 'doc
 const graceMs = (Number(process.env.DOCWRIGHT_SHUTDOWN_TIMEOUT_SECONDS ?? 30) + 15) * 1000;
 
 let cluster: Cluster | null = null;
-let firstSignalAt: number | null = null;
-let killed = false;
+// Typed by assertion: the signal handlers set them, which narrowing from the initial values would not see.
+let firstSignalAt = null as number | null;
+let killed = false as boolean;
 let requestStop: () => void = () => {};
 const stopRequested = new Promise<void>((resolve) => (requestStop = resolve));
 

@@ -94,7 +94,7 @@ export async function measureJobOverhead(options: OverheadOptions): Promise<Over
     lastJobId = created.id;
     if (settled.missedSettlingEvent) missedSettlingEvents++;
     const sample = phasesOf(created.sentAt, arrivals, settled);
-    for (const key of Object.keys(phases) as (keyof OverheadPhases)[]) phases[key].push(sample[key]);
+    for (const key of Object.keys(phases) as Array<keyof OverheadPhases>) phases[key].push(sample[key]);
     options.log(`jobs: overhead run ${index + 1}/${options.runs}: job ${(settled.settledAt - created.sentAt).toFixed(0)} ms, raw git ${gitTiming.milliseconds.toFixed(0)} ms`);
   }
   return {

@@ -8,8 +8,8 @@ export function percentile(samples: readonly number[], p: number): number {
   const rank = (p / 100) * (sorted.length - 1);
   const lower = Math.floor(rank);
   const upper = Math.ceil(rank);
-  const low = sorted[lower] as number;
-  const high = sorted[upper] as number;
+  const low = sorted[lower]!;
+  const high = sorted[upper]!;
   return low + (high - low) * (rank - lower);
 }
 

@@ -16,7 +16,8 @@ const project = await server.services.projects.create({
   repository: config.dataDir,
   ref: 'main',
   forge: 'local',
-  settings: {},
+  // BENCH_PROJECT_SETTINGS: JSON project settings, e.g. allowedOrigins for the page beacon.
+  settings: process.env.BENCH_PROJECT_SETTINGS === undefined ? {} : (JSON.parse(process.env.BENCH_PROJECT_SETTINGS) as Record<string, unknown>),
 });
 const key = await server.services.keys.create({ projectId: project.id, scope: 'admin', name: 'bench', expiresAt: null });
 process.send?.({ type: 'ready', url: server.url, projectId: project.id, apiKey: key.key });

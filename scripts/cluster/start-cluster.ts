@@ -113,7 +113,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const environmentFile = join(directory, 'cluster.env');
     const exports = Object.entries(cliEnvironment).map(([name, value]) => `export ${name}='${value.replaceAll("'", "'\\''")}'`);
     writeFileSync(environmentFile, `# docwright cluster: source this file, then run docwright commands against the cluster\n${exports.join('\n')}\n`, { mode: 0o600 });
-    const cluster: Cluster = {
+    // What cluster.json records: everything but the promise and the function.
+    const state = {
       directory,
       databaseUrl,
       publicUrl,
@@ -123,10 +124,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       postgres: postgres === null ? null : { pid: postgres.pid, port: postgres.port },
       cliEnvironment,
       environmentFile,
+    };
+    const cluster: Cluster = {
+      ...state,
       firstExit: Promise.race(children.map((child) => child.exited.then((exit) => ({ name: child.name, exit })))),
       stop: stopAll,
     };
-    const { firstExit: _ignored, stop: _stop, ...state } = cluster;
     writeFileSync(join(directory, 'cluster.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
     return cluster;
   } catch (error) {

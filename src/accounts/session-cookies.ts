@@ -31,6 +31,7 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply)
 
 /** One cookie's value; undefined when absent or not a string (parsed by @fastify/cookie). */
 export function cookieValue(request: FastifyRequest, name: string): string | undefined {
-  const value = request.cookies?.[name];
+  // Unset (null) until @fastify/cookie's onRequest hook has run, whatever its type says.
+  const value = (request.cookies as FastifyRequest['cookies'] | null)?.[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }

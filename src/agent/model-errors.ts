@@ -29,10 +29,10 @@ const MAX_DETAIL_LENGTH = 300;
 // Provider messages sometimes echo part of the key ("Incorrect API key provided: sk-…")
 // or carry a bearer token; mask anything shaped like one before it reaches a job record.
 const SECRET_PATTERNS: RegExp[] = [
-  /\b(sk|pk|rk)-[A-Za-z0-9_*\-]{6,}/g,
+  /\b(sk|pk|rk)-[A-Za-z0-9_*-]{6,}/g,
   /\bBearer\s+[^\s"']+/gi,
   /\b(api[_-]?key|key|token|secret|password)=([^\s&"']+)/gi,
-  /\b[A-Za-z0-9_\-]{32,}\b/g,
+  /\b[A-Za-z0-9_-]{32,}\b/g,
 ];
 
 export function redactSecrets(text: string): string {

@@ -1,4 +1,5 @@
 import type { StepResult, ToolSet } from 'ai';
+import { jsonText } from '../core/json-text.js';
 import { stepTotalTokens } from './stop-conditions.js';
 
 export interface AgentUsage {
@@ -40,7 +41,8 @@ function truncate(text: string, max: number): string {
  */
 export function summarizeToolInput(input: unknown): string {
   if (input === null || input === undefined) return '';
-  if (typeof input !== 'object') return truncate(String(input), MAX_SUMMARY_LENGTH);
+  if (typeof input === 'string' || typeof input === 'number' || typeof input === 'boolean') return truncate(String(input), MAX_SUMMARY_LENGTH);
+  if (typeof input !== 'object') return '';
   if (Array.isArray(input)) return `${input.length} items`;
   const record = input as Record<string, unknown>;
   if (typeof record['path'] === 'string') return truncate(record['path'], MAX_SUMMARY_LENGTH);
@@ -65,7 +67,7 @@ export function summarizeToolInput(input: unknown): string {
 }
 
 function errorText(error: unknown): string {
-  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : JSON.stringify(error);
+  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : jsonText(error);
   return truncate(text ?? 'unknown error', MAX_ERROR_LENGTH);
 }
 

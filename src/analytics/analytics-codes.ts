@@ -13,7 +13,7 @@ export const CLASS_CODES: Readonly<Record<HitClass, number>> = Object.freeze({
 });
 
 export const CLASS_BY_CODE: ReadonlyMap<number, HitClass> = new Map(
-  (Object.entries(CLASS_CODES) as [HitClass, number][]).map(([name, code]) => [code, name]),
+  (Object.entries(CLASS_CODES) as Array<[HitClass, number]>).map(([name, code]) => [code, name]),
 );
 
 /** Dimension kinds in analytics_dimensions. */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { problemSchema } from '../app/problem.js';
 import type { Services } from '../app/services.js';
-import { authProblems, keyOrSessionSecurity, projectParamsSchema } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity, projectParamsSchema } from '../app/project-route-schemas.js';
 import { createAnalyticsService, type AnalyticsService } from './create-analytics-service.js';
 import {
   dailyQuerySchema,
@@ -16,7 +16,7 @@ import {
 } from './analytics-schemas.js';
 import { BeaconSenderStore } from './beacon-sender-store.js';
 import { BeaconVisitorCap } from './beacon-visitor-cap.js';
-import { CollectRateLimiter } from './collect-rate-limiter.js';
+import { SharedWindowLimiter } from '../rate-limit/shared-window-limiter.js';
 import { registerCollectRoutes } from './collect-routes.js';
 import { startAnalyticsMaintenance } from './analytics-maintenance.js';
 import { parseDateOrDateTime } from './parse-instant.js';
@@ -150,6 +150,16 @@ export async function registerAnalyticsRoutes(app: FastifyInstance, services: Se
     limit: services.config.analytics.beaconVisitorsPerAddress,
     logger: app.log,
   });
-  app.addHook('onClose', () => cap.settled());
-  registerCollectRoutes(app, { analytics: service, projects: services.projects, limiter: new CollectRateLimiter(services.clock), identity, cap });
+  const perMinute = services.config.analytics.beaconRateLimitPerMinute;
+  const limiter =
+    perMinute === 0
+      ? null
+      : new SharedWindowLimiter(services.database, services.clock, { bucket: 'beacon', limit: perMinute, windowMs: 60_000 }, (error) =>
+          app.log.error({ err: error }, 'deleting old beacon rate counters failed'),
+        );
+  app.addHook('onClose', async () => {
+    await cap.settled();
+    await limiter?.settled();
+  });
+  registerCollectRoutes(app, { analytics: service, projects: services.projects, limiter, identity, cap });
 }

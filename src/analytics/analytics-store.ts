@@ -16,11 +16,11 @@ export interface HitBatch {
   agent: Int32Array;
   /** Dictionary id of the user agent; 0 for none. */
   userAgent: Int32Array;
-  referrer: (string | null)[];
+  referrer: Array<string | null>;
   /** 1 when the request's Accept header preferred Markdown: kept so history can be reclassified. */
   markdownAccept: Uint8Array;
   classifierVersion: number;
-  eventId: (string | null)[];
+  eventId: Array<string | null>;
 }
 
 export interface InsertHitsResult {

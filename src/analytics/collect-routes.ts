@@ -7,7 +7,8 @@ import type { ProjectRepository } from '../projects/project-repository.js';
 import type { AnalyticsService } from './analytics-service.js';
 import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from './beacon-script.js';
 import type { BeaconVisitorCap } from './beacon-visitor-cap.js';
-import type { CollectRateLimiter } from './collect-rate-limiter.js';
+import { clientKey } from '../rate-limit/client-rate-limiter.js';
+import type { SharedWindowLimiter } from '../rate-limit/shared-window-limiter.js';
 import type { VisitorIdentity } from './visitor-identity.js';
 
 /** A beacon is a path and a referrer; anything near this size is not one. */
@@ -16,7 +17,8 @@ export const COLLECT_BODY_LIMIT = 16 * 1024;
 export interface CollectDependencies {
   analytics: AnalyticsService;
   projects: ProjectRepository;
-  limiter: CollectRateLimiter;
+  /** Beacons per address and project, shared by every process; null when the limit is off. */
+  limiter: SharedWindowLimiter | null;
   identity: VisitorIdentity;
   cap: BeaconVisitorCap;
 }
@@ -109,7 +111,7 @@ export function registerCollectRoutes(app: FastifyInstance, dependencies: Collec
         tags: ['analytics'],
         summary: 'Record a page view from the page beacon',
         description:
-          'Public: no key. Sent by /script.js with navigator.sendBeacon as text/plain (or application/json) {"path", "referrer"}. The Origin header must be in the project setting allowedOrigins ("*" allows any). The visitor is derived from the client address (X-Forwarded-For only from the proxies DOCWRIGHT_TRUST_PROXY names) and the User-Agent header. At most 120 beacons per address and project per minute. One address adds at most DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS (default 20) new visitors per project and UTC day; beacons of further new visitors are answered 204 but not recorded.',
+          'Public: no key. Sent by /script.js with navigator.sendBeacon as text/plain (or application/json) {"path", "referrer"}. The Origin header must be in the project setting allowedOrigins ("*" allows any). The visitor is derived from the client address (X-Forwarded-For only from the proxies DOCWRIGHT_TRUST_PROXY names) and the User-Agent header. At most DOCWRIGHT_BEACON_RATE_LIMIT (default 120) beacons per address (an IPv6 /64 counts as one) and project per minute, across all server processes. One address adds at most DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS (default 20) new visitors per project and UTC day; beacons of further new visitors are answered 204 but not recorded.',
         params: paramsSchema,
         response: {
           204: z.null().describe('Recorded.'),
@@ -125,7 +127,7 @@ export function registerCollectRoutes(app: FastifyInstance, dependencies: Collec
       const { projectId } = request.params;
       const origin = await allowedOrigin(projects, request, projectId);
       corsHeaders(reply, origin);
-      const retryAfter = limiter.take(`${projectId}\n${identity.fromAddress(projectId, request.ip, '', null)}`);
+      const retryAfter = limiter === null ? 0 : await limiter.take(`${projectId}:${identity.rateSubject(projectId, clientKey(request.ip))}`);
       if (retryAfter > 0) {
         throw new DocwrightError('rate_limited', 'Too many beacons from this address; try again later.', { status: 429, headers: { 'Retry-After': String(retryAfter) } });
       }

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { WorkerRequest, WorkerResponse } from './ingest-worker.js';
 import { parseEventsBody, prepareBatch, type BatchContext, type PreparedBatch } from './prepare-batch.js';
 import { VisitorIdentity } from './visitor-identity.js';
+import { workerEntry } from '../core/runtime-paths.js';
 
 export interface IngestPoolOptions {
   /** Keys visitor hashing, as in the service. */
@@ -25,7 +26,7 @@ interface Slot {
 
 /** After this many worker failures the pool stops starting workers and prepares batches inline. */
 const MAX_WORKER_FAILURES = 3;
-const WORKER_ENTRY = new URL('./ingest-worker-bootstrap.mjs', import.meta.url);
+const WORKER_ENTRY = workerEntry('analytics/ingest-worker');
 
 /**
  * Prepares event batches (JSON parsing, validation, classification, visitor hashing) on
@@ -61,7 +62,7 @@ export class IngestPool {
 
   prepareInline(body: Uint8Array, context: BatchContext): PreparedBatch {
     const parsed = parseEventsBody(body);
-    return Array.isArray(parsed) ? prepareBatch(parsed, context, this.identity) : (parsed as PreparedBatch);
+    return Array.isArray(parsed) ? prepareBatch(parsed, context, this.identity) : (parsed);
   }
 
   /** Worker threads running now. */

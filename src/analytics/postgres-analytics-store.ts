@@ -4,7 +4,7 @@ import type { AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
-import { createGroupCommit, type GroupCommit } from './group-commit.js';
+import { createGroupCommit, type GroupCommit } from '../db/group-commit.js';
 import { DELETE_BATCH_ROWS, DELETE_BEACON_SENDERS, DELETE_SITE, NOTHING_DELETED, SITE_TABLES, deleteSiteBatch, type DeletedProjectData } from './project-data-deletion.js';
 
 /** `?` placeholders (shared SQL) to PostgreSQL's `$1, $2…`. The shared SQL has no `?` inside literals. */
@@ -344,7 +344,7 @@ function eventIdKey(site: number, eventId: string): string {
   return `${site}\u0000${eventId}`;
 }
 
-type HitRow = { batch: HitBatch; index: number };
+interface HitRow { batch: HitBatch; index: number }
 
 /**
  * The common group: no event ids, one site and classifier version. Its rows go in one

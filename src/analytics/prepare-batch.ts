@@ -32,12 +32,12 @@ export interface PreparedColumns {
   /** Per row, an index into `agents`, or -1 for none. */
   agentIndex: Int32Array;
   /** Distinct (class, agent name) pairs: an agent is counted per class. */
-  agents: { classCode: number; name: string }[];
+  agents: Array<{ classCode: number; name: string }>;
   /** Per row, an index into `userAgents`, or -1 when the event had none. */
   userAgentIndex: Int32Array;
   userAgents: string[];
-  referrer: (string | null)[];
-  eventId: (string | null)[];
+  referrer: Array<string | null>;
+  eventId: Array<string | null>;
 }
 
 /** The typed arrays of prepared columns, for a worker's transfer list. */
@@ -67,9 +67,9 @@ export function parseEventsBody(body: Uint8Array | string): unknown[] | Prepared
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     return failure('validation_failed', 'The request body failed validation.', [{ path: 'events', message: 'the body must be an object { events: [...] }' }]);
   }
-  const events = (parsed as { events?: unknown }).events;
+  const events: unknown = (parsed as { events?: unknown }).events;
   if (!Array.isArray(events)) return failure('validation_failed', 'The request body failed validation.', [{ path: 'events', message: 'must be an array of events' }]);
-  return events;
+  return events as unknown[];
 }
 
 /**

@@ -5,7 +5,7 @@ import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 import { DELETE_BATCH_ROWS, DELETE_BEACON_SENDERS, DELETE_SITE, NOTHING_DELETED, SITE_TABLES, deleteSiteBatch, type DeletedProjectData } from './project-data-deletion.js';
 
-type Statement = BetterSqlite3.Statement<unknown[], unknown>;
+type Statement = BetterSqlite3.Statement;
 
 const INSERT_HIT = `insert into analytics_hits
   (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version)

@@ -56,6 +56,14 @@ export class VisitorIdentity {
     return this.digest(projectId, `\u0000beacon\n${normaliseAddress(ip)}\n${userAgent}\n${day}`);
   }
 
+  /**
+   * Whom the beacon's rate limit counts: a client key (an IPv4 address or an IPv6 /64, see
+   * `clientKey`), hashed so the counters shared in the database hold no address.
+   */
+  rateSubject(projectId: string, clientKey: string): bigint {
+    return this.digest(projectId, `\u0000rate\n${clientKey}`);
+  }
+
   /** The first 63 bits of HMAC-SHA256(project key, data). */
   private digest(projectId: string, data: string): bigint {
     const key = this.keyFor(projectId);

@@ -65,7 +65,7 @@ export async function visitorsReport(
   const pages: PageVisitors[] = [];
   for (const [dim, counts] of perDimension) {
     const name = known.get(dim);
-    if (name === undefined || name.kind !== PAGE_KIND || counts.total === 0) continue;
+    if (name?.kind !== PAGE_KIND || counts.total === 0) continue;
     pages.push({ path: name.name, human: counts.human, ai: counts.ai, total: counts.total });
   }
   const sort = page.sort ?? 'total';

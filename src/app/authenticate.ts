@@ -149,7 +149,7 @@ function needsCsrfToken(request: FastifyRequest, hasCookies: boolean): boolean {
   // An unknown route gets its 404, not a CSRF refusal: it would do nothing either way.
   if (!UNSAFE_METHODS.has(request.method) || request.is404) return false;
   const setting = request.routeOptions.config.csrf;
-  return setting === undefined ? hasCookies : setting;
+  return setting ?? hasCookies;
 }
 
 /**

@@ -28,6 +28,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services, logger } = options;
   const timeouts = services.config.http;
   const app = Fastify({
+    // Widened on purpose: Fastify infers the app's logger type from this option, and pino's Logger would make the app incompatible with FastifyInstance.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the assertion changes inference, which the rule cannot see
     loggerInstance: logger as FastifyBaseLogger,
     childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: services.config.bodyLimit,
@@ -65,7 +67,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => {
       const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
       reply.header('X-Request-Id', request.id);
-      return sendProblem(
+      void sendProblem(
         reply,
         buildProblem({
           status: tooLong ? 414 : 400,
@@ -135,7 +137,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Parses the Cookie header on onRequest (before authentication) and writes Set-Cookie.
   await app.register(cookie);
   installAuthentication(app, { keys: services.keys, sessions: services.sessions, projects: services.projects });
-  registerHealthRoutes(app, services.database);
+  registerHealthRoutes(app, services.database, services.readiness);
   for (const feature of options.features ?? []) await feature(app, services);
   return app;
 }

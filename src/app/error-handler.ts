@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaValidationError } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { isDocwrightError, type FieldError } from '../core/errors.js';
+import { databaseTrouble } from '../db/database-unavailable.js';
 import { buildProblem, PROBLEM_CONTENT_TYPE, type Problem } from './problem.js';
 
 export function sendProblem(reply: FastifyReply, problem: Problem, headers: Record<string, string> = {}): FastifyReply {
@@ -24,7 +25,8 @@ function toProblem(error: FastifyError, request: FastifyRequest): { problem: Pro
     };
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const errors: FieldError[] = error.validation.map((issue) => ({
+    // Typed here: the library's declaration imports 'fastify/types/schema', which NodeNext resolution cannot find, so it reads as an unresolved type.
+    const errors: FieldError[] = error.validation.map((issue: FastifySchemaValidationError) => ({
       path: fieldPath(issue.instancePath, error.validationContext, (issue.params as { missingProperty?: unknown } | undefined)?.missingProperty),
       message: issue.message ?? 'is invalid',
     }));
@@ -47,6 +49,17 @@ function toProblem(error: FastifyError, request: FastifyRequest): { problem: Pro
   }
   if (error instanceof SyntaxError && error.statusCode === 400) {
     return { problem: buildProblem({ status: 400, code: 'invalid_json', detail: 'The request body is not valid JSON.', requestId }), headers: {} };
+  }
+  const trouble = databaseTrouble(error);
+  if (trouble !== undefined) {
+    // Not the request's fault, and it may well succeed when sent again: say so rather than
+    // a bare 500. Job creates and messages are all or nothing even then (docs/operations.md,
+    // "Limits across processes").
+    const detail =
+      trouble === 'database_busy'
+        ? 'The database was busy and gave up on this request. Retry after the time in Retry-After.'
+        : 'The connection to the database was lost or refused while handling this request. Retry after the time in Retry-After.';
+    return { problem: buildProblem({ status: 503, code: trouble, detail, requestId }), headers: { 'Retry-After': trouble === 'database_busy' ? '1' : '2' } };
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500 && !isResponseSerializationError(error)) {

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../core/clock.js';
 import { DocwrightError, validationFailed } from '../core/errors.js';
+import { jsonText } from '../core/json-text.js';
 import type { Database } from '../db/database.js';
+import type { Executor } from '../db/transaction.js';
 import { principalProjectId } from './authenticate.js';
 
 const RETENTION_MS = 24 * 3_600_000;
@@ -12,19 +14,19 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency: { projectId: string; key: string } | null;
+    idempotency: { projectId: string; key: string; keptInTransaction?: boolean } | null;
   }
 }
 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value as object)
+    return `{${Object.keys(value)
       .sort()
       .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
       .join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  return jsonText(value) ?? 'null';
 }
 
 /**
@@ -33,6 +35,10 @@ function canonical(value: unknown): string {
  * a repeat with another body gets 422, and one arriving while the first still runs gets
  * 409. Requests that fail validation or the rate limit, or fail with a 5xx, keep nothing,
  * so they can be retried with the same key.
+ *
+ * A handler whose work is one transaction stores the response in it (`keepWithin`): the
+ * key is then `done` exactly when the work committed, even if the connection drops before
+ * the answer, and a retry replays instead of doing the work twice.
  */
 export class IdempotencyStore {
   private lastSweep = 0;
@@ -89,12 +95,33 @@ export class IdempotencyStore {
     throw new DocwrightError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', { status: 409 });
   }
 
+  /**
+   * The write that stores this request's response (`status`, and the JSON of what the
+   * handler will send) inside the transaction of its work; undefined without a key.
+   */
+  keepWithin(request: FastifyRequest, status: number): ((executor: Executor, response: unknown) => Promise<void>) | undefined {
+    const record = request.idempotency;
+    if (!record) return undefined;
+    return async (executor, response) => {
+      await executor
+        .updateTable('idempotency_keys')
+        .set({ state: 'done', response_status: status, response_body: JSON.stringify(response) })
+        .where('project_id', '=', record.projectId)
+        .where('key', '=', record.key)
+        .where('state', '=', 'in_flight')
+        .execute();
+      // Committed if the handler goes on to answer 2xx (else the transaction failed).
+      record.keptInTransaction = true;
+    };
+  }
+
   /** onSend: keep the outcome, or forget the key when the request did not really run. */
   async finish(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
     const record = request.idempotency;
     if (!record) return;
     request.idempotency = null;
     const status = reply.statusCode;
+    if (record.keptInTransaction === true && status < 300) return;
     const where = this.database.db.updateTable('idempotency_keys').where('project_id', '=', record.projectId).where('key', '=', record.key).where('state', '=', 'in_flight');
     if (status >= 500 || status === 429 || typeof payload !== 'string') {
       await this.database.db.deleteFrom('idempotency_keys').where('project_id', '=', record.projectId).where('key', '=', record.key).where('state', '=', 'in_flight').execute();

@@ -55,6 +55,7 @@ class LazyChildLogger {
 
   private write(level: LevelName, args: unknown[]): void {
     if (this.real === undefined && !levelEnabled(this.parent, level)) return;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- pino's overloaded LogFn takes no spread of unknown[]; tsc needs this
     (this.child$()[level] as (...values: unknown[]) => void)(...args);
   }
 
@@ -73,5 +74,5 @@ function levelEnabled(logger: FastifyBaseLogger, level: string): boolean {
 /** Fastify's `childLoggerFactory`: lazy unless the route sets its own level or serializers. */
 export function lazyChildLoggerFactory(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
   if (options.level !== undefined || options.serializers !== undefined) return logger.child(bindings, options);
-  return new LazyChildLogger(logger, bindings) as unknown as FastifyBaseLogger;
+  return new LazyChildLogger(logger, bindings);
 }

@@ -22,7 +22,9 @@ import { PasswordHasher } from '../accounts/password-hasher.js';
 import { SessionStore } from '../accounts/session-store.js';
 import { SignInThrottle } from '../accounts/sign-in-throttle.js';
 import { ProjectDeletion, type ProjectDataRemover } from '../projects/project-deletion.js';
-import { workspacesDirectory } from '../jobs/start-job-worker.js';
+import { workspacesDirectory } from '../git/workspace.js';
+import type { Logger } from './logger.js';
+import { Readiness } from './readiness.js';
 
 /** Everything the HTTP routes, the worker and the CLI share; built once per process. */
 export interface Services {
@@ -54,6 +56,8 @@ export interface Services {
   resolveModel: (modelId: string) => LanguageModel;
   /** Every credential value this process knows; masked wherever the model could see it. */
   secrets: string[];
+  /** Whether this process takes new traffic (/readyz); draining at shutdown turns it off. */
+  readiness: Readiness;
   close(): Promise<void>;
 }
 
@@ -61,9 +65,9 @@ export interface ServiceOverrides {
   resolveModel?: (modelId: string) => LanguageModel;
 }
 
-export async function createServices(input: { config: Config; database: Database; clock: Clock } & ServiceOverrides): Promise<Services> {
+export async function createServices(input: { config: Config; database: Database; clock: Clock; logger?: Logger } & ServiceOverrides): Promise<Services> {
   const { config, database, clock } = input;
-  const notifier = await Notifier.create(database);
+  const notifier = await Notifier.create(database, input.logger === undefined ? {} : { logger: input.logger.child({ component: 'notifier' }) });
   const secretBox = new SecretBox(config.secret);
   const projects = new ProjectRepository(database.db, clock, secretBox);
   const limiter = new SlidingWindowLimiter(database, clock, 'agent');
@@ -101,6 +105,7 @@ export async function createServices(input: { config: Config; database: Database
     pullRequests: new LocalPullRequests(database, clock, forges.local, projects, notifier, new PullRequestDiffCache()),
     resolveModel: input.resolveModel ?? ((modelId) => resolveLanguageModel(modelId, models)),
     secrets,
+    readiness: new Readiness(),
     async close() {
       coherence.close();
       await notifier.close();

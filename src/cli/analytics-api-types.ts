@@ -47,7 +47,7 @@ export function parseEventsAccepted(body: unknown, sent: number): EventsAccepted
   ) {
     throw unexpected('events', `{ accepted, rejected: [...] } for at most ${sent} events`);
   }
-  const rejected = answer.rejected.map((item: Partial<EventRejection>) => ({
+  const rejected = answer.rejected.map((item: Partial<EventRejection> | null) => ({
     index: isCount(item?.index) ? item.index : -1,
     code: typeof item?.code === 'string' ? item.code : 'rejected',
     message: typeof item?.message === 'string' ? item.message : '',

@@ -31,7 +31,7 @@ interface ProblemBody {
 function problemFrom(text: string): ProblemBody {
   try {
     const body: unknown = JSON.parse(text);
-    return typeof body === 'object' && body !== null ? (body as ProblemBody) : {};
+    return typeof body === 'object' && body !== null ? (body) : {};
   } catch {
     return {};
   }

@@ -29,6 +29,8 @@ const DEFAULT_POLL_MS = 1_000;
 const DEFAULT_IDLE_MS = 45_000;
 const DEFAULT_MAX_RECONNECTS = 5;
 const MAX_POLL_FAILURES = 5;
+/** The event a server sends before it ends a stream the client should reopen (docs/agent-jobs.md). */
+const RECONNECT_EVENT = 'reconnect';
 
 type ReadOutcome = { kind: 'ended' } | { kind: 'dropped'; reason: string } | { kind: 'deadline' };
 
@@ -49,7 +51,9 @@ function toStreamEvent(id: string | undefined, type: string, data: string): JobS
 
 /**
  * Follows a job until it is no longer active. Progress comes from the event stream,
- * which is resumed with Last-Event-ID whenever it drops; if it cannot be opened at all,
+ * which is resumed with Last-Event-ID whenever it drops or the server ends it with a
+ * `reconnect` event (a server shutting down: the next connection may reach another
+ * process, and no notice is printed for it); if it cannot be opened at all,
  * or keeps failing, the job is polled instead. The end is always confirmed with GET job,
  * because the server ends the stream only once the job is settled (or after an hour).
  */
@@ -76,19 +80,28 @@ export async function followJob(options: FollowOptions): Promise<FollowResult> {
       continue;
     }
     everOpened = true;
-    let received = false;
+    // Properties, not variables: the callback sets them, which narrowing cannot see.
+    const progress = { received: false, reconnectAdvised: false };
     const outcome = await readStream(opening.response, controller, deadline, options.idleTimeoutMs ?? DEFAULT_IDLE_MS, (chunk) => {
-      received = true;
+      progress.received = true;
       for (const message of parser.push(chunk)) {
         lastEventId = message.id ?? lastEventId;
+        // The server's last word before it ends a stream early (shutting down, or after an
+        // hour): reconnect with Last-Event-ID, whichever process answers next.
+        if (message.type === RECONNECT_EVENT) {
+          progress.reconnectAdvised = true;
+          continue;
+        }
         const event = toStreamEvent(message.id, message.type, message.data);
         if (event) options.onEvent(event);
       }
     });
-    if (received) failuresInARow = 0;
+    if (progress.received) failuresInARow = 0;
     if (outcome.kind === 'deadline') return { job: await api.get(jobId), timedOut: true };
     let dropped = outcome.kind === 'dropped' ? outcome.reason : undefined;
-    if (outcome.kind === 'ended') {
+    // After a `reconnect` event there is nothing to confirm (the job goes on): reopen after
+    // the server's advice, and opening failures while it restarts are retried quietly.
+    if (outcome.kind === 'ended' && !progress.reconnectAdvised) {
       try {
         const job = await api.get(jobId);
         if (job.status !== 'active') return { job, timedOut: false };
@@ -121,7 +134,8 @@ async function openWithDeadline(api: JobsApi, jobId: string, lastEventId: string
 }
 
 async function readStream(response: Response, controller: AbortController, deadline: number, idleMs: number, onChunk: (text: string) => void): Promise<ReadOutcome> {
-  const reader = response.body!.getReader();
+  // A fetch body is bytes; Node's types leave its chunks `any`.
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let abortedFor: 'deadline' | 'idle' | undefined;
   const deadlineTimer = Number.isFinite(deadline)

@@ -77,7 +77,7 @@ function reportOutcome(job: Job, json: boolean, filesChanged: ReadonlySet<string
   if (json) return EXIT_COMPLETED;
   if (job.prLink === null) {
     process.stdout.write(`Job ${job.id} completed with no changes, so there is no pull request.\n`);
-  } else if (filesChanged !== undefined && filesChanged.size === 0) {
+  } else if (filesChanged?.size === 0) {
     process.stdout.write(`Job ${job.id} completed; this run changed no files, so the pull request is unchanged.\nPull request: ${job.prLink}\n`);
   } else {
     process.stdout.write(`Job ${job.id} completed.\nPull request: ${job.prLink}\n`);

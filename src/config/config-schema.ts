@@ -61,12 +61,15 @@ export const environmentSchema = z.object({
   DOCWRIGHT_JOB_TIMEOUT_MINUTES: z.coerce.number().positive().max(24 * 60).default(15),
   DOCWRIGHT_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(100),
   DOCWRIGHT_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().positive().max(3_600).default(30),
+  DOCWRIGHT_SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(600).default(0),
+  DOCWRIGHT_WORKER_POLL_SECONDS: z.coerce.number().min(0.05).max(600).default(1),
   DOCWRIGHT_GITHUB_API_URL: z.url().default('https://api.github.com'),
   DOCWRIGHT_GITHUB_GIT_URL: z.string().min(1).default('https://github.com'),
   DOCWRIGHT_GITLAB_API_URL: z.url().default('https://gitlab.com/api/v4'),
   DOCWRIGHT_GITLAB_GIT_URL: z.string().min(1).default('https://gitlab.com'),
   DOCWRIGHT_ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
   DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(20),
+  DOCWRIGHT_BEACON_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(120),
 }).superRefine((environment, context) => {
   // Node refuses a header deadline beyond the whole request's, and it would mean nothing.
   if (environment.DOCWRIGHT_HEADERS_TIMEOUT_SECONDS > environment.DOCWRIGHT_REQUEST_TIMEOUT_SECONDS) {

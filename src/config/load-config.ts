@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { maskUrlPasswords } from '../core/url-password.js';
 import { environmentSchema, type Environment } from './config-schema.js';
 import { resolveInstanceSecret } from './secret-file.js';
+import { derivePublicUrl } from './public-url.js';
 import type { TrustProxy } from './trust-proxy.js';
 
 export interface ModelSettings {
@@ -19,7 +20,14 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /**
+   * Base of the links Docwright writes (local-forge pull requests, the setup page). When
+   * DOCWRIGHT_PUBLIC_URL is unset (`publicUrlIsSet` false) it is derived from HOST and PORT
+   * here, and `serve` replaces it with its real listening address once it listens
+   * (start-server.ts); `worker` refuses to start without the setting.
+   */
   publicUrl: string;
+  publicUrlIsSet: boolean;
   secret: string;
   logLevel: Environment['DOCWRIGHT_LOG_LEVEL'];
   bodyLimit: number;
@@ -34,8 +42,13 @@ export interface Config {
     leaseMs: number;
     retryBaseMs: number;
     modelRetries: number;
+    /** Grace of running turns at shutdown (then they are handed back). */
     shutdownTimeoutMs: number;
+    /** Fallback poll of an idle worker when no notification woke it. */
+    idlePollMs: number;
   };
+  /** After SIGTERM, keep answering (with /readyz 503) at least this long before the listener closes. */
+  shutdownDelayMs: number;
   budgets: { maxSteps: number; maxTokens: number; maxDurationMs: number };
   rateLimitPerHour: number;
   forges: {
@@ -48,6 +61,8 @@ export interface Config {
     retentionDays: number;
     /** New visitors one client address may add through the beacon per project and UTC day; 0 = no cap. */
     beaconVisitorsPerAddress: number;
+    /** Beacons one client address may send per project and minute, counted across processes; 0 = no limit. */
+    beaconRateLimitPerMinute: number;
   };
 }
 
@@ -84,14 +99,14 @@ export function parseEnvironment(source: EnvironmentSource): Environment {
 export function loadConfig(source: EnvironmentSource = process.env): Config {
   const environment = parseEnvironment(source);
   const dataDir = resolve(environment.DOCWRIGHT_DATA_DIR);
-  const displayHost = environment.HOST === '0.0.0.0' || environment.HOST === '::' ? 'localhost' : environment.HOST;
-  const publicUrl = (environment.DOCWRIGHT_PUBLIC_URL ?? `http://${displayHost}:${environment.PORT}`).replace(/\/+$/, '');
+  const publicUrl = (environment.DOCWRIGHT_PUBLIC_URL ?? derivePublicUrl(environment.HOST, environment.PORT)).replace(/\/+$/, '');
   return {
     port: environment.PORT,
     host: environment.HOST,
     dataDir,
     databaseUrl: environment.DOCWRIGHT_DATABASE_URL,
     publicUrl,
+    publicUrlIsSet: environment.DOCWRIGHT_PUBLIC_URL !== undefined,
     secret: resolveInstanceSecret(dataDir, environment.DOCWRIGHT_SECRET),
     logLevel: environment.DOCWRIGHT_LOG_LEVEL,
     bodyLimit: environment.DOCWRIGHT_BODY_LIMIT,
@@ -118,7 +133,9 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
       retryBaseMs: Math.round(environment.DOCWRIGHT_JOB_RETRY_BASE_SECONDS * 1000),
       modelRetries: environment.DOCWRIGHT_MODEL_RETRIES,
       shutdownTimeoutMs: environment.DOCWRIGHT_SHUTDOWN_TIMEOUT_SECONDS * 1000,
+      idlePollMs: Math.round(environment.DOCWRIGHT_WORKER_POLL_SECONDS * 1000),
     },
+    shutdownDelayMs: Math.round(environment.DOCWRIGHT_SHUTDOWN_DELAY_SECONDS * 1000),
     budgets: {
       maxSteps: environment.DOCWRIGHT_JOB_MAX_STEPS,
       maxTokens: environment.DOCWRIGHT_JOB_MAX_TOKENS,
@@ -134,6 +151,7 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
     analytics: {
       retentionDays: environment.DOCWRIGHT_ANALYTICS_RETENTION_DAYS,
       beaconVisitorsPerAddress: environment.DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS,
+      beaconRateLimitPerMinute: environment.DOCWRIGHT_BEACON_RATE_LIMIT,
     },
   };
 }

@@ -7,7 +7,7 @@ export function randomBase62(length: number): string {
   let result = '';
   while (result.length < length) {
     for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) result += BASE62[byte % 62];
+      if (byte < 248) result += BASE62[byte % 62]!;
       if (result.length === length) break;
     }
   }
@@ -23,7 +23,7 @@ export function encodeBase62(value: number, width: number): string {
   let remaining = value;
   let result = '';
   do {
-    result = BASE62[remaining % 62] + result;
+    result = BASE62[remaining % 62]! + result;
     remaining = Math.floor(remaining / 62);
   } while (remaining > 0);
   return result.padStart(width, '0');

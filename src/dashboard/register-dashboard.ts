@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../app/services.js';
+import { packagePath } from '../core/runtime-paths.js';
 import { ASSET_CACHE_CONTROL, PAGE_HEADERS, PULL_REQUEST_PAGE_HEADERS } from './dashboard-headers.js';
 import { DASHBOARD_UNAVAILABLE_HTML, UNAVAILABLE_HEADERS } from './dashboard-unavailable-page.js';
 
-/** web/dist of this checkout: src/dashboard/ → ../../web/dist. */
-export const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+/** web/dist of this checkout (from src/ or dist/ alike). */
+export const DEFAULT_DASHBOARD_DIR = packagePath('web', 'dist');
 
 /**
  * The paths the single-page app answers. Everything else (/v1, /v2, /docs, /openapi.json,

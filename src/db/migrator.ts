@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Database, Dialect } from './database.js';
 import type { Clock } from '../core/clock.js';
+import { packagePath } from '../core/runtime-paths.js';
 
 export interface Migration {
   version: number;
@@ -10,7 +10,7 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS_ROOT = fileURLToPath(new URL('../../migrations/', import.meta.url));
+export const MIGRATIONS_ROOT = packagePath('migrations');
 const FILE_PATTERN = /^(\d{3,})[-_]([a-z0-9-_]+)\.sql$/;
 
 /** Reads `migrations/<dialect>/NNN-name.sql` in version order. */
@@ -100,7 +100,7 @@ function migrateSqlite(connection: import('better-sqlite3').Database, clock: Clo
   try {
     connection.exec(CREATE_TABLE);
     const done = new Set(
-      (connection.prepare('select version from docwright_migrations').all() as { version: number }[]).map((row) => row.version),
+      (connection.prepare('select version from docwright_migrations').all() as Array<{ version: number }>).map((row) => row.version),
     );
     const insert = connection.prepare('insert into docwright_migrations (version, name, applied_at) values (?, ?, ?)');
     const applied: Migration[] = [];

@@ -41,7 +41,7 @@ export function prepareSqliteRead<Row>(database: Database, query: CompiledQuery)
       const version = statements.dataVersion.get() as number;
       const key = parameters.join('\u0000');
       const known = remembered.get(key);
-      if (known !== undefined && known.version === version) return known.row;
+      if (known?.version === version) return known.row;
       const row = statements.select.get(...parameters) as Row | undefined;
       if (remembered.size >= MAX_REMEMBERED_ROWS) remembered.clear();
       remembered.set(key, { version, row });

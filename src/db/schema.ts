@@ -116,6 +116,14 @@ export interface JobQueueTable {
   locked_by: string | null;
   locked_until: number | null;
   created_at: number;
+  /** The fencing token of the last claim (migration 011); 0 until the row is first claimed. */
+  lease_token: Generated<number>;
+}
+
+/** SQLite only: the counter lease tokens are taken from (PostgreSQL uses the sequence `job_lease_tokens`). */
+export interface JobLeaseTokensTable {
+  id: number;
+  last_token: number;
 }
 
 export interface JobEventsTable {
@@ -126,11 +134,23 @@ export interface JobEventsTable {
   created_at: number;
 }
 
+/** The last `limit` accepted hits per (project, bucket), numbered 1, 2, 3… (migration 012). */
 export interface RateLimitHitsTable {
-  id: Generated<number>;
   project_id: string;
   bucket: string;
+  seq: number;
   at: number;
+  /** The limit in force when the hit was accepted: every stored hit is within `kept` places of the newest. */
+  kept: number;
+}
+
+/** Hits per (fixed window, bucket, subject), shared by every process (migration 012). */
+export interface RateLimitWindowsTable {
+  window_start: number;
+  bucket: string;
+  /** A keyed hash of whom the bucket limits (for the beacon: project and client address). */
+  subject: string;
+  hits: number;
 }
 
 export interface IdempotencyKeysTable {
@@ -273,8 +293,10 @@ export interface DatabaseSchema {
   jobs: JobsTable;
   job_turns: JobTurnsTable;
   job_queue: JobQueueTable;
+  job_lease_tokens: JobLeaseTokensTable;
   job_events: JobEventsTable;
   rate_limit_hits: RateLimitHitsTable;
+  rate_limit_windows: RateLimitWindowsTable;
   idempotency_keys: IdempotencyKeysTable;
   local_pull_requests: LocalPullRequestsTable;
   analytics_sites: AnalyticsSitesTable;

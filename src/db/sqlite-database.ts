@@ -54,7 +54,7 @@ export function openSqliteDatabase(file: string): Database {
       // Kysely only closes a driver it has used; the migrator may have used the connection alone.
       await db.destroy();
       if (connection.open) connection.close();
-      const opened = reader as BetterSqlite3.Database | null;
+      const opened = reader;
       if (opened?.open) opened.close();
     },
   };

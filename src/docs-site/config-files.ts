@@ -64,8 +64,8 @@ export function loadConfigFiles(configPath: string, docsRoot: string, texts: Rea
   let totalChars = 0;
   let capReported = false;
   const queue = [configPath];
-  for (let head = 0; head < queue.length; head += 1) {
-    const file = queue[head]!;
+  // The loop visits the files it appends too.
+  for (const file of queue) {
     if (!texts.has(file)) {
       needs.add(file);
       continue;

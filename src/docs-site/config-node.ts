@@ -76,7 +76,7 @@ export class ConfigReader {
     const target = refTarget(file.path, ref, this.docsRoot);
     if (!target.ok) return undefined;
     const loaded = this.files.get(target.path);
-    if (loaded === undefined || !loaded.parsed) return undefined;
+    if (!loaded?.parsed) return undefined;
     const depth = (chain?.depth ?? 0) + 1;
     if (depth > LIMITS.maxRefDepth) return undefined;
     for (let outer = chain; outer !== undefined; outer = outer.outer) if (outer.path === target.path) return undefined;

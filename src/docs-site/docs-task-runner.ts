@@ -1,6 +1,6 @@
 import type { TaskOutcome } from './task-outcome.js';
 import type { PageAnalysis } from './page-analysis.js';
-import type { ConfigBuild } from './site-config.js';
+import type { ConfigBuild } from './site-config-types.js';
 import type { OpenApiPages } from './openapi-pages.js';
 
 /**

@@ -126,7 +126,7 @@ export class JsxTags {
     if (tag === undefined) return { unsupported: 'tag end without a start' };
     if (tag.close) {
       const innermost = this.elements.pop();
-      if (innermost === undefined || innermost.name !== tag.name) return { unsupported: 'closing tag of another element' };
+      if (innermost?.name !== tag.name) return { unsupported: 'closing tag of another element' };
       if (innermost.type !== token.type || innermost.parent !== tag.parent || innermost.item !== tag.item) return { unsupported: 'element closed in another block' };
       return { element: undefined };
     }

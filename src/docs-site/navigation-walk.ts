@@ -3,7 +3,7 @@ import { clip } from './config-files.js';
 import { trimSlashes } from './trim-slashes.js';
 import type { ConfigReader, Expanded, Slot } from './config-node.js';
 import type { ProblemSink } from './problem-sink.js';
-import type { NavigationEntry, OpenApiSource, SiteVariant } from './site-config.js';
+import type { NavigationEntry, OpenApiSource, SiteVariant } from './site-config-types.js';
 import { SITE_CONFIG_LIMITS as LIMITS } from './site-config-limits.js';
 import { URL_SCHEME } from './site-paths.js';
 
@@ -227,5 +227,5 @@ function nameOf(reader: ConfigReader, node: Expanded, key: string): string | und
 
 function isTrue(reader: ConfigReader, node: Expanded): boolean {
   const slot = reader.field(node, 'default');
-  return slot !== undefined && slot.value === true;
+  return slot?.value === true;
 }

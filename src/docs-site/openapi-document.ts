@@ -38,8 +38,7 @@ export function readSpec(specText: string): SpecReading {
 }
 
 function looksLikeJson(text: string): boolean {
-  for (let index = 0; index < text.length; index += 1) {
-    const character = text[index];
+  for (const character of text) {
     if (character === '{') return true;
     if (character !== ' ' && character !== '\t' && character !== '\n' && character !== '\r' && character !== '\uFEFF') return false;
   }

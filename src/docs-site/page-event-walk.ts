@@ -270,7 +270,7 @@ export function walkEvents(events: Event[], autolinkTriggers: readonly number[])
     if (link?.labelText !== undefined && parent?.token === link.labelText.token && imageDepth === 0) {
       if (LABEL_CHILDREN.has(type)) link.lastChildEnd = token.end.offset;
       else if (!NO_NODE.has(type)) return { unsupported: `${type} in link text` };
-    } else if (link?.labelText !== undefined && token === link.labelText.token) {
+    } else if (token === link?.labelText?.token) {
       link.labelText = undefined;
     }
   }

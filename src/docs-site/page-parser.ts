@@ -52,7 +52,7 @@ export type ParseResult = { tree: TreeNode } | { problem: DocsProblem };
 /** `source` must already be prepared (see mintlify-source.ts); `path` is for messages. */
 export function parsePage(path: string, source: string, format: Format): ParseResult {
   try {
-    return { tree: processorFor(format).parse({ value: source, path }) as TreeNode };
+    return { tree: processorFor(format).parse({ value: source, path }) };
   } catch (error) {
     // The parser recurses per nesting level (`>>>>…`, nested lists and elements).
     if (error instanceof RangeError) {

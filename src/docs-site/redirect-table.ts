@@ -40,7 +40,7 @@ export class RedirectTable {
   /** Pattern rules whose first segment is itself a parameter or wildcard. */
   private readonly unanchored: PatternRule[] = [];
 
-  constructor(rules: readonly { source: string; destination: string }[]) {
+  constructor(rules: ReadonlyArray<{ source: string; destination: string }>) {
     const unsupported: UnsupportedRedirect[] = [];
     let size = 0;
     rules.forEach((rule, order) => {

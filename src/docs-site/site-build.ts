@@ -2,7 +2,7 @@ import type { DocsProblem } from './docs-problem.js';
 import type { DocsTaskRunner } from './docs-task-runner.js';
 import { decodeUtf8, type SiteSource, type SourceFile } from './site-source.js';
 import type { CheckLimits } from './check-limits.js';
-import type { SiteConfig } from './site-config.js';
+import type { SiteConfig } from './site-config-types.js';
 import type { SiteModel } from './link-resolver.js';
 import { RedirectTable } from './redirect-table.js';
 import { createMintIgnore } from './mint-ignore.js';
@@ -106,7 +106,7 @@ export async function buildSite(input: BuildSiteInput): Promise<SiteBuild> {
       if (needed.length === 0) break;
       for (const [path, text] of await readText(needed)) texts.set(path, text);
     }
-    for (const path of texts.keys()) structural.add(path as string);
+    for (const path of texts.keys()) structural.add(path);
     if (config !== null) problems.push(...config.problems);
   }
 
@@ -160,5 +160,5 @@ export async function buildSite(input: BuildSiteInput): Promise<SiteBuild> {
 }
 
 function textOf(file: SourceFile | undefined): string | null {
-  return file === undefined || file.status !== 'read' ? null : (decodeUtf8(file.bytes) ?? null);
+  return file?.status !== 'read' ? null : (decodeUtf8(file.bytes) ?? null);
 }

@@ -154,7 +154,7 @@ export class SiteState {
       if (!isPageFile(path)) continue;
       const site = siteOf(sites, path);
       // A page outside every docs root, or excluded, is not published: not checked.
-      if (site !== undefined && site.model.files.has(relativeToRoot(path, site.docsRoot))) pages.push({ path, site });
+      if (site?.model.files.has(relativeToRoot(path, site.docsRoot))) pages.push({ path, site });
     }
     const checked = pages.slice(0, limits.maxPages);
     if (pages.length > checked.length) {
@@ -173,7 +173,7 @@ export class SiteState {
       const analysed = await Promise.all(
         batch.map(({ path }) => {
           const known = reused(path);
-          return known?.hash != null ? known : Promise.race([this.context.cache.content(path, contents.get(path) ?? { status: 'missing' }), stopped]);
+          return known?.hash != null ? Promise.resolve(known) : Promise.race([this.context.cache.content(path, contents.get(path) ?? { status: 'missing' }), stopped]);
         }),
       );
       batch.forEach(({ path, site }, index) => {

@@ -1,4 +1,4 @@
-import type { SiteVariant } from './site-config.js';
+import type { SiteVariant } from './site-config-types.js';
 
 export interface VariantPrefixes {
   /** Prefixes of the default version and language. */

@@ -15,6 +15,9 @@ export { diffBetween, type UnifiedDiff, type DiffOptions } from './diff-between.
 export { remoteBranchExists, remoteBranchCommit } from './remote-branch.js';
 export { isLocalPath } from './remote-url.js';
 
+/** Where the job clones live: one directory per job under the data dir. */
+export const workspacesDirectory = (dataDir: string): string => join(dataDir, 'workspaces');
+
 export const AGENT_NAME = 'Docwright Agent';
 export const AGENT_EMAIL = 'agent@docwright.invalid';
 
@@ -49,6 +52,8 @@ export interface Workspace {
   readonly continued: boolean;
   /** HEAD right after preparation: what this turn's changes are measured against. */
   readonly startCommit: string;
+  /** The commit `branch` had on the remote when it was cloned (`startCommit`), or null when it did not exist. */
+  readonly branchAtStart: string | null;
   /** Stages everything and commits as the agent; the new commit id, or null when nothing changed. */
   commitAll(options: { message: string }): Promise<string | null>;
   /** Stages every change (untracked files included); the staged paths, sorted, both ends of a rename. */
@@ -61,8 +66,16 @@ export interface Workspace {
   commitStaged(options: { message: string }): Promise<string | null>;
   /** Paths changed against HEAD, untracked files included, sorted. */
   changedFiles(): Promise<string[]>;
-  /** Fast-forwards `branch` on the remote to HEAD; never forces. Returns the pushed commit. */
-  push(): Promise<string>;
+  /**
+   * Moves `branch` on the remote to HEAD only if it is still at `expected` there (default:
+   * where this workspace last saw it, `branchAtStart` or its own last push; null: the branch
+   * must not exist). git's --force-with-lease, which the remote checks under its ref lock:
+   * nothing this workspace has not seen is ever overwritten, and from the default the push
+   * is a fast-forward. Refused: `git_push_rejected`. Returns the pushed commit.
+   */
+  push(options?: { expected?: string | null }): Promise<string>;
+  /** The remote's `branch` now, fetched into this clone; null when the branch does not exist. */
+  fetchBranchTip(): Promise<BranchTip | null>;
   /**
    * The commit `baseRef` names: HEAD as cloned for a new branch, else fetched (a
    * follow-up's clone holds only the job's branch); null when it cannot be had.
@@ -73,6 +86,12 @@ export interface Workspace {
   headCommit(): Promise<string>;
   /** Deletes the working copy. */
   remove(): Promise<void>;
+}
+
+export interface BranchTip {
+  commit: string;
+  parents: string[];
+  authorEmail: string;
 }
 
 export interface StagedEntry {
@@ -136,8 +155,8 @@ async function cloneInto(options: { remoteUrl: string; ref: string; directory: s
   // Local paths are cloned with hard links, which is already cheap; git ignores --depth there.
   const shallow = !isLocalPath(remoteUrl) ? ['--depth', '1'] : [];
   // git would create the directory with the umask; made first, the clone is its owner's only.
-  await mkdir(directory, { mode: PRIVATE_DIRECTORY_MODE }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
+  await mkdir(directory, { mode: PRIVATE_DIRECTORY_MODE }).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   });
   try {
     await runGit(['clone', '--quiet', '--no-tags', '--single-branch', ...shallow, '--branch', ref, '--', remoteUrl, directory], {
@@ -194,8 +213,11 @@ class GitWorkspace implements Workspace {
   readonly branch: string;
   readonly continued: boolean;
   readonly startCommit: string;
+  readonly branchAtStart: string | null;
   private readonly git: GitRunner;
   private readonly clock: Clock;
+  /** What the remote's branch was when this workspace last saw it. */
+  private remoteBranch: string | null;
 
   constructor(fields: {
     directory: string;
@@ -213,6 +235,8 @@ class GitWorkspace implements Workspace {
     this.branch = fields.branch;
     this.continued = fields.continued;
     this.startCommit = fields.startCommit;
+    this.branchAtStart = fields.continued ? fields.startCommit : null;
+    this.remoteBranch = this.branchAtStart;
     this.git = fields.git;
     this.clock = fields.clock;
   }
@@ -281,13 +305,15 @@ class GitWorkspace implements Workspace {
     return [...paths].sort();
   }
 
-  async push(): Promise<string> {
+  async push(options: { expected?: string | null } = {}): Promise<string> {
     const head = await this.headCommit();
+    const expected = options.expected === undefined ? this.remoteBranch : options.expected;
+    const ref = `refs/heads/${this.branch}`;
     try {
-      // No --force and no "+" in the refspec: the remote only accepts a fast-forward.
-      await this.git(['push', '--quiet', '--no-verify', 'origin', `HEAD:refs/heads/${this.branch}`]);
+      // An empty expected value means "must not exist yet".
+      await this.git(['push', '--quiet', '--no-verify', `--force-with-lease=${ref}:${expected ?? ''}`, 'origin', `HEAD:${ref}`]);
     } catch (error) {
-      if (error instanceof GitCommandError && /\[(?:remote )?rejected\]|non-fast-forward|fetch first/.test(error.stderr)) {
+      if (error instanceof GitCommandError && /\[(?:remote )?rejected\]|non-fast-forward|fetch first|stale info/.test(error.stderr)) {
         throw new DocwrightError(
           'git_push_rejected',
           `The remote refused the push to ${this.branch}; it was probably changed by someone else meanwhile. ${error.stderr}`,
@@ -296,7 +322,19 @@ class GitWorkspace implements Workspace {
       }
       throw error;
     }
+    this.remoteBranch = head;
     return head;
+  }
+
+  async fetchBranchTip(): Promise<BranchTip | null> {
+    const commit = await this.fetchCommit(`refs/heads/${this.branch}`);
+    if (commit === null) return null;
+    // The raw object names the parents even where a shallow clone's graft hides them.
+    const raw = (await this.git(['cat-file', 'commit', commit])).stdout;
+    const header = raw.slice(0, raw.indexOf('\n\n'));
+    const parents = [...header.matchAll(/^parent ([0-9a-f]+)$/gm)].map((match) => match[1]!);
+    const authorEmail = /^author .*<([^>]*)> \d+ [+-]\d{4}$/m.exec(header)?.[1] ?? '';
+    return { commit, parents, authorEmail };
   }
 
   async baseCommit(): Promise<string | null> {

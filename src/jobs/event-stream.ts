@@ -4,6 +4,21 @@ import { DEFAULT_STREAM_LIMITS, type StreamSlots } from './stream-slots.js';
 
 const HEARTBEAT_MS = 15_000;
 const MAX_STREAM_MS = 60 * 60_000;
+/** The reconnect delay a stream's final `reconnect` event advises. */
+export const RECONNECT_AFTER_MS = 1_000;
+
+/** Why the server ended a stream whose subject goes on: the client should reconnect. */
+export type ReconnectReason = 'shutdown' | 'time_limit';
+
+/**
+ * The last message of a stream the server ends while there is more to come: `event:
+ * reconnect` with `{"reason", "retryMs"}`, and the same delay as the SSE `retry:` field,
+ * so EventSource clients follow it unchanged. It carries no `id:`, so Last-Event-ID stays
+ * the last real event's and the next connection (to any process) resumes right after it.
+ */
+export function reconnectEvent(reason: ReconnectReason): string {
+  return `retry: ${RECONNECT_AFTER_MS}\nevent: reconnect\ndata: ${JSON.stringify({ reason, retryMs: RECONNECT_AFTER_MS })}\n\n`;
+}
 
 export interface EventStream {
   readonly closed: boolean;
@@ -11,6 +26,8 @@ export interface EventStream {
   /** Runs when the stream closes, however it closes. */
   onClose(cleanup: () => void): void;
   close(): void;
+  /** Sends the final `reconnect` event, then closes. */
+  endWithReconnect(reason: ReconnectReason): void;
   /**
    * Runs `work` after the work already queued; calls made while one is waiting to start
    * are folded into it, so a burst of notifications costs one read. A failure closes the stream.
@@ -39,11 +56,13 @@ export function streamOwner(request: FastifyRequest): string {
 
 /**
  * Takes a stream slot, then answers with a Server-Sent Events stream: keep-alive comments
- * every 15 s (so idle connections are not cut), and an end after an hour (clients
- * reconnect). Throws the slot's 429/503 problem before anything is written.
+ * every 15 s (so idle connections are not cut), and an end after an hour with a
+ * `reconnect` event. At shutdown (slots.endAll()) every stream ends with a `reconnect`
+ * event and its connection closes, so the server's close is not held up by it. Throws the
+ * slot's 429/503 problem before anything is written.
  */
 export function openEventStream(request: FastifyRequest, reply: FastifyReply, slots: StreamSlots): EventStream {
-  const release = slots.acquire(streamOwner(request));
+  const release = slots.acquire(streamOwner(request), () => endWithReconnect('shutdown'));
   reply.hijack();
   const response = reply.raw;
   response.writeHead(200, {
@@ -66,12 +85,20 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, sl
     for (const cleanup of cleanups) cleanup();
     response.end();
   };
+  const endWithReconnect = (reason: ReconnectReason) => {
+    if (closed) return;
+    response.write(reconnectEvent(reason));
+    close();
+    // A shutting-down server waits for every connection: this one ends once the final
+    // event is flushed (end() flushes what is buffered, then sends FIN).
+    if (reason === 'shutdown') request.raw.socket.end();
+  };
   // The response closes when the client goes away (or after end()). A client already gone
   // before this point is caught below; it would otherwise hold its slot for an hour.
   response.on('close', close);
   cleanups.push(() => response.off('close', close));
   const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS);
-  const limit = setTimeout(close, MAX_STREAM_MS);
+  const limit = setTimeout(() => endWithReconnect('time_limit'), MAX_STREAM_MS);
   cleanups.push(() => clearInterval(heartbeat), () => clearTimeout(limit));
 
   const stream: EventStream = {
@@ -86,6 +113,7 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, sl
       else cleanups.push(cleanup);
     },
     close,
+    endWithReconnect,
     schedule: (work) => {
       if (queued || closed) return;
       queued = true;

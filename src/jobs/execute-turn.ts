@@ -10,7 +10,8 @@ import type { Budgets } from '../agent/budgets.js';
 import { deriveCommitMessage, prepareWorkspace, type Workspace } from '../git/workspace.js';
 import { GitTreeFiles } from '../git/git-tree-files.js';
 import type { DocsCheckResult } from '../docs-site/docs-checker.js';
-import type { Forge, ForgeProject, PullRequestResult } from '../git/forges/forge.js';
+import type { Forge, ForgeProject, PullRequestResult, WriteFence } from '../git/forges/forge.js';
+import { pushFenced } from '../git/fenced-push.js';
 import { secretSpellings } from '../git/git-auth.js';
 import type { JobProblem, ToolStepSummary } from './job.js';
 import { pullRequestBody, pullRequestTitle, type PullRequestTurn } from './pull-request-text.js';
@@ -41,6 +42,8 @@ export interface TurnDependencies {
   /** Credential values of this process; masked wherever the model could see them. */
   secrets: string[];
   signal: AbortSignal;
+  /** Throws `lease_lost` once the job's lease has passed on: called before the push and the pull request. */
+  fence: WriteFence;
   onStep: (step: AgentStepEvent) => Promise<void>;
   /**
    * Takes the workspace's removal, to run once the turn's outcome is committed and
@@ -122,7 +125,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     // Both are awaited even when one fails, so no git process outlives the workspace.
     const [checked, committed] = await Promise.allSettled([
       toolset.changedFiles().length > 0 ? toolset.checkDocs() : Promise.resolve(null),
-      commitAndPush(workspace, input, result.finalMessage, await toolset.policy()),
+      commitAndPush(workspace, input, result.finalMessage, await toolset.policy(), dependencies.fence),
     ]);
     if (committed.status === 'rejected') throw committed.reason;
     if (checked.status === 'rejected') throw checked.reason;
@@ -137,12 +140,16 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
         ...input.history.map((turn) => ({ sequence: turn.sequence, prompt: turn.prompt, finalMessage: turn.finalMessage, filesChanged: turn.filesChanged, commit: turn.commit })),
         { sequence: input.sequence, prompt: input.prompt, finalMessage: result.finalMessage, filesChanged, commit },
       ];
-      pullRequest = await forge.openOrUpdatePullRequest(forgeProject, {
-        base: input.baseRef,
-        head: input.branch,
-        title: pullRequestTitle(input.history[0]?.prompt ?? input.prompt),
-        body: pullRequestBody({ jobId: input.jobId, turns, problems, preExisting: checked.value?.existingByKind ?? {}, refusedFiles }),
-      });
+      pullRequest = await forge.openOrUpdatePullRequest(
+        forgeProject,
+        {
+          base: input.baseRef,
+          head: input.branch,
+          title: pullRequestTitle(input.history[0]?.prompt ?? input.prompt),
+          body: pullRequestBody({ jobId: input.jobId, turns, problems, preExisting: checked.value?.existingByKind ?? {}, refusedFiles }),
+        },
+        dependencies.fence,
+      );
     }
     return {
       finalMessage: result.finalMessage,
@@ -203,6 +210,7 @@ async function commitAndPush(
   input: TurnInput,
   finalMessage: string,
   policy: WritePolicy,
+  fence: WriteFence,
 ): Promise<{ filesChanged: string[]; commit: string | null; unstaged: RefusedFile[] }> {
   const staged = await workspace.stageAllEntries();
   const unstaged: RefusedFile[] = [];
@@ -225,7 +233,7 @@ async function commitAndPush(
     summary: inertText(finalMessage.slice(0, COMMIT_INPUT_CHARACTERS)),
   });
   const commit = await workspace.commitStaged({ message });
-  if (commit !== null) await workspace.push();
+  if (commit !== null) await pushFenced(workspace, () => fence());
   return { filesChanged, commit, unstaged };
 }
 

@@ -2,14 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
-import { authProblems, keyOrSessionSecurity } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity } from '../app/project-route-schemas.js';
 import { readJobEvents, type JobEvent } from './job-events.js';
 import { jobParamsSchema, turnSchema } from './job-schemas.js';
 import { isSettled } from './job-state.js';
 import { StreamSlots } from './stream-slots.js';
 import { openEventStream, streamProblems } from './event-stream.js';
 import { registerProjectJobStreamRoute } from './project-job-stream-route.js';
-import type { JobStatus } from './job.js';
 
 const FALLBACK_POLL_MS = 1_000;
 
@@ -23,6 +22,13 @@ function formatEvent(event: JobEvent): string {
  */
 export function registerJobConversationRoutes(app: FastifyInstance, services: Services, slots: StreamSlots = new StreamSlots()): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
+  // app.close() runs preClose before it closes the listener and waits for connections:
+  // the streams end first (each with its `reconnect` event), so they cannot hold it up.
+  app.addHook('preClose', (done) => {
+    const ended = slots.endAll();
+    if (ended > 0) app.log.info({ streams: ended }, 'shutdown: ended open event streams (clients were told to reconnect)');
+    done();
+  });
 
   routes.get(
     '/v2/agent/:projectId/job/:id/messages',
@@ -48,7 +54,7 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
         tags: ['agent jobs'],
         summary: "A job's progress as Server-Sent Events",
         description:
-          'text/event-stream of events (job.created, turn.queued, turn.started, step, turn.retrying, turn.completed, turn.failed, pull_request, job.completed, job.failed, job.archived). Each has an id; reconnect with Last-Event-ID (or ?lastEventId=) to resume. The stream ends once the job is no longer active.',
+          'text/event-stream of events (job.created, turn.queued, turn.started, step, turn.retrying, turn.completed, turn.failed, pull_request, job.completed, job.failed, job.archived). Each has an id; reconnect with Last-Event-ID (or ?lastEventId=) to resume. The stream ends once the job is no longer active. When the server ends it earlier (shutting down, or after an hour), its last message is `event: reconnect` with data {reason: shutdown|time_limit, retryMs}: reconnect after retryMs with Last-Event-ID (another server process may answer).',
         security: keyOrSessionSecurity,
         params: jobParamsSchema,
         querystring: z.object({ lastEventId: z.coerce.number().int().min(0).optional() }),
@@ -78,7 +84,7 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
           }
           if (events.length < 500) break;
         }
-        if (isSettled(job.status as JobStatus)) stream.close();
+        if (isSettled(job.status)) stream.close();
       };
       stream.onClose(services.notifier.subscribe('docwright_job_events', (payload) => payload === jobId && stream.schedule(flush)));
       const poll = setInterval(() => stream.schedule(flush), FALLBACK_POLL_MS);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
 import { principalProjectId } from '../app/authenticate.js';
-import { authProblems, keyOrSessionSecurity } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity } from '../app/project-route-schemas.js';
 import { rateLimitHeaders } from '../rate-limit/sliding-window-limiter.js';
 import { jobParamsSchema, jobSchema, listQuerySchema, promptBodySchema } from './job-schemas.js';
 import type { JobStatus } from './job.js';
@@ -16,6 +16,7 @@ const rateLimitedProblems = {
   400: problemSchema.describe('The body is not valid: errors[] lists the fields.'),
   422: problemSchema.describe('The Idempotency-Key was used before with another body.'),
   429: problemSchema.describe('The project used its 100 creates and messages of the last hour; see Retry-After.'),
+  503: problemSchema.describe('database_unavailable or database_busy: nothing was created; retry after Retry-After (with the same Idempotency-Key, if one was sent).'),
 };
 
 /**
@@ -25,17 +26,25 @@ const rateLimitedProblems = {
 function rateLimitHooks(services: Services) {
   return {
     preHandler: async (request: FastifyRequest, reply: FastifyReply) => services.idempotency.begin(request, reply, request.routeOptions.url ?? ''),
+    // Both need the database, which may be what failed the request: the answer goes out
+    // regardless (without RateLimit headers; an unfinished key is abandoned after 5 minutes).
     onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      await services.idempotency.finish(request, reply, payload);
-      const projectId = principalProjectId(request);
-      if (projectId !== undefined && !reply.hasHeader('RateLimit')) {
-        const project = await services.projects.find(projectId);
-        if (project) reply.headers(rateLimitHeaders(await services.limiter.peek(project.id, services.jobs.rateLimitFor(project))));
+      try {
+        await services.idempotency.finish(request, reply, payload);
+        const projectId = principalProjectId(request);
+        if (projectId !== undefined && !reply.hasHeader('RateLimit')) {
+          const project = await services.projects.find(projectId);
+          if (project) reply.headers(rateLimitHeaders(await services.limiter.peek(project.id, services.jobs.rateLimitFor(project))));
+        }
+      } catch (error) {
+        request.log.warn({ err: error }, 'could not record the idempotency outcome or read the rate limit for this answer');
       }
       return payload;
     },
   };
 }
+
+const plainJson = (data: unknown): string => JSON.stringify(data);
 
 /** JSON.stringify, remembered per object: for answers that are frozen objects shared between requests. */
 function memoizedJson(): (data: unknown) => string {
@@ -60,6 +69,10 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
     {
       config: { access: 'admin' },
       ...hooks,
+      // The Idempotency-Key's stored response is JSON.stringify of the job (written in the
+      // job's transaction), so the first answer is made the same way: a replay is byte for
+      // byte the same. jobFromRow builds exactly the schema's fields (see the poll route).
+      serializerCompiler: () => plainJson,
       schema: {
         tags: ['agent jobs'],
         summary: 'Create an agent job',
@@ -73,7 +86,7 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
     },
     async (request, reply) => {
       const project = await services.projects.get(request.params.projectId);
-      const { job, rateLimit } = await services.jobs.create(project, request.body.prompt);
+      const { job, rateLimit } = await services.jobs.create(project, request.body.prompt, { withinTransaction: services.idempotency.keepWithin(request, 201) });
       return reply.status(201).headers(rateLimitHeaders(rateLimit)).send(job);
     },
   );
@@ -97,6 +110,10 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
     {
       config: { access: 'admin' },
       ...hooks,
+      // The Idempotency-Key's stored response is JSON.stringify of the job (written in the
+      // job's transaction), so the first answer is made the same way: a replay is byte for
+      // byte the same. jobFromRow builds exactly the schema's fields (see the poll route).
+      serializerCompiler: () => plainJson,
       schema: {
         tags: ['agent jobs'],
         summary: 'Send a follow-up message to an agent job',
@@ -110,7 +127,7 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
     },
     async (request, reply) => {
       const project = await services.projects.get(request.params.projectId);
-      const { job, rateLimit } = await services.jobs.message(project, request.params.id, request.body.prompt);
+      const { job, rateLimit } = await services.jobs.message(project, request.params.id, request.body.prompt, { withinTransaction: services.idempotency.keepWithin(request, 200) });
       return reply.status(200).headers(rateLimitHeaders(rateLimit)).send(job);
     },
   );

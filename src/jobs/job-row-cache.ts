@@ -91,8 +91,9 @@ export class JobRowCache {
       if (tickets.size === 0 && this.reading.get(jobId) === tickets) this.reading.delete(jobId);
     }
     // Only a row of the asked project is kept: its project's notifications are the ones the ticket watched.
-    const keep = row !== undefined && row.project_id === projectId && !ticket.spoiled && ticket.epoch === this.epoch && ticket.projectVersion === this.versionOf(projectId);
-    if (keep && row !== undefined && this.notifier.listening) this.store(jobId, { row, readAt: now, epoch: ticket.epoch, projectVersion: ticket.projectVersion });
+    const current = !ticket.spoiled && ticket.epoch === this.epoch && ticket.projectVersion === this.versionOf(projectId);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the LISTEN connection may have dropped during the read, which narrowing cannot see
+    if (row?.project_id === projectId && current && this.notifier.listening) this.store(jobId, { row, readAt: now, epoch: ticket.epoch, projectVersion: ticket.projectVersion });
     return scoped(row, projectId);
   }
 

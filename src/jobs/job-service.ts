@@ -2,14 +2,15 @@ import type { Clock } from '../core/clock.js';
 import { conflict } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Database } from '../db/database.js';
+import { settleLostCommit } from '../db/lost-commit.js';
 import { lockKey, writeTransaction, type Executor } from '../db/transaction.js';
 import type { Project } from '../projects/project.js';
 import type { Notifier } from '../queue/notifier.js';
 import type { RateLimitState, SlidingWindowLimiter } from '../rate-limit/sliding-window-limiter.js';
 import { appendJobEvent } from './job-events.js';
-import { jobFromRow, type Job } from './job.js';
+import { jobFromRow, type Job, type JobStatus } from './job.js';
 import type { JobRepository } from './job-repository.js';
-import { acceptsMessages } from './job-state.js';
+import { acceptsMessages, assertTransition, NEW_JOB_STATUS } from './job-state.js';
 
 export interface JobServiceOptions {
   database: Database;
@@ -26,12 +27,23 @@ export interface JobCommandResult {
   rateLimit: RateLimitState;
 }
 
+export interface JobCommandOptions {
+  /**
+   * Runs in the command's transaction after its writes, with the job as it will be
+   * answered: what it writes commits with the job or not at all (the Idempotency-Key's
+   * stored response).
+   */
+  withinTransaction?: (executor: Executor, job: Job) => Promise<void>;
+}
+
 export const branchForJob = (jobId: string): string => `docwright/${jobId}`;
 
 /**
  * The writes of the job API. A job, its first turn and its queue row are committed in one
  * transaction together with the rate-limit charge: an accepted job always has its work
- * queued, and a request that fails charges nothing.
+ * queued, and a request that fails charges nothing. When the connection drops while that
+ * transaction ends, the database is asked whether it committed (`settleLostCommit`), so a
+ * caller is never told "failed" about a job that exists.
  */
 export class JobService {
   constructor(private readonly options: JobServiceOptions) {}
@@ -40,16 +52,16 @@ export class JobService {
     return project.settings.rateLimitPerHour ?? this.options.defaultRateLimit;
   }
 
-  async create(project: Project, prompt: string): Promise<JobCommandResult> {
+  async create(project: Project, prompt: string, options: JobCommandOptions = {}): Promise<JobCommandResult> {
     const { database, clock, limiter } = this.options;
-    const result = await writeTransaction(database, async (executor) => {
+    const id = newId();
+    const write = writeTransaction(database, async (executor) => {
       const rateLimit = await limiter.consume(executor, project.id, this.rateLimitFor(project));
       const now = clock.now();
-      const id = newId();
       const row = {
         id,
         project_id: project.id,
-        status: 'active',
+        status: NEW_JOB_STATUS,
         model: project.settings.model ?? this.options.defaultModel,
         repository: project.repository,
         ref: project.ref,
@@ -64,12 +76,20 @@ export class JobService {
         archived_at: null,
       };
       await executor.insertInto('jobs').values(row).execute();
-      await this.insertTurn(executor, id, 1, prompt, now);
+      await this.insertTurn(executor, id, newId(), 1, prompt, now);
       await executor.insertInto('job_queue').values({ job_id: id, run_at: now, locked_by: null, locked_until: null, created_at: now }).execute();
       await appendJobEvent(executor, id, 'job.created', { model: row.model, source: { repository: row.repository, ref: row.ref } }, now);
       await appendJobEvent(executor, id, 'turn.queued', { sequence: 1, prompt }, now);
-      return { job: jobFromRow(row), rateLimit };
+      const job = jobFromRow(row);
+      await options.withinTransaction?.(executor, job);
+      return { job, rateLimit };
     });
+    const result = await write.catch((error: unknown) =>
+      this.settle(project, error, async (executor) => {
+        const row = await executor.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+        return row && jobFromRow(row);
+      }),
+    );
     await this.options.notifier.publish('docwright_jobs', result.job.id);
     await this.options.notifier.publish('docwright_job_events', result.job.id);
     await this.options.notifier.publish('docwright_project_jobs', project.id);
@@ -80,12 +100,14 @@ export class JobService {
    * A follow-up: queued behind the running turn of an active job, or re-activating a
    * completed or failed one. Archived jobs refuse with 409, before anything is charged.
    */
-  async message(project: Project, jobId: string, prompt: string): Promise<JobCommandResult> {
+  async message(project: Project, jobId: string, prompt: string, options: JobCommandOptions = {}): Promise<JobCommandResult> {
     const { database, clock, limiter, repository } = this.options;
-    const result = await writeTransaction(database, async (executor) => {
+    const turnId = newId();
+    const write = writeTransaction(database, async (executor) => {
       await lockKey(database, executor, `job:${jobId}`);
       const row = await repository.getRow(executor, project.id, jobId);
-      if (!acceptsMessages(row.status as Job['status'])) {
+      const from = row.status as JobStatus;
+      if (!acceptsMessages(from)) {
         throw conflict('This job is archived and accepts no more messages; create a new job instead.', 'job_archived');
       }
       // The branch is part of the base now: more commits on it would have no pull request
@@ -97,21 +119,29 @@ export class JobService {
       const now = clock.now();
       const last = await executor.selectFrom('job_turns').select(({ fn }) => fn.max('sequence').as('sequence')).where('job_id', '=', jobId).executeTakeFirst();
       const sequence = Number(last?.sequence ?? 0) + 1;
-      await this.insertTurn(executor, jobId, sequence, prompt, now);
+      await this.insertTurn(executor, jobId, turnId, sequence, prompt, now);
       await executor
         .insertInto('job_queue')
         .values({ job_id: jobId, run_at: now, locked_by: null, locked_until: null, created_at: now })
         .onConflict((conflictClause) => conflictClause.column('job_id').doNothing())
         .execute();
+      assertTransition(jobId, from, 'active');
       await executor
         .updateTable('jobs')
         .set({ status: 'active', error_code: null, error_message: null, updated_at: now })
         .where('id', '=', jobId)
         .execute();
       await appendJobEvent(executor, jobId, 'turn.queued', { sequence, prompt }, now);
-      const updated = await repository.getRow(executor, project.id, jobId);
-      return { job: jobFromRow(updated), rateLimit };
+      const job = jobFromRow(await repository.getRow(executor, project.id, jobId));
+      await options.withinTransaction?.(executor, job);
+      return { job, rateLimit };
     });
+    const result = await write.catch((error: unknown) =>
+      this.settle(project, error, async (executor) => {
+        const turn = await executor.selectFrom('job_turns').select('id').where('id', '=', turnId).executeTakeFirst();
+        return turn && jobFromRow(await repository.getRow(executor, project.id, jobId));
+      }),
+    );
     await this.options.notifier.publish('docwright_jobs', jobId);
     // Answered once every process has dropped its cached copy of the job (JobRowCache).
     await this.options.notifier.publishAndConfirm('docwright_job_events', jobId);
@@ -126,6 +156,7 @@ export class JobService {
       await lockKey(database, executor, `job:${jobId}`);
       const row = await repository.getRow(executor, project.id, jobId);
       if (row.status === 'archived') return jobFromRow(row);
+      assertTransition(jobId, row.status as JobStatus, 'archived');
       const now = clock.now();
       await executor.updateTable('jobs').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', jobId).execute();
       await executor
@@ -145,11 +176,25 @@ export class JobService {
     return job;
   }
 
-  private async insertTurn(executor: Executor, jobId: string, sequence: number, prompt: string, now: number): Promise<void> {
+  /** A command whose connection was lost: its result if it committed after all, else its error. */
+  private async settle(project: Project, error: unknown, find: (executor: Executor) => Promise<Job | undefined>): Promise<JobCommandResult> {
+    const { database, limiter } = this.options;
+    return settleLostCommit(
+      database,
+      error,
+      (executor) => limiter.lock(executor, project.id),
+      async (executor) => {
+        const job = await find(executor);
+        return job && { job, rateLimit: await limiter.peek(project.id, this.rateLimitFor(project), executor) };
+      },
+    );
+  }
+
+  private async insertTurn(executor: Executor, jobId: string, turnId: string, sequence: number, prompt: string, now: number): Promise<void> {
     await executor
       .insertInto('job_turns')
       .values({
-        id: newId(),
+        id: turnId,
         job_id: jobId,
         sequence,
         prompt,

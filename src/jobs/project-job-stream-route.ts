@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
-import { authProblems, keyOrSessionSecurity } from '../projects/project-routes.js';
+import { authProblems, keyOrSessionSecurity } from '../app/project-route-schemas.js';
 import { openEventStream, streamProblems } from './event-stream.js';
 import { RecentJobChanges } from './recent-job-changes.js';
 import type { StreamSlots } from './stream-slots.js';
@@ -27,7 +27,7 @@ export function registerProjectJobStreamRoute(app: FastifyInstance, services: Se
         tags: ['agent jobs'],
         summary: "Changes of a project's jobs as Server-Sent Events",
         description:
-          'text/event-stream of `event: job` whose data is the AgentJob JSON, sent when a job is created or its status, prLink or prStatus changes. On connecting, the jobs changed in the last 60 seconds are sent first (so nothing is lost between reading the list and subscribing); after a longer disconnection, read the list again. Keep-alive comments every 15 s; the stream ends after an hour (EventSource reconnects). Shares the open-stream limits with the per-job streams.',
+          'text/event-stream of `event: job` whose data is the AgentJob JSON, sent when a job is created or its status, prLink or prStatus changes. On connecting, the jobs changed in the last 60 seconds are sent first (so nothing is lost between reading the list and subscribing); after a longer disconnection, read the list again. Keep-alive comments every 15 s; when the server ends the stream (shutting down, or after an hour) its last message is `event: reconnect` with data {reason: shutdown|time_limit, retryMs}: reconnect after retryMs (EventSource does so by itself). Shares the open-stream limits with the per-job streams.',
         security: keyOrSessionSecurity,
         params: z.object({ projectId: z.string().min(1).max(100) }),
         response: {

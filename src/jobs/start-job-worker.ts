@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Logger } from '../app/logger.js';
 import type { Services } from '../app/services.js';
 import { WorkerPool } from '../queue/worker-pool.js';
@@ -36,8 +35,7 @@ export function createJobWorker(services: Services, logger: Logger, options: Job
     logger: logger.child({ component: 'worker' }),
     concurrency: options.concurrency ?? config.worker.concurrency,
     leaseMs: options.leaseMs ?? config.worker.leaseMs,
-    idlePollMs: options.idlePollMs,
+    idlePollMs: options.idlePollMs ?? config.worker.idlePollMs,
   });
 }
 
-export const workspacesDirectory = (dataDir: string): string => join(dataDir, 'workspaces');

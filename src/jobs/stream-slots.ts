@@ -18,11 +18,16 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = { perProcess: 1_000, perKey: 
 export class StreamSlots {
   private total = 0;
   private readonly byKey = new Map<string, number>();
+  /** How to end each held slot's stream when the process shuts down. */
+  private readonly enders = new Set<() => void>();
 
   constructor(private readonly limits: StreamLimits = DEFAULT_STREAM_LIMITS) {}
 
-  /** Takes a slot for `keyId`, or throws without taking one; the returned function gives it back (once). */
-  acquire(keyId: string): () => void {
+  /**
+   * Takes a slot for `keyId`, or throws without taking one; the returned function gives it
+   * back (once). `end`, if given, is how endAll() ends the slot's stream.
+   */
+  acquire(keyId: string, end?: () => void): () => void {
     const held = this.byKey.get(keyId) ?? 0;
     if (held >= this.limits.perKey) {
       throw new DocwrightError(
@@ -34,15 +39,24 @@ export class StreamSlots {
     if (this.total >= this.limits.perProcess) throw new DocwrightError('too_many_streams', 'Too many open event streams; poll the job instead.', { status: 503 });
     this.total += 1;
     this.byKey.set(keyId, held + 1);
+    if (end) this.enders.add(end);
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      if (end) this.enders.delete(end);
       this.total -= 1;
       const left = (this.byKey.get(keyId) ?? 1) - 1;
       if (left === 0) this.byKey.delete(keyId);
       else this.byKey.set(keyId, left);
     };
+  }
+
+  /** Ends every open stream (each with its final event); how many there were. */
+  endAll(): number {
+    const enders = [...this.enders];
+    for (const end of enders) end();
+    return enders.length;
   }
 
   /** Streams open now, for tests and diagnostics. */

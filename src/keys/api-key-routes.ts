@@ -5,7 +5,7 @@ import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
 import { notFound } from '../core/errors.js';
 import { badBody, sessionProblems } from '../accounts/account-schemas.js';
-import { projectParamsSchema } from '../projects/project-routes.js';
+import { projectParamsSchema } from '../app/project-route-schemas.js';
 import { KEY_SCOPES, type KeyScope } from './api-key-format.js';
 
 const TAGS = ['api keys'];
@@ -98,7 +98,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: Services): 
     async (request, reply) => {
       const { projectId, keyId } = request.params;
       const key = await services.keys.find(keyId);
-      if (key === null || key.projectId !== projectId) throw notFound(`No API key with id "${keyId}" in this project.`);
+      if (key?.projectId !== projectId) throw notFound(`No API key with id "${keyId}" in this project.`);
       await services.keys.revoke(keyId);
       request.log.info({ projectId, keyId, by: request.user?.id }, 'API key revoked');
       return reply.status(204).send(null);

@@ -152,7 +152,7 @@ export class ApiKeyService {
     if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) return null;
     if (row.scope !== parsed.scope) return null;
     this.touch(row.id, row.last_used_at, now);
-    const principal: KeyPrincipal = { kind: 'key', keyId: row.id, projectId: row.project_id, scope: row.scope as KeyScope };
+    const principal: KeyPrincipal = { kind: 'key', keyId: row.id, projectId: row.project_id, scope: row.scope };
     if (this.verified.size >= KEY_CACHE_SIZE) this.verified.clear();
     this.verified.set(hash, { principal, expiresAt: row.expires_at, lastUsedAt: row.last_used_at, cachedAt: now, stamp });
     return principal;

@@ -59,7 +59,7 @@ export function sqliteKeyCacheCoherence(database: Database): KeyCacheCoherence {
       const version = current.version.get() as number;
       if (version === stamp) return stamp;
       const row = current.key.get(keyId) as { revoked_at: number | null; expires_at: number | null } | undefined;
-      if (!row || row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) return null;
+      if (row?.revoked_at !== null || (row.expires_at !== null && row.expires_at <= now)) return null;
       return version;
     },
     announce: async () => {},

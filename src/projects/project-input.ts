@@ -79,9 +79,9 @@ function isGitRepository(path: string): boolean {
  */
 export function normaliseProjectInput(input: NewProjectInput, cwd = process.cwd()): NormalisedProjectInput {
   const errors: FieldError[] = [];
-  const name = input.name?.trim() ?? '';
+  const name = input.name.trim();
   if (name.length < 1 || name.length > 200) errors.push({ path: 'name', message: 'must be 1 to 200 characters' });
-  let repository = input.repository?.trim() ?? '';
+  let repository = input.repository.trim();
   const forge = input.forge ?? inferForge(repository);
   if (!FORGE_KINDS.includes(forge)) errors.push({ path: 'forge', message: `must be one of ${FORGE_KINDS.join(', ')}` });
   if (forge === 'local') {
@@ -90,7 +90,7 @@ export function normaliseProjectInput(input: NewProjectInput, cwd = process.cwd(
   } else if (forge === 'github') {
     if (!GITHUB_URL.test(repository)) errors.push({ path: 'repository', message: 'must look like https://github.com/OWNER/NAME' });
     repository = repository.replace(/\/$/, '').replace(/\.git$/, '');
-  } else if (forge === 'gitlab') {
+  } else {
     if (!GITLAB_URL.test(repository)) errors.push({ path: 'repository', message: 'must look like https://gitlab.com/GROUP/NAME' });
     repository = repository.replace(/\/$/, '').replace(/\.git$/, '');
   }

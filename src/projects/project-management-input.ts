@@ -61,9 +61,9 @@ export function forgeTokenCredentials(forge: ForgeKind, token: string | null | u
 /** The settings after a patch: given keys replace, null keys are removed, others stay. */
 export function patchSettings(current: ProjectSettings, patch: z.infer<typeof settingsPatchSchema>): ProjectSettings {
   const next: Record<string, unknown> = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete next[key];
-    else if (value !== undefined) next[key] = value;
+  // A key may be present and undefined (a caller's `{ model: options.model }`), whatever Object.entries' type says.
+  for (const [key, value] of Object.entries(patch) as Array<[string, unknown]>) {
+    if (value !== undefined) next[key] = value;
   }
-  return projectSettingsSchema.parse(next);
+  return projectSettingsSchema.parse(Object.fromEntries(Object.entries(next).filter(([, value]) => value !== null)));
 }

@@ -13,7 +13,8 @@ import {
   projectPatchBodySchema,
   requireAbsoluteLocalPath,
 } from './project-management-input.js';
-import { projectParamsSchema, projectSchema } from './project-routes.js';
+import { projectSchema } from './project-routes.js';
+import { projectParamsSchema } from '../app/project-route-schemas.js';
 
 const TAGS = ['projects'];
 const security = [{ cookieAuth: [] }];

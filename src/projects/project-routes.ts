@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Services } from '../app/services.js';
-import { problemSchema } from '../app/problem.js';
+import { authProblems, keyOrSessionSecurity, projectParamsSchema } from '../app/project-route-schemas.js';
 import { projectSettingsSchema } from './project-input.js';
 
 export const projectSchema = z
@@ -18,17 +18,6 @@ export const projectSchema = z
     updatedAt: z.string(),
   })
   .meta({ id: 'Project' });
-
-export const projectParamsSchema = z.object({ projectId: z.string().min(1).max(100) });
-
-/** Routes that take an admin key of their project or a dashboard session. */
-export const keyOrSessionSecurity: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { cookieAuth: [] }];
-
-export const authProblems = {
-  401: problemSchema.describe('Missing, malformed, unknown, revoked or expired key, and no valid session.'),
-  403: problemSchema.describe('The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token).'),
-  404: problemSchema.describe('Unknown project, or one the key does not grant.'),
-};
 
 /** `GET /v1/projects/{projectId}`: lets a key holder check which project a key opens (used by the CLI), and the dashboard read one. */
 export function registerProjectRoutes(app: FastifyInstance, services: Services): void {

@@ -50,7 +50,7 @@ export class LocalPullRequests {
     const pr = reader.user !== null ? await this.forge.find(projectId, number) : await this.forge.findShared(projectId, number, reader.token);
     if (pr === null) return null;
     const project = await this.projects.find(projectId);
-    if (project === null || project.forge !== 'local') return null;
+    if (project?.forge !== 'local') return null;
     return buildPullRequestView(this.database, this.diffs, project.repository, pr);
   }
 
@@ -99,7 +99,7 @@ export class LocalPullRequests {
 
   private async localProject(projectId: string, number: number): Promise<Project> {
     const project = await this.projects.find(projectId);
-    if (project === null || project.forge !== 'local') throw notFoundPr(number);
+    if (project?.forge !== 'local') throw notFoundPr(number);
     return project;
   }
 

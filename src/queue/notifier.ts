@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
+import { backoffDelayMs } from '../core/backoff.js';
 import type { Database } from '../db/database.js';
 
 /**
@@ -14,6 +15,26 @@ const CHANNELS: readonly Channel[] = ['docwright_jobs', 'docwright_job_events', 
 /** Emitted (locally) whenever the LISTEN connection is established or lost. */
 const LISTENER_CHANGED = Symbol('listener changed');
 
+/** Reconnect delays of the LISTEN connection: about 0.5–1 s first, doubling, at most 15–30 s. */
+const RECONNECT = { baseMs: 1_000, capMs: 30_000 };
+
+/**
+ * What the notifier logs through: pino's shape, declared here so queue/ needs nothing
+ * from the HTTP layer.
+ */
+export interface NotifierLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+const silentLogger: NotifierLogger = { info: () => {}, warn: () => {} };
+
+/**
+ * The `application_name` of the LISTEN connection, with this process's id: operators (and
+ * the tests) find it in pg_stat_activity, one per process.
+ */
+export const listenerApplicationName = (pid: number = process.pid): string => `docwright-listen:${pid}`;
+
 /**
  * Wakes listeners when something happened: a job was queued, a job has new events, a job
  * was archived. In one process it is an event emitter; on PostgreSQL it also crosses
@@ -24,14 +45,28 @@ export class Notifier {
   private readonly emitter = new EventEmitter();
   private listener: pg.Client | null = null;
   private closed = false;
+  /** Ends the wait between reconnect attempts when the notifier closes. */
+  private wakeSupervisor: (() => void) | null = null;
+  private supervisor: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly database: Database) {
+  private constructor(
+    private readonly database: Database,
+    private readonly logger: NotifierLogger,
+  ) {
     this.emitter.setMaxListeners(0);
   }
 
-  static async create(database: Database): Promise<Notifier> {
-    const notifier = new Notifier(database);
-    if (database.raw.dialect === 'postgres') await notifier.listen(database.raw.url);
+  /**
+   * On PostgreSQL, waits for the first LISTEN connection (a start-up that cannot reach the
+   * database fails loudly); every later loss is reconnected in the background, forever.
+   */
+  static async create(database: Database, options: { logger?: NotifierLogger } = {}): Promise<Notifier> {
+    const notifier = new Notifier(database, options.logger ?? silentLogger);
+    if (database.raw.dialect === 'postgres') {
+      const url = database.raw.url;
+      const { lost } = await notifier.connect(url);
+      notifier.supervisor = notifier.supervise(url, lost);
+    }
     return notifier;
   }
 
@@ -39,22 +74,100 @@ export class Notifier {
     return this.database.dialect === 'postgres';
   }
 
-  private async listen(url: string): Promise<void> {
-    const client = new pg.Client({ connectionString: url });
+  /**
+   * Keeps a LISTEN connection up until close(): after each loss it reconnects with capped,
+   * jittered exponential backoff, logging every failed attempt, for as long as it takes.
+   * Meanwhile the fallback polls of workers and streams find what notifications would have
+   * announced. (The loop is ours, not a retry library's: those retry one call a bounded
+   * number of times, while this supervises a connection that must come back after every
+   * loss; the delay formula is core/backoff.ts.)
+   */
+  private async supervise(url: string, firstLoss: Promise<void>): Promise<void> {
+    let lost = firstLoss;
+    while (!this.closed) {
+      await lost;
+      let delayMs = backoffDelayMs(1, RECONNECT);
+      // close() sets `closed` while this loop awaits, which narrowing cannot see.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+      for (let attempt = 1; !this.closed; attempt++) {
+        await this.pause(delayMs);
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by close() during the pause
+        if (this.closed) return;
+        try {
+          ({ lost } = await this.connect(url));
+          this.logger.info({ attempt }, 'LISTEN connection to PostgreSQL re-established');
+          break;
+        } catch (error) {
+          delayMs = backoffDelayMs(attempt + 1, RECONNECT);
+          this.logger.warn({ err: error, attempt, retryInMs: delayMs }, 'LISTEN connection to PostgreSQL failed; polling covers the gap until it is back');
+        }
+      }
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeSupervisor = done;
+    });
+  }
+
+  /**
+   * Opens a LISTEN connection; resolves once it listens on every channel, with a promise
+   * that settles when that connection is lost (an error, or its end).
+   */
+  private async connect(url: string): Promise<{ lost: Promise<void> }> {
+    const client = new pg.Client({
+      connectionString: url,
+      application_name: listenerApplicationName(),
+      // A connect that hangs (a black-holed network) must fail, so the next attempt runs.
+      connectionTimeoutMillis: 10_000,
+      // The connection is idle between notifications: TCP keep-alives reveal a dead peer.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
+    let markLost!: () => void;
+    const lost = new Promise<void>((resolve) => (markLost = resolve));
+    let up = false;
+    const onLost = (error?: Error) => {
+      if (this.listener === client) {
+        this.listener = null;
+        this.emitter.emit(LISTENER_CHANGED);
+      }
+      if (up && !this.closed) this.logger.warn({ err: error }, 'LISTEN connection to PostgreSQL lost; reconnecting');
+      up = false;
+      markLost();
+    };
     client.on('notification', (message) => {
       if (CHANNELS.includes(message.channel as Channel)) this.emitter.emit(message.channel, message.payload ?? '');
     });
-    // A dropped listener connection is replaced; until then the fallback polls cover the gap.
-    client.on('error', () => {
-      if (this.closed) return;
-      this.listener = null;
-      this.emitter.emit(LISTENER_CHANGED);
-      setTimeout(() => void this.listen(url).catch(() => {}), 1_000).unref();
+    client.on('error', (error) => {
+      onLost(error);
+      // A broken client is not reused; ending it frees its socket (errors again are ignored).
+      void client.end().catch(() => {});
     });
-    await client.connect();
-    for (const channel of CHANNELS) await client.query(`listen ${channel}`);
+    client.on('end', () => onLost());
+    try {
+      await client.connect();
+      for (const channel of CHANNELS) await client.query(`listen ${channel}`);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => {});
+      return { lost };
+    }
+    up = true;
     this.listener = client;
     this.emitter.emit(LISTENER_CHANGED);
+    // Wrapped: an async function would otherwise wait for the returned promise itself.
+    return { lost };
   }
 
   /**
@@ -117,9 +230,11 @@ export class Notifier {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.wakeSupervisor?.();
     const listener = this.listener;
     this.listener = null;
     await listener?.end().catch(() => {});
+    await this.supervisor;
     this.emitter.removeAllListeners();
   }
 }

@@ -1,18 +1,23 @@
 import { hostname } from 'node:os';
 import { randomBase62 } from '../core/ids.js';
-import type { Logger } from '../app/logger.js';
-import type { JobQueue } from './job-queue.js';
+import type { Log } from '../core/log.js';
+import type { ClaimedJob, JobQueue } from './job-queue.js';
+import type { LeaseClaim } from './lease-fence.js';
 import type { Notifier } from './notifier.js';
 
 /** Why a run's signal was aborted; the handler decides what to do with the turn. */
 export type StopReason = 'lease_lost' | 'shutdown' | 'archived';
 
-export interface Lease {
-  jobId: string;
-  workerId: string;
+/**
+ * A claimed job as its handler sees it. `token` fences every write of the run
+ * (lease-fence.ts): once another worker has claimed the job, the database refuses them.
+ */
+export interface Lease extends LeaseClaim {
   signal: AbortSignal;
   /** Set once `signal` is aborted. */
   stopReason(): StopReason | null;
+  /** A fenced write was refused: aborts `signal` with reason `lease_lost`, as a failed renewal would. */
+  lost(): void;
 }
 
 export type JobHandler = (lease: Lease) => Promise<void>;
@@ -21,11 +26,23 @@ export interface WorkerPoolOptions {
   queue: JobQueue;
   notifier: Notifier;
   handler: JobHandler;
-  logger: Logger;
+  logger: Log;
   concurrency: number;
   leaseMs: number;
   /** Fallback poll while idle: covers other SQLite processes and lost notifications. */
   idlePollMs?: number;
+}
+
+interface RunningJob {
+  controller: AbortController;
+  reason: StopReason | null;
+  done: Promise<void>;
+}
+
+function abortRun(entry: RunningJob, reason: StopReason): void {
+  if (entry.controller.signal.aborted) return;
+  entry.reason = reason;
+  entry.controller.abort(new Error(reason));
 }
 
 /**
@@ -35,18 +52,20 @@ export interface WorkerPoolOptions {
  */
 export class WorkerPool {
   readonly workerId = `${hostname()}:${process.pid}:${randomBase62(6)}`;
-  private readonly running = new Map<string, { controller: AbortController; reason: StopReason | null; done: Promise<void> }>();
-  private stopped = true;
+  private readonly running = new Map<string, RunningJob>();
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
+  /** null before start(), false once claiming stopped (a pool is not restarted). */
+  private claiming: boolean | null = null;
+  private unsubscribeQueued: (() => void) | null = null;
   private readonly unsubscribers: Array<() => void> = [];
 
   constructor(private readonly options: WorkerPoolOptions) {}
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.unsubscribers.push(this.options.notifier.subscribe('docwright_jobs', () => this.poke()));
+    if (this.claiming !== null) return;
+    this.claiming = true;
+    this.unsubscribeQueued = this.options.notifier.subscribe('docwright_jobs', () => this.poke());
     this.unsubscribers.push(
       this.options.notifier.subscribe('docwright_job_control', (jobId) => this.abort(jobId, 'archived')),
     );
@@ -61,34 +80,33 @@ export class WorkerPool {
 
   private abort(jobId: string, reason: StopReason): void {
     const entry = this.running.get(jobId);
-    if (!entry || entry.controller.signal.aborted) return;
-    entry.reason = reason;
-    entry.controller.abort(new Error(reason));
+    if (entry) abortRun(entry, reason);
   }
 
   private async run(): Promise<void> {
     const { queue, concurrency, leaseMs, logger } = this.options;
     const idlePollMs = this.options.idlePollMs ?? 1_000;
-    while (!this.stopped) {
+    while (this.claiming === true) {
       if (this.running.size >= concurrency) {
         await this.sleep(idlePollMs);
         continue;
       }
-      let jobId: string | null = null;
+      let claimed: ClaimedJob | null;
       try {
-        jobId = await queue.claim(this.workerId, leaseMs);
+        claimed = await queue.claim(this.workerId, leaseMs);
       } catch (error) {
-        if (this.stopped) break;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() clears it while the claim is awaited, which narrowing cannot see
+        if (!this.claiming) break;
         logger.error({ err: error }, 'claiming a job failed; retrying shortly');
         await this.sleep(idlePollMs);
         continue;
       }
-      if (jobId === null) {
+      if (claimed === null) {
         const nextMs = await queue.nextReadyInMs().catch(() => null);
         await this.sleep(nextMs === null ? idlePollMs : Math.min(idlePollMs, Math.max(5, nextMs)));
         continue;
       }
-      this.launch(jobId);
+      this.launch(claimed);
     }
   }
 
@@ -106,25 +124,27 @@ export class WorkerPool {
     });
   }
 
-  private launch(jobId: string): void {
+  private launch({ jobId, token }: ClaimedJob): void {
     const { queue, leaseMs, logger, handler } = this.options;
     const controller = new AbortController();
-    const entry = { controller, reason: null as StopReason | null, done: Promise.resolve() };
+    const entry: RunningJob = { controller, reason: null, done: Promise.resolve() };
     this.running.set(jobId, entry);
+    const claim: LeaseClaim = { jobId, workerId: this.workerId, token };
     const heartbeat = setInterval(() => {
-      void queue.extendLease(jobId, this.workerId, leaseMs).then(
+      void queue.extendLease(claim, leaseMs).then(
         (held) => {
-          if (!held) this.abort(jobId, 'lease_lost');
+          if (!held) abortRun(entry, 'lease_lost');
         },
         (error: unknown) => logger.warn({ err: error, jobId }, 'lease renewal failed; will retry'),
       );
     }, Math.max(50, Math.floor(leaseMs / 3)));
-    const lease: Lease = { jobId, workerId: this.workerId, signal: controller.signal, stopReason: () => entry.reason };
+    const lease: Lease = { ...claim, signal: controller.signal, stopReason: () => entry.reason, lost: () => abortRun(entry, 'lease_lost') };
     entry.done = handler(lease)
       .catch((error: unknown) => logger.error({ err: error, jobId }, 'job handler failed; the lease will expire and the job be retried'))
       .finally(() => {
         clearInterval(heartbeat);
-        this.running.delete(jobId);
+        // A run that outlived its lease may finish after this pool claimed the job again.
+        if (this.running.get(jobId) === entry) this.running.delete(jobId);
         this.poke();
       });
   }
@@ -133,23 +153,55 @@ export class WorkerPool {
     return this.running.size;
   }
 
+  /** The jobs this pool runs now (their workspaces are in use, whatever the store says). */
+  runningJobIds(): string[] {
+    return [...this.running.keys()];
+  }
+
   /**
-   * Stops claiming, gives running jobs `graceMs` to finish, then aborts them with reason
-   * `shutdown` (their handlers release them for another worker) and waits for them.
+   * Stops claiming: the claim loop ends and queued-job notifications are ignored. Running
+   * jobs go on, keep renewing their leases and still stop when archived.
    */
-  async stop(graceMs: number): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+  async stopClaiming(): Promise<void> {
+    if (this.claiming === false) return;
+    this.claiming = false;
+    this.unsubscribeQueued?.();
+    this.unsubscribeQueued = null;
     this.poke();
     await this.loop;
+  }
+
+  /**
+   * Gives running jobs `graceMs` to finish, then aborts the rest with reason `shutdown`
+   * (their handlers give them back without counting the attempt) and waits for them.
+   * Claiming stops first if it has not already.
+   */
+  async drain(graceMs: number): Promise<DrainResult> {
+    await this.stopClaiming();
     const all = () => Promise.all([...this.running.values()].map((entry) => entry.done));
+    const running = this.running.size;
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = await Promise.race([all().then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]);
+    const timedOut =
+      running > 0 && (await Promise.race([all().then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]));
     clearTimeout(timer);
+    const handedBack = timedOut ? this.running.size : 0;
     if (timedOut) {
       for (const jobId of this.running.keys()) this.abort(jobId, 'shutdown');
       await all();
     }
+    for (const unsubscribe of this.unsubscribers.splice(0)) unsubscribe();
+    return { running, handedBack };
   }
+
+  /** stopClaiming() and drain(graceMs) in one. */
+  async stop(graceMs: number): Promise<void> {
+    await this.drain(graceMs);
+  }
+}
+
+export interface DrainResult {
+  /** Jobs running when the drain began. */
+  running: number;
+  /** Of those, the ones still running after the grace period, aborted and handed back. */
+  handedBack: number;
 }

@@ -5,12 +5,13 @@ import type { Database } from '../db/database.js';
 import { openDatabase } from '../db/open-database.js';
 import { migrate } from '../db/migrator.js';
 import { createServices, type ServiceOverrides, type Services } from '../app/services.js';
+import type { Logger } from '../app/logger.js';
 
 /**
  * Opens the store, migrates it (safe when several processes start together), builds the
  * services and upgrades stored credentials to the current format (safe likewise).
  */
-export async function openRuntime(config: Config, clock: Clock = systemClock, overrides: ServiceOverrides = {}): Promise<Services> {
+export async function openRuntime(config: Config, clock: Clock = systemClock, overrides: ServiceOverrides = {}, logger?: Logger): Promise<Services> {
   let database: Database;
   try {
     database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -24,7 +25,7 @@ export async function openRuntime(config: Config, clock: Clock = systemClock, ov
     // A driver's message about a connection must never carry DOCWRIGHT_DATABASE_URL's password.
     throw withoutUrlPassword(error, config.databaseUrl);
   }
-  const services = await createServices({ config, database, clock, ...overrides });
+  const services = await createServices({ config, database, clock, ...overrides, ...(logger === undefined ? {} : { logger }) });
   try {
     // Part of migrating: credentials older versions stored unbound are bound to their project.
     await services.projects.upgradeLegacyCredentials();

@@ -44,6 +44,6 @@ describe('turn messages', () => {
   test('a turn that did not finish still gets an assistant message, so roles alternate', () => {
     const messages = buildTurnMessages([{ prompt: 'Do it', finalMessage: null }], 'Try again');
     expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
-    expect(String(messages[1]?.content)).toMatch(/did not finish/);
+    expect(JSON.stringify(messages[1]?.content)).toMatch(/did not finish/);
   });
 });

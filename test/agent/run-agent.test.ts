@@ -4,7 +4,6 @@ import { resolveBudgets } from '../../src/agent/budgets.js';
 import { isRetryable } from '../../src/agent/model-errors.js';
 import { resolveLanguageModel, type ModelCredentials } from '../../src/agent/model-provider.js';
 import { buildSystemPrompt, buildTurnMessages } from '../../src/agent/prompts.js';
-import { BudgetExceededError } from '../../src/agent/run-errors.js';
 import { runAgent, type AgentStepEvent, type RunAgentOptions } from '../../src/agent/run-agent.js';
 import {
   endlessToolLoop,
@@ -119,7 +118,7 @@ describe('runAgent against the fake OpenAI-compatible server', () => {
     const server = await fakeServer(endlessToolLoop('write_note', { path: 'loop.md', content: 'again' }));
     const error = await rejection(runAgent(options(server, { budgets: resolveBudgets({ maxSteps: 3 }) })));
     expect(error.code).toBe('budget_exceeded');
-    expect((error as BudgetExceededError).budget).toBe('steps');
+    expect(error).toMatchObject({ budget: 'steps' });
     expect(error.message).toContain('step budget (3 steps)');
     expect(server.requests).toHaveLength(3);
     expect(isRetryable(error)).toBe(false);
@@ -137,7 +136,7 @@ describe('runAgent against the fake OpenAI-compatible server', () => {
     );
     const error = await rejection(runAgent(options(server, { budgets: resolveBudgets({ maxTokens: 1500 }) })));
     expect(error.code).toBe('budget_exceeded');
-    expect((error as BudgetExceededError).budget).toBe('tokens');
+    expect(error).toMatchObject({ budget: 'tokens' });
     expect(error.message).toContain('token budget (1,500 tokens, 2,100 used)');
     // 700 after the first call, 1,400 after the second, 2,100 after the third.
     expect(server.requests).toHaveLength(3);
@@ -148,7 +147,7 @@ describe('runAgent against the fake OpenAI-compatible server', () => {
     const started = performance.now();
     const error = await rejection(runAgent(options(server, { budgets: resolveBudgets({ maxDurationMs: 200 }) })));
     expect(error.code).toBe('budget_exceeded');
-    expect((error as BudgetExceededError).budget).toBe('duration');
+    expect(error).toMatchObject({ budget: 'duration' });
     expect(error.message).toContain('time budget (200 ms)');
     expect(performance.now() - started).toBeLessThan(5_000);
   });

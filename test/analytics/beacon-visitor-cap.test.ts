@@ -34,8 +34,8 @@ describe.each(BACKENDS)('beacon cap on new visitors per address [%s]', (dialect)
       payload: JSON.stringify({ path }),
       remoteAddress: ip,
     });
-  const humans = async () => ((await kit.get('visitors')).json() as { totals: { human: number } }).totals.human;
-  const hits = async () => ((await kit.get('traffic')).json() as { classes: { class: string; hits: number }[] }).classes.find((row) => row.class === 'human')!.hits;
+  const humans = async () => ((await kit.get('visitors')).json<{ totals: { human: number } }>()).totals.human;
+  const hits = async () => ((await kit.get('traffic')).json<{ classes: Array<{ class: string; hits: number }> }>()).classes.find((row) => row.class === 'human')!.hits;
 
   /** A second app, as another process would run it: its own connection, services and memory, the same database and secret. */
   async function secondInstance(): Promise<FastifyInstance> {

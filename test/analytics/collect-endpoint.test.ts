@@ -2,6 +2,7 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, test } from 'vitest';
 import { BACKENDS } from '../helpers/test-database.js';
 import { createAnalyticsKit, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
+import { openSecondInstance } from '../helpers/second-instance.js';
 
 const SITE = 'https://docs.example.com';
 
@@ -40,7 +41,7 @@ describe.each(BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
     expect(response.headers['cache-control']).toMatch(/public, max-age=\d+/);
     expect(response.body.length).toBeLessThan(2048);
     expect(response.body).not.toMatch(/cookie|localStorage|sessionStorage/);
-    const etag = response.headers.etag as string;
+    const etag = response.headers.etag!;
     const again = await kit.t.app.inject({ method: 'GET', url: '/script.js', headers: { 'if-none-match': etag } });
     expect(again.statusCode).toBe(304);
     expect(again.headers['set-cookie']).toBeUndefined();
@@ -49,7 +50,7 @@ describe.each(BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
   test('the script posts its page to its own server as text/plain, once per path, also after pushState', async () => {
     await setUp();
     const script = (await kit.t.app.inject({ method: 'GET', url: '/script.js' })).body;
-    const beacons: { url: string; body: unknown }[] = [];
+    const beacons: Array<{ url: string; body: unknown }> = [];
     const listeners: Record<string, () => void> = {};
     const location = { pathname: '/docs/start' };
     const history = { pushState(_state: unknown, _title: string, url: string) { location.pathname = url; } };
@@ -175,5 +176,25 @@ describe.each(BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
     expect((await collect({ origin: SITE, ip: '198.51.100.9' })).statusCode).toBe(204);
     kit.t.clock.advance(60_000);
     expect((await collect({ origin: SITE })).statusCode).toBe(204);
+  });
+
+  test('the limit is shared by every server process; DOCWRIGHT_BEACON_RATE_LIMIT sets it, 0 turns it off; an IPv6 /64 is one address', async () => {
+    await setUp({ allowedOrigins: [SITE] }, { DOCWRIGHT_BEACON_RATE_LIMIT: '6' });
+    const second = await openSecondInstance(kit.t);
+    try {
+      const beacon = (app: typeof kit.t.app, ip: string) =>
+        app.inject({ method: 'POST', url: `/v1/analytics/${kit.projectId}/collect`, headers: { origin: SITE, 'content-type': 'text/plain', 'user-agent': USER_AGENTS.human }, payload: '{"path":"/docs/start"}', remoteAddress: ip });
+      const statuses = await Promise.all(Array.from({ length: 10 }, (_, index) => beacon(index % 2 === 0 ? kit.t.app : second.app, '203.0.113.7')));
+      expect(statuses.filter((response) => response.statusCode === 204)).toHaveLength(6);
+      expect(statuses.filter((response) => response.statusCode === 429)).toHaveLength(4);
+      const v6 = await Promise.all(Array.from({ length: 8 }, (_, index) => beacon(index % 2 === 0 ? kit.t.app : second.app, `2001:db8:1:2::${index + 1}`)));
+      expect(v6.filter((response) => response.statusCode === 204)).toHaveLength(6);
+    } finally {
+      await second.close();
+    }
+    await kit.close();
+    await setUp({ allowedOrigins: [SITE] }, { DOCWRIGHT_BEACON_RATE_LIMIT: '0' });
+    for (let index = 0; index < 130; index++) expect((await collect({ origin: SITE })).statusCode).toBe(204);
+    expect(await kit.t.services.database.db.selectFrom('rate_limit_windows').selectAll().execute()).toEqual([]);
   });
 });

@@ -54,7 +54,7 @@ describe.each(BACKENDS)('concurrent ingest, folds and queries [%s]', (dialect) =
           userAgent: userAgents[hit.agent]!,
         }));
         let offset = 0;
-        const work: Promise<unknown>[] = [];
+        const work: Array<Promise<unknown>> = [];
         for (const [index, batch] of batches.entries()) {
           const events = hits.slice(offset, offset + batch.length).map((hit) => ({ timestamp: new Date(hit.at).toISOString(), path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent }));
           offset += batch.length;

@@ -45,7 +45,7 @@ describe.each(BACKENDS)('POST /v1/analytics/{projectId}/events [%s]', (dialect) 
     ];
     const response = await kit.send(batch);
     expect(response.statusCode).toBe(202);
-    const body = response.json();
+    const body = response.json<{ accepted: number; rejected: Array<{ index: number; code: string; message: string }> }>();
     expect(body.rejected.map((rejection: { index: number; code: string }) => [rejection.index, rejection.code])).toEqual([
       [1, 'invalid_event'],
       [2, 'invalid_event'],
@@ -151,7 +151,7 @@ describe.each(BACKENDS)('POST /v1/analytics/{projectId}/events [%s]', (dialect) 
       ...Array.from({ length: 12 }, (_, round) => kit.send(batchOf(round))),
       ...Array.from({ length: 3 }, (_, round) => sendOther(batchOf(round))),
     ]);
-    const bodies = responses.map((response) => response.json() as { accepted: number; duplicates: number });
+    const bodies = responses.map((response) => response.json<{ accepted: number; duplicates: number }>());
     const mine = bodies.slice(0, 12);
     expect(mine.reduce((sum, body) => sum + body.accepted, 0)).toBe(60);
     expect(mine.reduce((sum, body) => sum + body.duplicates, 0)).toBe(30);

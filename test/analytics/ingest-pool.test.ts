@@ -67,7 +67,7 @@ describe('IngestPool', () => {
     const body = encode({ events: [{ path: '/a', visitorId: 'v', userAgent: USER_AGENTS.human, timestamp: new Date(NOW).toISOString() }] });
     await threaded.prepare(body, context);
     const pending = threaded.prepare(body, context);
-    await (threaded as unknown as { slots: { worker: { terminate(): Promise<number> } }[] }).slots[0]!.worker.terminate();
+    await (threaded as unknown as { slots: Array<{ worker: { terminate(): Promise<number> } }> }).slots[0]!.worker.terminate();
     const result = await pending;
     expect(result.ok).toBe(true);
     expect(errors).toHaveLength(1);

@@ -39,7 +39,7 @@ describe('PostgreSQL array literals against a real PostgreSQL', () => {
     const text = fc.string({ unit: 'grapheme', maxLength: 20 }).filter((value) => !value.includes('\0'));
     await fc.assert(
       fc.asyncProperty(fc.array(fc.option(text, { nil: null }), { maxLength: 12 }), fc.array(fc.option(fc.maxSafeInteger(), { nil: null }), { maxLength: 12 }), async (strings, integers) => {
-        const { rows } = await pool.query<{ strings: (string | null)[]; integers: (string | null)[] }>('select $1::text[] as strings, $2::bigint[] as integers', [
+        const { rows } = await pool.query<{ strings: Array<string | null>; integers: Array<string | null> }>('select $1::text[] as strings, $2::bigint[] as integers', [
           textArrayLiteral(all(strings.length), (index) => strings[index]!),
           integerArrayLiteral(all(integers.length), (index) => integers[index]!),
         ]);

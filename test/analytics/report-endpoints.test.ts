@@ -10,7 +10,7 @@ describe.each(BACKENDS)('report endpoints: parameters and access [%s]', (dialect
   });
   afterEach(async () => kit.close());
 
-  const fieldErrors = (body: { errors?: { path: string }[] }) => (body.errors ?? []).map((error) => error.path).sort();
+  const fieldErrors = (body: { errors?: Array<{ path: string }> }) => (body.errors ?? []).map((error) => error.path).sort();
 
   test.each([
     [{ limit: 0 }, ['limit']],
@@ -43,7 +43,7 @@ describe.each(BACKENDS)('report endpoints: parameters and access [%s]', (dialect
   });
 
   test('limit 1 and 250 and offset 0 are accepted; limit defaults to 50', async () => {
-    for (const query of [{ limit: 1 }, { limit: 250 }, { offset: 0 }, { offset: 100000 }] as Record<string, number>[]) expect((await kit.get('visitors', query)).statusCode).toBe(200);
+    for (const query of [{ limit: 1 }, { limit: 250 }, { offset: 0 }, { offset: 100000 }] as Array<Record<string, number>>) expect((await kit.get('visitors', query)).statusCode).toBe(200);
     const events = Array.from({ length: 60 }, (_, index) => ({ path: `/p${index}`, visitorId: `v${index}`, userAgent: USER_AGENTS.human }));
     expect((await kit.send(events)).statusCode).toBe(202);
     const first = (await kit.get('visitors')).json();

@@ -15,7 +15,7 @@ async function dumpDatabase(database: Database): Promise<string> {
   const stringify = (rows: unknown[]) => JSON.stringify(rows, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
   if (database.raw.dialect === 'sqlite') {
     const connection = database.raw.connection;
-    const tables = connection.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[];
+    const tables = connection.prepare("select name from sqlite_master where type = 'table'").all() as Array<{ name: string }>;
     for (const { name } of tables) parts.push(name, stringify(connection.prepare(`select * from "${name}"`).safeIntegers(true).all()));
     expect(tables.map((table) => table.name)).toContain('analytics_hits');
   } else {
@@ -35,7 +35,10 @@ describe.each(BACKENDS)('visitor privacy [%s]', (dialect) => {
   test('raw IP addresses are stored nowhere: not in any table, not in the database files, not in the logs', async () => {
     kit = await createAnalyticsKit(dialect);
     const logLines: string[] = [];
-    const destination = new Writable({ write: (chunk, _encoding, callback) => (logLines.push(String(chunk)), callback()) });
+    const destination = new Writable({ write: (chunk, _encoding, callback) => {
+      logLines.push(String(chunk));
+      callback();
+    } });
     // A second app on the same services, logging everything, to check the request logs too.
     const app = await buildApp({ services: kit.t.services, logger: createLogger({ level: 'trace', destination }), features });
     await kit.t.services.projects.update(kit.projectId, { settings: { allowedOrigins: ['https://docs.example.com'] } });

@@ -140,7 +140,7 @@ describe.each(BACKENDS)('visitor counts equal a brute-force count [%s]', (dialec
 
           if (from !== null && to !== null) {
             const daily = (await t.app.inject({ method: 'GET', url: `/v1/analytics/${project.id}/visitors/daily`, headers, query })).json();
-            for (const entry of daily.days as { date: string; human: number; ai: number; total: number }[]) {
+            for (const entry of daily.days as Array<{ date: string; human: number; ai: number; total: number }>) {
               const dayStart = Date.parse(`${entry.date}T00:00:00Z`);
               const expectedDay = bruteForceVisitors(hits, Math.max(from, dayStart), Math.min(to, dayStart + DAY)).totals;
               expect({ human: entry.human, ai: entry.ai, total: entry.total }).toEqual(expectedDay);

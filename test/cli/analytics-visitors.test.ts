@@ -17,7 +17,9 @@ interface VisitorsBody {
 let server: ListeningTestApp;
 
 async function api(path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json', ...init.headers } });
+  const headers = new Headers({ authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' });
+  for (const [name, value] of new Headers(init.headers)) headers.set(name, value);
+  return fetch(`${server.url}${path}`, { ...init, headers });
 }
 
 /** The API's own answer in one request, the reference for what the CLI prints. */

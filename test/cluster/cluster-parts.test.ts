@@ -22,7 +22,11 @@ describe('npm run cluster: arguments', () => {
 describe('npm run cluster: output', () => {
   test('every line after its name, the column as wide as the longest name; colour only when asked', () => {
     let text = '';
-    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => ((text += chunk.toString()), done()) });
+    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => {
+        text += chunk.toString();
+        done();
+      },
+    });
     const output = prefixedOutput(sink, false);
     output.alignTo(['api-1', 'worker-10']);
     const stream = new PassThrough();

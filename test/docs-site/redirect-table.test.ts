@@ -102,7 +102,7 @@ describe('RedirectTable', () => {
  * A brute-force oracle: backtracking over the source's segments, with no indexing and no
  * front/back split, written apart from the table's matcher.
  */
-function oracle(rules: readonly { source: string; destination: string }[], sitePath: string): string | undefined {
+function oracle(rules: ReadonlyArray<{ source: string; destination: string }>, sitePath: string): string | undefined {
   const path = sitePath.split('/').filter(Boolean);
   const isPattern = (source: string): boolean => source.includes(':') || source.includes('*');
   const ordered = [...rules.filter((rule) => !isPattern(rule.source)), ...rules.filter((rule) => isPattern(rule.source))];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildSiteConfig, type SiteConfig } from '../../src/docs-site/site-config.js';
+import { buildSiteConfig } from '../../src/docs-site/site-config.js';
+import type { SiteConfig } from '../../src/docs-site/site-config-types.js';
 
 /** Runs the caller's loop: answer `needs` from `files` (absent → null) until done. */
 function build(configPath: string, files: Record<string, string>): { config: SiteConfig; rounds: number } {

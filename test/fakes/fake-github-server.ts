@@ -216,16 +216,23 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
   function handlePulls(request: RecordedRequest, owner: string, name: string, login: string, number: string | undefined): FakeResponse {
     const repositoryPulls = pulls.filter((pull) => pull.base.repo.full_name === `${owner}/${name}`);
     if (number === undefined && request.method === 'GET') {
+      // GET /repos/{owner}/{repo}/pulls: state (default open), head as `owner:branch` (GitHub
+      // ignores a head without the owner), base, newest first, per_page (30, at most 100),
+      // page, and a Link header to the next and last pages.
       const state = request.query.state ?? 'open';
+      if (!['open', 'closed', 'all'].includes(state)) return validationFailed([{ resource: 'Issue', field: 'state', code: 'invalid' }]);
       const head = request.query.head;
       const selected = repositoryPulls
         .filter((pull) => state === 'all' || pull.state === state)
         .filter((pull) => head === undefined || !head.includes(':') || pull.head.label === head)
         .filter((pull) => request.query.base === undefined || pull.base.ref === request.query.base)
         .sort((a, b) => b.number - a.number);
-      const perPage = Math.min(Number(request.query.per_page ?? 30), 100);
-      const page = Number(request.query.page ?? 1);
-      return { status: 200, body: selected.slice((page - 1) * perPage, page * perPage) };
+      const perPage = Math.min(Math.max(1, Number(request.query.per_page ?? 30)), 100);
+      const page = Math.max(1, Number(request.query.page ?? 1));
+      const lastPage = Math.max(1, Math.ceil(selected.length / perPage));
+      const pageUrl = (target: number) => `${apiUrl}${request.path}?${new URLSearchParams({ ...request.query, per_page: String(perPage), page: String(target) }).toString()}`;
+      const headers: Record<string, string> = page < lastPage ? { Link: `<${pageUrl(page + 1)}>; rel="next", <${pageUrl(lastPage)}>; rel="last"` } : {};
+      return { status: 200, body: selected.slice((page - 1) * perPage, page * perPage), headers };
     }
     if (number === undefined && request.method === 'POST') {
       const body = (request.body ?? {}) as Record<string, unknown>;

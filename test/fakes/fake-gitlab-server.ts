@@ -49,7 +49,7 @@ export interface FakeGitLabServer {
 }
 
 /** `headers` lets a test answer a redirect (`Location`). */
-export type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+export interface Answer { status: number; body?: unknown; headers?: Record<string, string> }
 
 export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {}): Promise<FakeGitLabServer> {
   const now = options.now ?? Date.now;
@@ -130,14 +130,30 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
     const iid = match[2];
     const own = mergeRequests.filter((candidate) => candidate.project_path === path);
     if (iid === undefined && request.method === 'GET') {
+      // GET /projects/:id/merge_requests: state (opened, closed, merged, locked; all when
+      // omitted), source_branch, target_branch, newest first, per_page (20, at most 100),
+      // page, and GitLab's X-Total / X-Page / X-Next-Page headers.
       const { state, source_branch: source, target_branch: target } = request.query;
+      if (state !== undefined && !['opened', 'closed', 'merged', 'locked', 'all'].includes(state)) return { status: 400, body: { error: 'state does not have a valid value' } };
+      const selected = own
+        .filter((candidate) => state === undefined || state === 'all' || candidate.state === state)
+        .filter((candidate) => source === undefined || candidate.source_branch === source)
+        .filter((candidate) => target === undefined || candidate.target_branch === target)
+        .sort((a, b) => b.iid - a.iid);
+      const perPage = Math.min(Math.max(1, Number(request.query.per_page ?? 20)), 100);
+      const page = Math.max(1, Number(request.query.page ?? 1));
+      const totalPages = Math.max(1, Math.ceil(selected.length / perPage));
       return {
         status: 200,
-        body: own
-          .filter((candidate) => state === undefined || state === 'all' || candidate.state === state)
-          .filter((candidate) => source === undefined || candidate.source_branch === source)
-          .filter((candidate) => target === undefined || candidate.target_branch === target)
-          .sort((a, b) => b.iid - a.iid),
+        body: selected.slice((page - 1) * perPage, page * perPage),
+        headers: {
+          'X-Total': String(selected.length),
+          'X-Total-Pages': String(totalPages),
+          'X-Per-Page': String(perPage),
+          'X-Page': String(page),
+          'X-Next-Page': page < totalPages ? String(page + 1) : '',
+          'X-Prev-Page': page > 1 ? String(page - 1) : '',
+        },
       };
     }
     if (iid === undefined && request.method === 'POST') return create(path, (request.body ?? {}) as Record<string, unknown>);

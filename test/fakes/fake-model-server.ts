@@ -315,5 +315,5 @@ export function failWith(status: number, extra: { body?: object; headers?: Recor
 /** Reply n answers call n; the last reply repeats. For retry scenarios such as "500, then fine". */
 export function replySequence(...replies: FakeReply[]): FakeModelScript {
   if (replies.length === 0) throw new Error('replySequence needs at least one reply');
-  return (_request, callIndex) => replies[Math.min(callIndex, replies.length - 1)] as FakeReply;
+  return (_request, callIndex) => replies[Math.min(callIndex, replies.length - 1)]!;
 }

@@ -19,7 +19,7 @@ describe('API key format', () => {
     const key = generateApiKey('admin');
     const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
     fc.assert(
-      fc.property(fc.integer({ min: 9, max: key.length - 1 }), fc.constantFrom(...alphabet), (position, character) => {
+      fc.property(fc.integer({ min: 9, max: key.length - 1 }), fc.constantFrom(...Array.from(alphabet)), (position, character) => {
         fc.pre(key[position] !== character);
         const mutated = key.slice(0, position) + character + key.slice(position + 1);
         expect(parseApiKey(mutated)).toBeNull();

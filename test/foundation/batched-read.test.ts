@@ -14,7 +14,9 @@ function recordingLoad(rows: Row[]) {
     await gate;
     return rows.filter((row) => keys.includes(row.id));
   };
-  return { calls, load, hold: (until: Promise<void>) => (gate = until) };
+  return { calls, load, hold: (until: Promise<void>) => {
+      gate = until;
+    } };
 }
 
 describe('createBatchedRead', () => {

@@ -8,7 +8,7 @@ import { resolveInstanceSecret } from '../../src/config/secret-file.js';
 import { migrate } from '../../src/db/migrator.js';
 import { openSqliteDatabase } from '../../src/db/sqlite-database.js';
 import { prepareWorkspace } from '../../src/git/workspace.js';
-import { workspacesDirectory } from '../../src/jobs/start-job-worker.js';
+import { workspacesDirectory } from '../../src/git/workspace.js';
 import { scriptedToolCalls, type FakeModelScript } from '../fakes/fake-model-server.js';
 import { createJobHarness, type JobHarness } from '../helpers/job-harness.js';
 import { createDocsRepository } from '../helpers/docs-repository.js';

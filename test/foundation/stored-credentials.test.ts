@@ -46,7 +46,11 @@ describe.each(BACKENDS)('stored forge credentials [%s]', (dialect) => {
   async function openBeforeMigration008(): Promise<{ finish: () => Promise<void> }> {
     store = await openTestDatabase(dialect, { migrate: false });
     await migrate(store.database, systemClock, loadMigrations(dialect).filter((migration) => migration.version < 8));
-    return { finish: async () => void (await migrate(store.database, systemClock)) };
+    return {
+      finish: async () => {
+        await migrate(store.database, systemClock);
+      },
+    };
   }
 
   async function unreadable(promise: Promise<unknown>): Promise<DocwrightError> {

@@ -60,7 +60,7 @@ describe('the client address behind proxies', () => {
       headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
     });
     expect(response.statusCode).toBe(200);
-    return (response.json() as { ip: string }).ip;
+    return (response.json<{ ip: string }>()).ip;
   }
 
   test('by default X-Forwarded-For is ignored', async () => {

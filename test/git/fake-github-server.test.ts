@@ -27,7 +27,11 @@ afterEach(async () => {
   temp.cleanup();
 });
 
-async function call(method: string, path: string, body?: unknown, authorization: string | null = `token ${TOKEN}`): Promise<{ status: number; json: any }> {
+/** A response body, read by the tests' assertions like light-my-request's json(). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see eslint.config.js on tests reading bodies as any
+type ResponseBody = any;
+
+async function call(method: string, path: string, body?: unknown, authorization: string | null = `token ${TOKEN}`): Promise<{ status: number; json: ResponseBody }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (authorization !== null) headers.authorization = authorization;
   const response = await fetch(`${fake.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -70,6 +74,21 @@ describe('fake GitHub server', () => {
     expect((await call('GET', '/repos/acme/docs/pulls')).json).toHaveLength(0);
     expect((await call('GET', '/repos/acme/docs/pulls?state=all')).json).toHaveLength(1);
     expect((await call('PATCH', '/repos/acme/docs/pulls/9', { title: 'x' })).status).toBe(404);
+  });
+
+  test('list pages like GitHub: per_page, page, a Link header to the next and last pages; an unknown state is 422', async () => {
+    await call('POST', '/repos/acme/docs/pulls', { title: 'T', head: 'feature', base: 'main' });
+    await call('PATCH', '/repos/acme/docs/pulls/1', { state: 'closed' });
+    await call('POST', '/repos/acme/docs/pulls', { title: 'T2', head: 'feature', base: 'main' });
+    const first = await fetch(`${fake.url}/repos/acme/docs/pulls?state=all&per_page=1`, { headers: { authorization: `token ${TOKEN}` } });
+    expect(((await first.json()) as Array<{ number: number }>).map((pull) => pull.number)).toEqual([2]);
+    expect(first.headers.get('link')).toBe(
+      `<${fake.url}/repos/acme/docs/pulls?state=all&per_page=1&page=2>; rel="next", <${fake.url}/repos/acme/docs/pulls?state=all&per_page=1&page=2>; rel="last"`,
+    );
+    const second = await fetch(`${fake.url}/repos/acme/docs/pulls?state=all&per_page=1&page=2`, { headers: { authorization: `token ${TOKEN}` } });
+    expect(((await second.json()) as Array<{ number: number }>).map((pull) => pull.number)).toEqual([1]);
+    expect(second.headers.get('link')).toBeNull();
+    expect((await call('GET', '/repos/acme/docs/pulls?state=opened')).status).toBe(422);
   });
 
   test('installation tokens: JWT checks, expiry', async () => {

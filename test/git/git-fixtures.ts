@@ -23,7 +23,7 @@ export function fixtureGit(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, env: FIXTURE_ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
-export function temporaryDirectory(prefix = 'docwright-git-'): { path: string; cleanup(): void } {
+export function temporaryDirectory(prefix = 'docwright-git-'): { path: string; cleanup: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
 }

@@ -166,6 +166,21 @@ describe('GitHubForge.openOrUpdatePullRequest', () => {
     expect(fake.pulls[0]?.title).toBe('Second title');
   });
 
+  test('a refusing fence (the run lost its lease) stops it after the lookup: nothing is created or changed', async () => {
+    const github = forge();
+    await pushBranch(github, 'docwright/fenced', 'a.md');
+    const refuse = async (): Promise<void> => {
+      throw new DocwrightError('lease_lost', 'The lease has passed to another worker.', { status: 409 });
+    };
+    fake.requests.length = 0;
+    expect((await rejection(github.openOrUpdatePullRequest(project(), pr('docwright/fenced'), refuse))).code).toBe('lease_lost');
+    expect(fake.pulls).toHaveLength(0);
+    await github.openOrUpdatePullRequest(project(), pr('docwright/fenced'));
+    expect((await rejection(github.openOrUpdatePullRequest(project(), pr('docwright/fenced', 'Stale title'), refuse))).code).toBe('lease_lost');
+    expect(fake.pulls[0]?.title).toBe('Docs: fix typos');
+    expect(fake.requests.map((request) => request.method)).toEqual(['GET', 'GET', 'POST', 'GET']);
+  });
+
   test('concurrent calls for one branch leave exactly one pull request', async () => {
     const github = forge();
     await pushBranch(github, 'docwright/together', 'a.md');

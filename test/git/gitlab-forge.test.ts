@@ -92,6 +92,32 @@ describe('GitLabForge', () => {
     expect(api.mergeRequests).toHaveLength(1);
   });
 
+  test('a refusing fence (the run lost its lease) stops it after the lookup: nothing is created or changed', async () => {
+    await pushBranch('docwright/fenced', 'a.md');
+    const refuse = async (): Promise<void> => {
+      throw new DocwrightError('lease_lost', 'The lease has passed to another worker.', { status: 409 });
+    };
+    expect((await rejection(forge().openOrUpdatePullRequest(project(), mr('docwright/fenced'), refuse))).code).toBe('lease_lost');
+    expect(api.mergeRequests).toHaveLength(0);
+    await forge().openOrUpdatePullRequest(project(), mr('docwright/fenced'));
+    expect((await rejection(forge().openOrUpdatePullRequest(project(), mr('docwright/fenced', 'Stale title'), refuse))).code).toBe('lease_lost');
+    expect(api.mergeRequests[0]?.title).toBe('Docs: clarify setup');
+    expect(api.requests.map((request) => request.method)).toEqual(['GET', 'GET', 'POST', 'GET']);
+  });
+
+  test('the fake lists like GitLab: state (all when omitted), source_branch, pages with X-Total and X-Next-Page', async () => {
+    await pushBranch('docwright/a', 'a.md');
+    await pushBranch('docwright/b', 'b.md');
+    await forge().openOrUpdatePullRequest(project(), mr('docwright/a'));
+    await forge().openOrUpdatePullRequest(project(), mr('docwright/b'));
+    const list = (query: string) => fetch(`${api.apiUrl}/projects/acme%2Fhandbook%2Fdocs/merge_requests?${query}`, { headers: { 'PRIVATE-TOKEN': TOKEN } });
+    const first = await list('per_page=1');
+    expect(((await first.json()) as Array<{ iid: number }>).map((request) => request.iid)).toEqual([2]);
+    expect([first.headers.get('x-total'), first.headers.get('x-page'), first.headers.get('x-next-page')]).toEqual(['2', '1', '2']);
+    expect(((await (await list('state=opened&source_branch=docwright%2Fa')).json()) as Array<{ iid: number }>).map((request) => request.iid)).toEqual([1]);
+    expect((await list('state=open')).status).toBe(400);
+  });
+
   test('errors: missing token, bad token, unknown project, unknown branch', async () => {
     expect((await rejection(forge().remote(project(null)))).code).toBe('forge_not_configured');
     expect((await rejection(forge().remote(project({ appId: '1', privateKey: 'k', installationId: '2' })))).code).toBe('forge_not_configured');

@@ -43,7 +43,7 @@ export class Browser {
       else this.cookies.set(cookie.name, cookie.value);
     }
     if ((response.headers['content-type'] ?? '').toString().includes('json')) {
-      const body = response.json() as { csrfToken?: unknown };
+      const body = response.json<{ csrfToken?: unknown }>();
       if (typeof body.csrfToken === 'string') this.csrfToken = body.csrfToken;
     }
     return response;

@@ -8,13 +8,17 @@ import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from
 import { createTestApp, type TestApp } from './test-app.js';
 import { createDocsRepository } from './docs-repository.js';
 
+/** A response body, read by the tests' assertions like light-my-request's json(). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see eslint.config.js on tests reading bodies as any
+type ResponseBody = any;
+
 export interface JobHarness extends TestApp {
   model: FakeModelServer;
   repository: string;
   projectId: string;
   key: string;
   worker: WorkerPool;
-  request(method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  request(method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: ResponseBody; headers: Record<string, unknown> }>;
   /** Polls the job like a client would, until it is no longer active. */
   waitForSettled(jobId: string, timeoutMs?: number): Promise<Job>;
 }

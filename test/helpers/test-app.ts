@@ -35,6 +35,7 @@ export async function createTestApp(dialect: Dialect, environment: Record<string
   return {
     app,
     services,
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- only worker-crash.test passes another clock, and never advances it
     clock: clock as ManualClock,
     config,
     testDatabase,

@@ -96,6 +96,7 @@ describe.each(BACKENDS)('job API without a worker [%s]', (dialect) => {
     expect(first.statusCode).toBe(201);
     expect(replay.statusCode).toBe(201);
     expect(replay.json()).toEqual(first.json());
+    expect(replay.body).toBe(first.body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect((await get(`/v2/agent/${projectId}/jobs`)).json().jobs).toHaveLength(1);
     const other = await post(path, { prompt: 'different' }, { 'idempotency-key': 'abc-123' });

@@ -1,7 +1,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { workspacesDirectory } from '../../src/jobs/start-job-worker.js';
+import { workspacesDirectory } from '../../src/git/workspace.js';
 import { scriptedToolCalls, type FakeModelScript } from '../fakes/fake-model-server.js';
 import { createJobHarness, type JobHarness } from '../helpers/job-harness.js';
 import { BACKENDS } from '../helpers/test-database.js';

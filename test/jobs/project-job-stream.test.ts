@@ -25,7 +25,7 @@ class JobStreamReader {
       for (;;) {
         const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
         if (done) return;
-        buffer += value;
+        buffer += value!;
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, end);

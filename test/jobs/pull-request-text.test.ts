@@ -64,7 +64,7 @@ describe('pull request text properties', () => {
         const headings = lines.filter((line) => line.startsWith('### '));
         expect(headings).toEqual([...turns.map((turn) => (turn.sequence === 1 ? '### Instruction' : `### Follow-up ${turn.sequence - 1}`)), '### Documentation check']);
         // Every new problem is listed; pre-existing ones only counted.
-        const fileLines = lines.filter((line) => /^- `/.test(line));
+        const fileLines = lines.filter((line) => line.startsWith("- `"));
         const listed = problems.filter((problem) => problem.new !== false).length;
         expect(fileLines).toHaveLength(turns.reduce((sum, turn) => sum + turn.filesChanged.length, 0) + listed);
         const oldTotal = Object.values(preExisting).reduce((sum, count) => sum + count, 0);

@@ -1,86 +1,134 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { afterEach, describe, expect, test } from 'vitest';
-import { systemClock } from '../../src/core/clock.js';
-import { createLogger } from '../../src/app/logger.js';
-import { createJobWorker } from '../../src/jobs/start-job-worker.js';
-import type { WorkerPool } from '../../src/queue/worker-pool.js';
-import { BACKENDS } from '../helpers/test-database.js';
-import { createTestApp, TEST_SECRET, type TestApp } from '../helpers/test-app.js';
-import { createDocsRepository, branches } from '../helpers/docs-repository.js';
-import { CLI } from '../helpers/run-cli.js';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.js';
+import type { Dialect } from '../../src/db/database.js';
+import type { FakeModelScript, FakeReply } from '../fakes/fake-model-server.js';
+import { startRunScenario, type RunScenario, type ScenarioForge } from '../helpers/run-scenario.js';
+import type { WorkerChild } from '../helpers/worker-child.js';
 import { docsAgentScript } from './docs-agent-script.js';
 
-describe.each(BACKENDS)('a worker killed mid-run [%s]', (dialect) => {
-  let t: TestApp;
-  let model: FakeModelServer;
-  let child: ChildProcess | null = null;
-  let rescuer: WorkerPool | null = null;
+/**
+ * Issue 12, test 1: a `docwright worker` child is SIGKILLed at each checkpoint of a run;
+ * another worker takes the job over when the lease expires, and the job ends `completed`
+ * with exactly one branch and one pull request.
+ *
+ * Each checkpoint is reached by watching what the run does outside the process, never by
+ * a hook in the worker: the fake model holds the request it is at, the fake GitHub the
+ * API call that follows the push (the lookup) or the pull request's creation, and on the
+ * local forge — whose pull request is a row in the database — PostgreSQL locks hold the
+ * run just after its push (the local forge's pull request lock) or just after the pull
+ * request's insert (the job's row, which only the turn's outcome writes). SQLite has no
+ * lock that stops one write and not the ones before it, so those two local-forge
+ * checkpoints run on PostgreSQL only.
+ */
+type Checkpoint = 'after the clone' | 'inside the model loop' | 'after the push' | 'after the pull request is created';
+const CHECKPOINTS: Checkpoint[] = ['after the clone', 'inside the model loop', 'after the push', 'after the pull request is created'];
+const CASES: Array<[Dialect, ScenarioForge, Checkpoint]> = (['postgres', 'sqlite'] as const).flatMap((dialect) =>
+  (['local', 'github'] as const).flatMap((forge) =>
+    CHECKPOINTS.filter((checkpoint) => dialect === 'postgres' || forge === 'github' || checkpoint === 'after the clone' || checkpoint === 'inside the model loop').map(
+      (checkpoint): [Dialect, ScenarioForge, Checkpoint] => [dialect, forge, checkpoint],
+    ),
+  ),
+);
+
+const NEVER_ANSWERED: FakeReply = { text: 'never delivered', delayMs: 60_000 };
+
+describe('a worker killed (SIGKILL) at each checkpoint of a run', () => {
+  let scenario: RunScenario | null = null;
+  let lockClient: pg.Client | null = null;
   afterEach(async () => {
-    child?.kill('SIGKILL');
-    await rescuer?.stop(5_000);
-    await t.close();
-    await model.close();
+    await lockClient?.end().catch(() => {});
+    lockClient = null;
+    await scenario?.close();
+    scenario = null;
   });
 
-  test('the job is retried by another worker and ends with one branch and one pull request', async () => {
-    let killed: () => void = () => {};
-    const childKilled = new Promise<void>((resolve) => (killed = resolve));
-    let firstWorkerCalls = 0;
-    model = await startFakeModelServer({
-      script: async (request, callIndex) => {
-        // The first worker's second model call never returns: the test kills that worker right then.
-        if (child && !child.killed && request.toolRounds === 1 && firstWorkerCalls++ === 0) {
-          child.kill('SIGKILL');
-          killed();
-          return { text: 'never delivered', delayMs: 60_000 };
-        }
-        return docsAgentScript(request, callIndex);
-      },
-    });
-    const environment = {
-      DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
-      DOCWRIGHT_OPENAI_COMPATIBLE_BASE_URL: model.url,
-      DOCWRIGHT_JOB_LEASE_SECONDS: '1',
-      DOCWRIGHT_MODEL_RETRIES: '0',
-      DOCWRIGHT_PUBLIC_URL: 'http://docs.test',
+  test.each(CASES)('[%s, %s forge] %s: the job ends completed with one branch and one pull request', async (dialect, forge, checkpoint) => {
+    let child: WorkerChild | null = null;
+    let killed = false;
+    let reportKilled: () => void = () => {};
+    const childKilled = new Promise<void>((resolve) => (reportKilled = resolve));
+    const kill = (): void => {
+      if (killed || !child) return;
+      killed = true;
+      child.process.kill('SIGKILL');
+      reportKilled();
     };
-    t = await createTestApp(dialect, environment, { clock: systemClock });
-    const repository = createDocsRepository();
-    const project = await t.services.projects.create({ name: 'Docs', repository, ref: 'main', forge: 'local', settings: {} });
-
-    child = spawn(process.execPath, [CLI, 'worker'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        DOCWRIGHT_DATA_DIR: t.testDatabase.dataDir,
-        DOCWRIGHT_SECRET: TEST_SECRET,
-        DOCWRIGHT_LOG_LEVEL: 'warn',
-        ...(dialect === 'postgres' ? { DOCWRIGHT_DATABASE_URL: t.testDatabase.location } : {}),
-        ...environment,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let childErrors = '';
-    child.stderr?.on('data', (chunk: Buffer) => (childErrors += chunk.toString()));
-    const { job } = await t.services.jobs.create(project, 'Add a troubleshooting page');
-    await Promise.race([childKilled, new Promise((_, reject) => setTimeout(() => reject(new Error(`worker never reached the model: ${childErrors}`)), 20_000))]);
-    const turnAfterKill = await t.services.database.db.selectFrom('job_turns').select(['status', 'attempts']).where('job_id', '=', job.id).executeTakeFirstOrThrow();
-    expect(turnAfterKill).toEqual({ status: 'running', attempts: 1 });
-
-    rescuer = createJobWorker(t.services, createLogger({ level: 'silent' }), { leaseMs: 1_000, idlePollMs: 100 });
-    rescuer.start();
-    const deadline = Date.now() + 30_000;
-    let current = await t.services.jobRepository.get(project.id, job.id);
-    while (current.status === 'active' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      current = await t.services.jobRepository.get(project.id, job.id);
+    const script: FakeModelScript = (request, callIndex) => {
+      if (!killed && checkpoint === 'after the clone') return NEVER_ANSWERED;
+      if (!killed && checkpoint === 'inside the model loop' && request.toolRounds === 1) {
+        kill();
+        return NEVER_ANSWERED;
+      }
+      return docsAgentScript(request, callIndex);
+    };
+    scenario = await startRunScenario(dialect, forge, script);
+    const { t, github, project } = scenario;
+    if (github && checkpoint === 'after the push') {
+      // The lookup of an existing pull request is the run's first call after its push.
+      github.intercept((request) => {
+        if (killed || request.method !== 'GET' || !request.path.endsWith('/pulls')) return undefined;
+        kill();
+        return { status: 502 };
+      });
     }
-    expect(current.status).toBe('completed');
-    expect(branches(repository)).toEqual(['main', `docwright/${job.id}`].sort());
-    const pulls = await t.services.database.db.selectFrom('local_pull_requests').selectAll().execute();
-    expect(pulls).toHaveLength(1);
-    expect(current.prLink).toBe(`http://docs.test/projects/${project.id}/pulls/1?token=${pulls[0]!.share_token}`);
+    if (github && checkpoint === 'after the pull request is created') {
+      github.intercept((request) => {
+        if (!killed && request.method === 'POST' && request.path.endsWith('/pulls')) kill();
+        return undefined; // the fake creates the pull request; its answer reaches no one
+      });
+    }
+
+    child = scenario.spawnWorker();
+    const { job } = await t.services.jobs.create(project, 'Add a troubleshooting page');
+    const branch = `docwright/${job.id}`;
+    if (forge === 'local' && (checkpoint === 'after the push' || checkpoint === 'after the pull request is created')) {
+      lockClient = new pg.Client(t.testDatabase.location);
+      await lockClient.connect();
+      if (checkpoint === 'after the push') {
+        // The local forge opens its pull request under this advisory lock (lockKey): held, the run stops right after its push.
+        await lockClient.query('select pg_advisory_lock(hashtextextended($1, 0))', [`local-pulls:${project.id}`]);
+        await waitFor(() => scenario!.branches().includes(branch), 'the push', child);
+      } else {
+        // Only the turn's outcome writes the job's row: the run stops right after the pull request's insert.
+        await lockClient.query('begin');
+        await lockClient.query('select id from jobs where id = $1 for no key update', [job.id]);
+        await waitFor(async () => (await scenario!.pullRequestCount()) === 1, 'the pull request', child);
+      }
+      kill();
+    } else if (checkpoint === 'after the clone') {
+      await scenario.waitForClone(job.id);
+      kill();
+    }
+    await Promise.race([childKilled, new Promise((_, reject) => setTimeout(() => reject(new Error(`never reached ${checkpoint}: ${child.log()}`)), 30_000))]);
+    await child.exited;
+    if (lockClient) {
+      await lockClient.end();
+      lockClient = null;
+    }
+
+    const interrupted = await t.services.database.db.selectFrom('job_turns').select(['status', 'attempts']).where('job_id', '=', job.id).executeTakeFirstOrThrow();
+    expect(interrupted).toEqual({ status: 'running', attempts: 1 });
+    const pushedBeforeKill = checkpoint === 'after the push' || checkpoint === 'after the pull request is created';
+    expect(scenario.branches().includes(branch)).toBe(pushedBeforeKill);
+    expect(await scenario.pullRequestCount()).toBe(checkpoint === 'after the pull request is created' ? 1 : 0);
+
+    scenario.startRescuer();
+    const done = await scenario.waitForSettled(job.id);
+    expect(done.status).toBe('completed');
+    expect(scenario.branches()).toEqual(['main', branch].sort());
+    expect(await scenario.pullRequestCount()).toBe(1);
+    expect(done.prLink).toBe(await scenario.expectedPrLink());
     const turn = await t.services.database.db.selectFrom('job_turns').select(['status', 'attempts']).where('job_id', '=', job.id).executeTakeFirstOrThrow();
     expect(turn).toEqual({ status: 'completed', attempts: 2 });
+    const events = await t.services.database.db.selectFrom('job_events').select('type').where('job_id', '=', job.id).where('type', 'in', ['pull_request', 'job.completed']).execute();
+    expect(events.map((event) => event.type).sort()).toEqual(['job.completed', 'pull_request']);
   });
 });
+
+async function waitFor(condition: () => boolean | Promise<boolean>, what: string, child: WorkerChild): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`the worker never reached ${what}: ${child.log()}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

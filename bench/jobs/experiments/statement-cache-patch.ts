@@ -12,7 +12,7 @@ const caches = new WeakMap<object, Map<string, unknown>>();
 
 prototype.prepare = function prepareOnce(this: object, sql: string): unknown {
   let cache = caches.get(this);
-  if (cache === undefined) caches.set(this, (cache = new Map()));
+  if (cache === undefined) caches.set(this, (cache = new Map<string, unknown>()));
   let statement = cache.get(sql);
   if (statement === undefined) cache.set(sql, (statement = original.call(this, sql)));
   return statement;

@@ -56,21 +56,21 @@ export interface ToolErrorResult {
 export interface DocsToolset {
   tools: ToolSet;
   /** Workspace-relative paths the tools wrote, edited, deleted or moved (both ends), sorted. */
-  changedFiles(): string[];
+  changedFiles: () => string[];
   /** The last change to each changed path, in the order changes happened. */
-  changes(): FileChange[];
+  changes: () => FileChange[];
   /**
    * The final check of a run, split into the problems the run introduced and those the
    * base already had. It reuses the index `check_docs` calls built, updated with the
    * files changed since.
    */
-  checkDocs(): Promise<DocsCheckResult>;
+  checkDocs: () => Promise<DocsCheckResult>;
   /** The write policy of this run, built from the checkout as cloned. */
-  policy(): Promise<WritePolicy>;
+  policy: () => Promise<WritePolicy>;
   /** Paths the tools refused to change because of the write policy, sorted. */
-  refusedFiles(): RefusedFile[];
+  refusedFiles: () => RefusedFile[];
   /** Stops the toolset's own worker threads; a tool call still using them fails. Call it when the turn ends. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 async function workspaceReady(ready: Promise<unknown>): Promise<boolean> {

@@ -25,7 +25,7 @@ type Token =
   | { kind: 'star' }
   | { kind: 'class'; negated: boolean; ranges: Array<[string, string]> };
 
-type PlainSegment = { kind: 'plain'; tokens: Token[]; literal: string | null };
+interface PlainSegment { kind: 'plain'; tokens: Token[]; literal: string | null }
 type Segment = { kind: 'globstar' } | PlainSegment;
 
 export interface GlobMatcher {
@@ -72,7 +72,7 @@ export interface PreparedPath {
 
 export function preparePath(path: string): PreparedPath {
   const names = path.split('/');
-  return { names, characters: names.map((name) => [...name]) };
+  return { names, characters: names.map((name) => Array.from(name)) };
 }
 
 /** `{a,b}c` → `ac`, `bc`; unbalanced braces are literal characters, as in bash. */
@@ -142,7 +142,7 @@ function parseSegments(pattern: string): Segment[] {
 
 function parseTokens(part: string): Token[] {
   const tokens: Token[] = [];
-  const characters = [...part];
+  const characters = Array.from(part);
   for (let index = 0; index < characters.length; index += 1) {
     const character = characters[index]!;
     if (character === '\\' && index + 1 < characters.length) {

@@ -17,7 +17,7 @@ export interface ListFilesResult {
 
 export async function listFiles(context: ToolContext, input: ListFilesInput = {}): Promise<ListFilesResult> {
   const cap = context.limits.maxListResults;
-  const limit = input.limit === undefined ? cap : input.limit;
+  const limit = input.limit ?? cap;
   if (!Number.isInteger(limit) || limit < 1) throw new ToolFailure('limit must be a positive whole number.');
   const matched = await globWorkspace(context.workspace, input.pattern ?? '**/*', {
     maxPatternLength: context.limits.maxQueryLength,

@@ -77,7 +77,7 @@ export async function updateMoveReferences(context: ToolContext, state: SiteStat
   const byFile = new Map<string, Replacement[]>();
   for (const entry of site.config?.navigation ?? []) {
     const named = linkedPath('', `/${entry.page.trim().replace(/^\/+/, '')}`);
-    if (named === undefined || named.key !== oldKey) continue;
+    if (named?.key !== oldKey) continue;
     if (entry.line === undefined) {
       report.notUpdated.push({ path: entry.file, reason: `the navigation entry "${entry.page}" could not be located` });
       continue;
@@ -114,6 +114,7 @@ async function applyReplacements(context: ToolContext, file: string, replacement
   const located: Replacement[] = [];
   for (const replacement of replacements) {
     const at = replacement.start >= 0 ? replacement : locateOnLine(text, replacement);
+    // eslint-disable-next-line @typescript-eslint/prefer-optional-chain -- the chain it suggests would read at.start before the check
     if (at !== undefined && text.slice(at.start, at.end) === at.expected) located.push(at);
     else report.notUpdated.push({ path: file, line: replacement.line, reason: `"${replacement.expected}" is no longer where the index found it` });
   }
@@ -159,7 +160,7 @@ async function addRedirect(context: ToolContext, configPath: string, source: str
       report.notUpdated.push({ path: configPath, reason: `its "redirects" is not a list (a $ref?); add {"source": "${source}", "destination": "${destination}"} where they are kept` });
       return;
     }
-    config.redirects = [...redirects, { source, destination }];
+    config.redirects = [...(redirects as unknown[]), { source, destination }];
     // docs.json is rewritten with the indentation it had.
     const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
     await writeText(absolute, configPath, `${JSON.stringify(config, null, indent)}\n`);

@@ -61,7 +61,7 @@ export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
 
 export function resolveToolLimits(overrides: Partial<ToolLimits> = {}): ToolLimits {
   const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS };
-  for (const key of Object.keys(DEFAULT_TOOL_LIMITS) as (keyof ToolLimits)[]) {
+  for (const key of Object.keys(DEFAULT_TOOL_LIMITS) as Array<keyof ToolLimits>) {
     const value = overrides[key];
     if (value === undefined) continue;
     if (!Number.isFinite(value) || value <= 0) {

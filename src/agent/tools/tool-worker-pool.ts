@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { FromWorker, TaskOf, ToolTask, ToolTaskKind, ToolTaskResults, ToWorker } from './tool-worker-protocol.js';
 import type { TaskOutcome } from '../../docs-site/task-outcome.js';
+import { workerEntry } from '../../core/runtime-paths.js';
 
 export type { TaskOutcome } from '../../docs-site/task-outcome.js';
 
@@ -35,7 +36,7 @@ interface Slot {
   idleTimer: NodeJS.Timeout | undefined;
 }
 
-const WORKER_ENTRY = new URL('./tool-worker-bootstrap.mjs', import.meta.url);
+const WORKER_ENTRY = workerEntry('agent/tools/tool-worker');
 /** After this many workers in a row fail to start, tasks fail instead of starting more. */
 const MAX_START_FAILURES = 3;
 
@@ -161,7 +162,7 @@ export class ToolWorkerPool {
       return;
     }
     const job = slot.job;
-    if (job === null || job.id !== message.id) return;
+    if (job?.id !== message.id) return;
     clearTimeout(slot.timer);
     slot.job = null;
     if (message.type === 'done') job.resolve({ status: 'done', result: message.result });

@@ -1,6 +1,6 @@
 import type { LineRangeRequest, LineRangeResult } from './line-range.js';
 import type { PageAnalysis } from '../../docs-site/page-analysis.js';
-import type { ConfigBuild } from '../../docs-site/site-config.js';
+import type { ConfigBuild } from '../../docs-site/site-config-types.js';
 import type { OpenApiPages } from '../../docs-site/openapi-pages.js';
 
 /** Work a tool hands to a tool worker thread (see tool-worker-pool.ts). */
@@ -25,7 +25,7 @@ export interface ToolTaskResults {
 
 export type TaskOf<Kind extends ToolTaskKind> = Extract<ToolTask, { kind: Kind }>;
 
-export type ToWorker = { type: 'task'; id: number; task: ToolTask };
+export interface ToWorker { type: 'task'; id: number; task: ToolTask }
 
 export type FromWorker =
   | { type: 'ready' }

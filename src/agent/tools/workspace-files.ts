@@ -41,7 +41,7 @@ export class WorkspaceFiles implements SiteSource {
     if (relative.split('/').some((segment) => segment === '..' || segment === '.git')) return { status: 'missing' };
     const absolute = path.join(this.root, ...relative.split('/'));
     const stats = await lstat(absolute).catch(() => undefined);
-    if (stats === undefined || !stats.isFile()) return { status: 'missing' };
+    if (!stats?.isFile()) return { status: 'missing' };
     if (stats.size > maxBytes) return { status: 'too-large', size: stats.size };
     const bytes = await readBytes(absolute, relative, maxBytes).catch(() => undefined);
     return bytes === undefined ? { status: 'missing' } : { status: 'read', bytes };

@@ -40,7 +40,6 @@ export function parseWorkspacePath(input: unknown, maxLength: number): string[] 
   const shown = JSON.stringify(input.length > 200 ? `${input.slice(0, 200)}…` : input);
   if (input.length > maxLength) throw new ToolFailure(`The path ${shown} is longer than ${maxLength} characters.`);
   if (input.includes('\0')) throw new ToolFailure(`The path ${shown} contains a NUL byte.`);
-  // eslint-disable-next-line no-control-regex
   if (/[\u0001-\u001f\u007f]/.test(input)) throw new ToolFailure(`The path ${shown} contains control characters.`);
   if (input.includes('\\')) {
     throw new ToolFailure(`The path ${shown} contains a backslash; use "/" to separate directories.`);

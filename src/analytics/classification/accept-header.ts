@@ -106,7 +106,7 @@ function splitOutsideQuotes(text: string, separator: string): string[] {
   let current = '';
   let quoted = false;
   for (let index = 0; index < text.length; index++) {
-    const character = text[index];
+    const character = text[index]!;
     if (character === '"') quoted = !quoted;
     else if (character === '\\' && quoted) {
       current += character + (text[index + 1] ?? '');

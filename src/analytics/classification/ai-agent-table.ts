@@ -24,7 +24,6 @@ export interface AiAgentTable {
 }
 
 const httpsUrl = z
-  .string()
   .url()
   .refine((value) => value.startsWith('https://'), 'must be an https URL');
 

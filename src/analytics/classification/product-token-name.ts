@@ -4,7 +4,7 @@
  * "curl/8.4.0" gives "curl", "Screaming Frog SEO Spider" stays whole. Returns null when the
  * stretch sits inside a URL or an e-mail address, where words are host names, not products.
  */
-const NAME_CHARACTER = /[A-Za-z0-9_.'\-]/;
+const NAME_CHARACTER = /[A-Za-z0-9_.'-]/;
 const MAX_NAME_LENGTH = 64;
 
 export function productTokenAt(userAgent: string, start: number, end: number = start + 1): string | null {
@@ -41,7 +41,7 @@ function isInsideUrlOrAddress(userAgent: string, from: number, to: number, name:
   if (userAgent[to] === '/' && /\.[a-z]{2,}$/i.test(name)) return true; // "github.com/…" without a scheme
   // Walk back to the start of the whitespace-, bracket- or semicolon-delimited chunk.
   let chunkStart = from;
-  while (chunkStart > 0 && !/[\s;(),]/.test(userAgent[chunkStart - 1] as string)) chunkStart--;
+  while (chunkStart > 0 && !/[\s;(),]/.test(userAgent[chunkStart - 1]!)) chunkStart--;
   const prefix = userAgent.slice(chunkStart, from);
   return (
     prefix.includes('://') ||

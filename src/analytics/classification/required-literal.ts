@@ -41,7 +41,7 @@ interface Atom {
 }
 
 function readAtom(source: string, start: number): Atom {
-  const character = source[start] as string;
+  const character = source[start]!;
   if (character === '\\') {
     const escaped = source[start + 1];
     if (escaped !== undefined && /[^A-Za-z0-9]/.test(escaped)) return { literal: escaped.toLowerCase(), end: start + 2 };
@@ -49,8 +49,8 @@ function readAtom(source: string, start: number): Atom {
   }
   if (character === '[') {
     const caseClass = /^\[([A-Za-z])([A-Za-z])\]/.exec(source.slice(start, start + 4));
-    if (caseClass !== null && (caseClass[1] as string).toLowerCase() === (caseClass[2] as string).toLowerCase()) {
-      return { literal: (caseClass[1] as string).toLowerCase(), end: start + 4 };
+    if (caseClass !== null && (caseClass[1]!).toLowerCase() === (caseClass[2]!).toLowerCase()) {
+      return { literal: (caseClass[1]!).toLowerCase(), end: start + 4 };
     }
     return { literal: null, end: skipClass(source, start) };
   }

@@ -9,7 +9,7 @@ import type { ImportHit, SendHits, SendResult } from './import-types.js';
 export class BatchSender {
   accepted = 0;
   rejected = 0;
-  private readonly inFlight: Promise<void>[] = [];
+  private readonly inFlight: Array<Promise<void>> = [];
   private failure: { error: unknown } | undefined;
 
   constructor(
@@ -45,8 +45,9 @@ export class BatchSender {
     while (this.inFlight.length > 0) await this.inFlight.shift();
   }
 
-  private record(result: SendResult, size: number): void {
-    const { accepted, rejected } = result ?? ({} as Partial<SendResult>);
+  /** `result` is what the server answered, typed or not: it is checked here. */
+  private record(result: Partial<SendResult> | undefined, size: number): void {
+    const { accepted, rejected } = result ?? {};
     if (!isCount(accepted) || !isCount(rejected) || accepted + rejected > size) {
       this.failure ??= {
         error: new DocwrightError(

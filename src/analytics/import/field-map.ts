@@ -50,8 +50,9 @@ export const DEFAULT_FIELD_MAP: ResolvedFieldMap = {
 export function resolveFieldMap(fieldMap: FieldMap | undefined): ResolvedFieldMap {
   const resolved: ResolvedFieldMap = { ...DEFAULT_FIELD_MAP };
   if (fieldMap === undefined) return resolved;
-  const errors: { path: string; message: string }[] = [];
-  for (const [field, names] of Object.entries(fieldMap)) {
+  const errors: Array<{ path: string; message: string }> = [];
+  // The map comes from the operator's JSON: a field may be present and undefined.
+  for (const [field, names] of Object.entries(fieldMap) as Array<[string, FieldMap[HitField]]>) {
     if (!(HIT_FIELDS as readonly string[]).includes(field)) {
       errors.push({ path: `fieldMap.${field}`, message: `unknown field; expected one of ${HIT_FIELDS.join(', ')}` });
       continue;

@@ -91,7 +91,7 @@ class LogImport {
     const fixedFormat = this.options.format ?? 'auto';
     let parser: LineParser | undefined =
       fixedFormat === 'auto' ? undefined : createLineParser(fixedFormat, this.options.fieldMap);
-    const undetected: { lineNumber: number; text: string }[] = [];
+    const undetected: Array<{ lineNumber: number; text: string }> = [];
     let lineNumber = 0;
     try {
       for (;;) {
@@ -167,7 +167,7 @@ class LogImport {
     this.reportProgress();
   }
 
-  private rejectUnrecognizedFile(file: string, lines: { lineNumber: number; text: string }[]): void {
+  private rejectUnrecognizedFile(file: string, lines: Array<{ lineNumber: number; text: string }>): void {
     for (const { lineNumber, text } of lines) {
       this.counters.lines++;
       this.countMalformed(file, lineNumber, 'not a combined, common or JSON-lines log line', text);

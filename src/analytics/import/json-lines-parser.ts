@@ -95,7 +95,7 @@ function lookup(object: Record<string, unknown>, name: string): unknown {
 
 function scalar(value: unknown): string | number | undefined {
   // Caddy logs headers as arrays of values; the first is the one a single-valued header has.
-  const single = Array.isArray(value) ? value[0] : value;
+  const single: unknown = Array.isArray(value) ? value[0] : value;
   if (typeof single === 'string') return single === '' || single === '-' ? undefined : single;
   if (typeof single === 'number' && Number.isFinite(single)) return single;
   return undefined;

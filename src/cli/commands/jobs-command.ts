@@ -84,7 +84,7 @@ async function promptOf(command: Command, options: PromptOptions): Promise<strin
 
 async function afterPromptSent(api: JobsApi, job: Job, options: PromptOptions, headline: string, fromSequence: () => Promise<number>): Promise<void> {
   if (!options.wait) {
-    if (options.json) return printJson(job);
+    if (options.json) { printJson(job); return; }
     printJob(job, headline);
     process.stdout.write(`\nFollow it with: docwright jobs wait ${job.id}\n`);
     return;

@@ -9,20 +9,8 @@ import { withoutUrlPassword } from '../../core/url-password.js';
 const serverModule = () => import('../../server/start-server.js');
 const modelProviderModule = () => import('../../agent/model-provider.js');
 
-/** Stops `stop` on the first SIGTERM/SIGINT; a second signal exits at once. */
-function onShutdownSignal(stop: (signal: string) => Promise<void>): void {
-  let stopping = false;
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      if (stopping) process.exit(130);
-      stopping = true;
-      void stop(signal).then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    });
-  }
-}
+const signalsModule = () => import('../../server/shutdown-signals.js');
+const publicUrlRuleModule = () => import('../../server/public-url-rule.js');
 
 export function serveCommand(): Command {
   return new Command('serve')
@@ -31,43 +19,37 @@ export function serveCommand(): Command {
     .action(async (options: { worker: boolean }) => {
       const config = loadConfig();
       const logger = createLogger({ level: config.logLevel });
-      const [{ startServer }, { missingModelCredentials }] = await Promise.all([serverModule(), modelProviderModule()]);
+      const [{ startServer }, { missingModelCredentials }, { exitOnShutdownSignals, SHUTDOWN_MARGIN_MS }, { derivedPublicUrlWarning }] = await Promise.all([
+        serverModule(),
+        modelProviderModule(),
+        signalsModule(),
+        publicUrlRuleModule(),
+      ]);
       const warning = missingModelCredentials(config.models.defaultModel, config.models);
       if (warning) logger.warn(warning);
       const server = await startServer({ config, logger, worker: options.worker });
+      const publicUrlWarning = derivedPublicUrlWarning(config);
+      if (publicUrlWarning) logger.warn(publicUrlWarning);
       logger.info(
         { url: server.url, publicUrl: config.publicUrl, database: server.services.database.dialect, dataDir: config.dataDir, worker: options.worker },
         `Docwright listening on ${server.url} (API reference at ${config.publicUrl}/docs)`,
       );
-      onShutdownSignal(async (signal) => {
-        logger.info({ signal }, 'shutting down: draining in-flight requests');
-        const timer = setTimeout(() => {
-          logger.error('shutdown timed out; exiting');
-          process.exit(1);
-        }, config.worker.shutdownTimeoutMs);
-        timer.unref();
-        await server.stop();
-        logger.info('stopped');
-      });
+      exitOnShutdownSignals({ logger, stop: () => server.stop(), deadlineMs: Math.max(config.worker.shutdownTimeoutMs, config.shutdownDelayMs) + SHUTDOWN_MARGIN_MS });
     });
 }
 
 export function workerCommand(): Command {
   return new Command('worker')
-    .description('Run a job worker only (no HTTP). Start several against one PostgreSQL database to share the work.')
+    .description('Run a job worker only (no HTTP). Start several against one PostgreSQL database to share the work. Needs DOCWRIGHT_PUBLIC_URL.')
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger({ level: config.logLevel });
-      const [{ startWorker }, { missingModelCredentials }] = await Promise.all([serverModule(), modelProviderModule()]);
+      const [{ startWorker }, { missingModelCredentials }, { exitOnShutdownSignals, SHUTDOWN_MARGIN_MS }] = await Promise.all([serverModule(), modelProviderModule(), signalsModule()]);
       const warning = missingModelCredentials(config.models.defaultModel, config.models);
       if (warning) logger.warn(warning);
       const running = await startWorker({ config, logger });
-      logger.info({ workerId: running.worker.workerId, database: running.services.database.dialect, concurrency: config.worker.concurrency }, 'Docwright worker started');
-      onShutdownSignal(async (signal) => {
-        logger.info({ signal }, 'shutting down: finishing running turns');
-        await running.stop();
-        logger.info('stopped');
-      });
+      logger.info({ workerId: running.worker.workerId, database: running.services.database.dialect, concurrency: config.worker.concurrency, publicUrl: config.publicUrl }, 'Docwright worker started');
+      exitOnShutdownSignals({ logger, stop: () => running.stop(), deadlineMs: config.worker.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS });
     });
 }
 

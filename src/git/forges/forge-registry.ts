@@ -13,7 +13,7 @@ export interface ForgeRegistry {
 
 /** One forge client per kind, configured from the environment once. */
 export function createForgeRegistry(config: Config, database: Database, clock: Clock): ForgeRegistry {
-  const local = new LocalForge(database, clock, config.publicUrl);
+  const local = new LocalForge(database, clock, () => config.publicUrl);
   const github = new GitHubForge({ apiBaseUrl: config.forges.githubApiUrl, gitBaseUrl: config.forges.githubGitUrl, clock });
   const gitlab = new GitLabForge({ apiBaseUrl: config.forges.gitlabApiUrl, gitBaseUrl: config.forges.gitlabGitUrl });
   return {

@@ -1,3 +1,4 @@
+import type { Executor } from '../../db/transaction.js';
 import type { GitAuth } from '../git-auth.js';
 
 /**
@@ -51,11 +52,23 @@ export interface PullRequestResult {
   status?: 'open';
 }
 
+/**
+ * Refuses a write of a job's run once its lease has passed to another worker, by throwing
+ * `lease_lost` (src/queue/lease-fence.ts). Given a transaction, the check holds until that
+ * transaction ends; without one it is a check right before a write elsewhere (a git push,
+ * a forge API call), which is as close as a remote that knows nothing of leases allows.
+ */
+export type WriteFence = (executor?: Executor) => Promise<void>;
+
 export interface Forge {
   readonly kind: ForgeKind;
   remote(project: ForgeProject): Promise<ForgeRemote>;
-  /** Idempotent per `head`: one open pull request per branch, however often it is called. */
-  openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest): Promise<PullRequestResult>;
+  /**
+   * Idempotent per `head`: the forge is asked for an open pull request from `head` first and
+   * that one is adopted (updated), so one branch has one open pull request however often
+   * this runs, crashes included. `fence` is called before anything is created or changed.
+   */
+  openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest, fence?: WriteFence): Promise<PullRequestResult>;
 }
 
 export function isAppCredentials(credentials: ForgeCredentials): credentials is ForgeAppCredentials {

@@ -3,7 +3,7 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import { isDocwrightError } from '../../core/errors.js';
 import type { GitAuth } from '../git-auth.js';
 import { validateRefName } from '../ref-name.js';
-import { isAppCredentials, type Forge, type ForgeProject, type ForgeRemote, type PullRequestRequest, type PullRequestResult } from './forge.js';
+import { isAppCredentials, type Forge, type ForgeProject, type ForgeRemote, type PullRequestRequest, type PullRequestResult, type WriteFence } from './forge.js';
 import { forgeNotConfigured } from './forge-errors.js';
 import { forgeGitUrl } from './forge-remote-url.js';
 import { GitHubAppTokens } from './github-app-token.js';
@@ -71,7 +71,7 @@ export class GitHubForge implements Forge {
     return { url: forgeGitUrl(this.gitBaseUrl, [repository.owner, repository.name]), auth };
   }
 
-  async openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest): Promise<PullRequestResult> {
+  async openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest, fence?: WriteFence): Promise<PullRequestResult> {
     const repository = this.parseRepository(project.repository);
     const base = validateRefName(pr.base, 'base');
     const head = validateRefName(pr.head, 'head');
@@ -79,6 +79,7 @@ export class GitHubForge implements Forge {
     const body = clip(pr.body, MAX_BODY_LENGTH);
     return this.withOctokit(project, async (octokit, secrets) => {
       const existing = await this.findOpenPullRequest(octokit, secrets, repository, head);
+      await fence?.();
       if (existing) return this.update(octokit, secrets, repository, existing, title, body);
       try {
         const created = await octokit.rest.pulls.create({

@@ -1,6 +1,6 @@
 import { DocwrightError, isDocwrightError } from '../../core/errors.js';
 import { validateRefName } from '../ref-name.js';
-import { isAppCredentials, type Forge, type ForgeProject, type ForgeRemote, type PullRequestRequest, type PullRequestResult } from './forge.js';
+import { isAppCredentials, type Forge, type ForgeProject, type ForgeRemote, type PullRequestRequest, type PullRequestResult, type WriteFence } from './forge.js';
 import { forgeHttpError, forgeNotConfigured, forgeUnreachable } from './forge-errors.js';
 import { forgeFetch } from './forge-fetch.js';
 import { forgeGitUrl } from './forge-remote-url.js';
@@ -65,7 +65,7 @@ export class GitLabForge implements Forge {
     return { url: forgeGitUrl(this.gitBaseUrl, repository.segments), auth: { username: 'oauth2', password: token } };
   }
 
-  async openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest): Promise<PullRequestResult> {
+  async openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest, fence?: WriteFence): Promise<PullRequestResult> {
     const repository = this.parseRepository(project.repository);
     const token = this.token(project);
     const base = validateRefName(pr.base, 'base');
@@ -77,7 +77,7 @@ export class GitLabForge implements Forge {
 
     const findOpen = async (): Promise<MergeRequest | null> => {
       const query = new URLSearchParams({ state: 'opened', source_branch: head, per_page: '100' });
-      const found = await this.request<MergeRequest[]>(token, 'GET', `${projectPath}/merge_requests?${query}`, undefined, `looking up open ${where}`);
+      const found = await this.request<MergeRequest[]>(token, 'GET', `${projectPath}/merge_requests?${query.toString()}`, undefined, `looking up open ${where}`);
       return found.find((mergeRequest) => mergeRequest.source_branch === head) ?? null;
     };
     const update = async (existing: MergeRequest): Promise<PullRequestResult> => {
@@ -88,6 +88,7 @@ export class GitLabForge implements Forge {
     };
 
     const existing = await findOpen();
+    await fence?.();
     if (existing) return update(existing);
     try {
       const created = await this.request<MergeRequest>(

@@ -3,7 +3,7 @@ import { conflict } from '../../core/errors.js';
 import type { Database } from '../../db/database.js';
 import type { LocalPullRequestsTable } from '../../db/schema.js';
 import { lockKey, writeTransaction, type Executor } from '../../db/transaction.js';
-import type { Forge, ForgeProject, ForgeRemote, PullRequestRequest, PullRequestResult } from './forge.js';
+import type { Forge, ForgeProject, ForgeRemote, PullRequestRequest, PullRequestResult, WriteFence } from './forge.js';
 import { newShareToken, shareTokenMatches } from './local-share-token.js';
 
 export interface LocalPullRequest {
@@ -40,7 +40,8 @@ export class LocalForge implements Forge {
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
-    private readonly publicUrl: string,
+    /** A function when the address is known only once the server listens (start-server.ts). */
+    private readonly publicUrl: string | (() => string),
   ) {}
 
   async remote(project: ForgeProject): Promise<ForgeRemote> {
@@ -51,11 +52,13 @@ export class LocalForge implements Forge {
    * One pull request per (project, head) branch, ever: a second call updates it. A closed
    * one is reopened (a follow-up continues the work); a merged one refuses with 409
    * `pull_request_merged`, since its branch is part of the base and new commits on it would
-   * have nothing to review them (JobService refuses such follow-ups up front).
+   * have nothing to review them (JobService refuses such follow-ups up front). `fence` runs
+   * in the same transaction, so a run whose lease has passed on changes nothing.
    */
-  async openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest): Promise<PullRequestResult> {
+  async openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest, fence?: WriteFence): Promise<PullRequestResult> {
     const opened = await writeTransaction(this.database, async (executor) => {
       await lockKey(this.database, executor, `local-pulls:${project.id}`);
+      await fence?.(executor);
       const now = this.clock.now();
       const existing = await executor
         .selectFrom('local_pull_requests')
@@ -89,7 +92,7 @@ export class LocalForge implements Forge {
         .execute();
       return { number: next, shareToken, created: true };
     });
-    return { number: opened.number, created: opened.created, url: localPullRequestUrl(this.publicUrl, project.id, opened.number, opened.shareToken), status: 'open' };
+    return { number: opened.number, created: opened.created, url: localPullRequestUrl(typeof this.publicUrl === 'string' ? this.publicUrl : this.publicUrl(), project.id, opened.number, opened.shareToken), status: 'open' };
   }
 
   async find(projectId: string, number: number): Promise<LocalPullRequest | null> {

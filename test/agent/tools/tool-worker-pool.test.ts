@@ -16,7 +16,7 @@ describe('ToolWorkerPool: a task sent ahead to a busy worker', () => {
   it('goes to a new worker when the task before it overruns its limit', async () => {
     const pool = new ToolWorkerPool({ size: 1 });
     try {
-      const slow = `${'- item [x](/x) *a* `b` {1}\n'.repeat(20_000)}`;
+      const slow = '- item [x](/x) *a* `b` {1}\n'.repeat(20_000);
       const [timedOut, next, last] = await Promise.all([
         pool.run({ kind: 'analyze-page', path: 'slow.mdx', text: slow }, 1),
         pool.run({ kind: 'analyze-page', path: 'next.mdx', text: '[n](/n)\n' }, 10_000),

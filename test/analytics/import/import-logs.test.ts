@@ -147,7 +147,7 @@ describe('importLogs', () => {
   describe('backpressure', () => {
     /** A send whose answers the test releases, recording how many batches were outstanding at once. */
     function gatedSend() {
-      const pending: (() => void)[] = [];
+      const pending: Array<() => void> = [];
       const state = { calls: 0, outstanding: 0, maxOutstanding: 0 };
       const send = (hits: ImportHit[]): Promise<SendResult> => {
         state.calls++;
@@ -213,7 +213,7 @@ describe('importLogs', () => {
     test('are counted and skipped with a limited number of examples carrying line numbers', async () => {
       const lines = [];
       for (let index = 0; index < 30; index++) lines.push(index % 3 === 0 ? `garbage ${index}` : combined({ second: index, path: `/p${index}` }));
-      lines.push(`${'x'.repeat(70_000)}`);
+      lines.push('x'.repeat(70_000));
       const file = writeLog('bad.log', lines.join('\n'));
       const { summary } = await run({ files: [file], maxMalformedExamples: 3 });
       expect(summary).toMatchObject({ lines: 31, hits: 20, malformed: 11 });

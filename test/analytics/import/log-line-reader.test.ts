@@ -91,7 +91,7 @@ describe('openLogLines', () => {
   });
 
   test('a slow consumer pauses reading: the file is not read far ahead of the lines consumed', async () => {
-    const line = `${'203.0.113.1 - - [01/Jan/2025:00:00:00 +0000] "GET /docs HTTP/1.1" 200 1 "-" "UA"'}\n`;
+    const line = `203.0.113.1 - - [01/Jan/2025:00:00:00 +0000] "GET /docs HTTP/1.1" 200 1 "-" "UA"\n`;
     const file = writeTemp('big.log', line.repeat(300_000));
     const reader = await openLogLines(file);
     let consumed = 0;

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'preact/hooks';
-import { html, parse } from 'diff2html';
+import { html, parse, type Diff2HtmlConfig } from 'diff2html';
 import { ColorSchemeType } from 'diff2html/lib-esm/types';
 import type { DiffFile } from 'diff2html/lib-esm/types';
 import 'diff2html/bundles/css/diff2html.min.css';
@@ -31,10 +31,9 @@ export function parseDiff(diff: string): DiffFile[] {
 export function DiffView({ files }: { files: DiffFile[] }) {
   const [layout, setLayout] = useState<Layout>(initialLayout);
   const theme = useTheme();
-  const markup = useMemo(
-    () => html(files, { outputFormat: layout, drawFileList: false, matching: 'lines', colorScheme: theme === 'dark' ? ColorSchemeType.DARK : ColorSchemeType.LIGHT }),
-    [files, layout, theme],
-  );
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- diff2html declares ColorSchemeType twice (lib/ for its types, lib-esm/ for the bundle): the same enum
+  const colorScheme: Diff2HtmlConfig['colorScheme'] = theme === 'dark' ? ColorSchemeType.DARK : ColorSchemeType.LIGHT;
+  const markup = useMemo(() => html(files, { outputFormat: layout, drawFileList: false, matching: 'lines', colorScheme }), [files, layout, colorScheme]);
   const choose = (next: Layout) => {
     setLayout(next);
     try {

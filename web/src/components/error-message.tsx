@@ -34,7 +34,7 @@ export function ErrorMessage({ error, title, onRetry }: Props) {
           ))}
         </ul>
       )}
-      {(onRetry || error.problem.requestId) && (
+      {(onRetry !== undefined || Boolean(error.problem.requestId)) && (
         <p class="alert-meta">
           {onRetry && (
             <button type="button" class="btn btn-small" onClick={onRetry}>

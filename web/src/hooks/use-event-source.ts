@@ -22,15 +22,11 @@ export function useEventSource(url: string | null, listeners: Record<string, (ev
     const source = new EventSource(url, { withCredentials: true });
     source.onopen = () => setState('live');
     source.onerror = () => setState(source.readyState === EventSource.CLOSED ? 'unavailable' : 'reconnecting');
-    const handlers = names.split(',').filter(Boolean).map((name) => {
-      const handler = (event: Event) => current.current[name]?.(event as MessageEvent<string>);
-      source.addEventListener(name, handler);
-      return handler;
-    });
-    return () => {
-      void handlers;
-      source.close();
-    };
+    for (const name of names.split(',').filter(Boolean)) {
+      source.addEventListener(name, (event: Event) => current.current[name]?.(event as MessageEvent<string>));
+    }
+    // Closing the source drops its listeners with it.
+    return () => source.close();
   }, [url, names]);
   return state;
 }

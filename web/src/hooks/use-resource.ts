@@ -5,9 +5,9 @@ export interface Resource<T> {
   data: T | undefined;
   error: ApiError | null;
   loading: boolean;
-  reload(): void;
+  reload: () => void;
   /** Replace the data locally (after a mutation answered with the new value). */
-  setData(update: T | ((previous: T | undefined) => T)): void;
+  setData: (update: T | ((previous: T | undefined) => T)) => void;
 }
 
 /**

@@ -5,13 +5,13 @@ export interface Submission {
   busy: boolean;
   /** The last failure as a readable API error (field errors included); null after a new start. */
   error: ApiError | null;
-  setError(error: ApiError | null): void;
+  setError: (error: ApiError | null) => void;
   /**
    * Runs `work` with `busy` set and the previous error cleared; a failure becomes `error`.
    * `keepBusy`: stay busy after success, for work that navigates away (sign-in, setup), so
    * the button cannot be pressed twice while the next page loads.
    */
-  run(work: () => Promise<void>, options?: { keepBusy?: boolean }): Promise<void>;
+  run: (work: () => Promise<void>, options?: { keepBusy?: boolean }) => Promise<void>;
 }
 
 /** The busy flag and error of one form or action: every write in the dashboard goes through it. */

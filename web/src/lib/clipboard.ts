@@ -3,7 +3,8 @@
  * dashboard reached over plain http on a LAN address falls back to a hidden textarea.
  */
 export async function copyText(text: string): Promise<boolean> {
-  if (navigator.clipboard && window.isSecureContext) {
+  // navigator.clipboard is missing outside a secure context, whatever the DOM types say.
+  if (window.isSecureContext && 'clipboard' in navigator) {
     try {
       await navigator.clipboard.writeText(text);
       return true;
@@ -17,8 +18,9 @@ export async function copyText(text: string): Promise<boolean> {
   area.className = 'visually-hidden';
   document.body.append(area);
   area.select();
-  let copied = false;
+  let copied: boolean;
   try {
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the only copy that works over plain http, which the Clipboard API refuses
     copied = document.execCommand('copy');
   } catch {
     copied = false;

@@ -83,7 +83,7 @@ function KeysContent({ project }: { project: Project }) {
         <h2 id="keys-heading">Keys</h2>
         {keys.error && <ErrorMessage error={keys.error} title="Could not load the keys" onRetry={keys.reload} />}
         {keys.loading && !keys.data && <Loading label="Loading keys…" />}
-        {keys.data && keys.data.length === 0 && <p class="muted">No keys yet. Create one above to call the API.</p>}
+        {keys.data?.length === 0 && <p class="muted">No keys yet. Create one above to call the API.</p>}
         {keys.data && keys.data.length > 0 && (
           <div class="table-scroll" tabIndex={0} role="region" aria-label="API keys">
             <table class="table">

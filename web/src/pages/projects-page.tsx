@@ -30,7 +30,7 @@ export function ProjectsPage() {
       </div>
       {projects.error && <ErrorMessage error={projects.error} title="Could not load the projects" onRetry={projects.reload} />}
       {projects.loading && !projects.data && <Loading label="Loading projects…" />}
-      {projects.data && projects.data.length === 0 && (
+      {projects.data?.length === 0 && (
         <EmptyState title="No projects yet">
           <p>A project is one documentation repository: agent jobs edit it and open pull requests, and its site's visitors are counted.</p>
           {isAdmin ? (

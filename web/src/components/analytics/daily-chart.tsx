@@ -32,7 +32,7 @@ export function DailyChart({ report }: { report: DailyReport }) {
         { ...axis, size: 50, values: (_self, ticks) => ticks.map((tick) => (Number.isInteger(tick) ? formatNumber(tick) : '')) },
       ],
       series: [
-        { label: 'Day', value: (_self, seconds) => (seconds === null ? '—' : formatDay(new Date(seconds * 1000).toISOString().slice(0, 10))) },
+        { label: 'Day', value: (_self, seconds: number | null) => (seconds === null ? '—' : formatDay(new Date(seconds * 1000).toISOString().slice(0, 10))) },
         { label: 'Human', stroke: cssVar('--chart-human'), fill: `${cssVar('--chart-human')}22`, width: 2, points: { show: days.length <= 31 } },
         { label: 'AI', stroke: cssVar('--chart-ai'), fill: `${cssVar('--chart-ai')}22`, width: 2, points: { show: days.length <= 31 } },
       ],

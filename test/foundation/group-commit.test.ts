@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createGroupCommit } from '../../src/analytics/group-commit.js';
+import { createGroupCommit } from '../../src/db/group-commit.js';
 
 function gate() {
   let open: () => void = () => {};
