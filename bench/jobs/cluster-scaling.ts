@@ -74,6 +74,7 @@ export async function measureScalingConfiguration(options: {
     proxy: false,
     directory: join(options.directory, name),
     databaseUrl,
+    ownProcessGroups: false,
     environment: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',

@@ -33,8 +33,16 @@ export function signalManagedChildren(signal: NodeJS.Signals): void {
  * SIGTERM, where a shared group would deliver the terminal's SIGINT and the supervisor's
  * signal, and a second signal means "exit at once" to Docwright.
  */
-export function startManagedChild(options: { name: string; command: string; args: string[]; environment: NodeJS.ProcessEnv; output: PrefixedOutput }): ManagedChild {
-  const child = spawn(options.command, options.args, { env: options.environment, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export function startManagedChild(options: {
+  name: string;
+  command: string;
+  args: string[];
+  environment: NodeJS.ProcessEnv;
+  output: PrefixedOutput;
+  /** False keeps the child in the supervisor's process group and session (see ClusterOptions.ownProcessGroups). */
+  ownProcessGroup?: boolean;
+}): ManagedChild {
+  const child = spawn(options.command, options.args, { env: options.environment, stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownProcessGroup ?? true });
   if (child.pid === undefined) throw new Error(`could not start ${options.name}: ${options.command} ${options.args.join(' ')}`);
   options.output.follow(options.name, child.stdout);
   options.output.follow(options.name, child.stderr);

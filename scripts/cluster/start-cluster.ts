@@ -28,6 +28,13 @@ export interface ClusterOptions {
   databaseUrl?: string;
   /** Node options for the Docwright processes, e.g. `--cpu-prof`. */
   nodeOptions?: string[];
+  /**
+   * True (default): each Docwright process in a process group and session of its own, so a
+   * Ctrl-C reaches only the supervisor. The benchmarks pass false: Linux's autogroup
+   * scheduler shares the CPU fairly between sessions, and a benchmark's processes must
+   * compete for it as the load generator's neighbours, as the other benchmarks' do.
+   */
+  ownProcessGroups?: boolean;
 }
 
 export interface ClusterProcess {
@@ -93,6 +100,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         args: [...(options.nodeOptions ?? []), CLI, ...args],
         environment: { ...options.environment, ...common, DOCWRIGHT_DATA_DIR: dataDir, ...extra },
         output,
+        ownProcessGroup: options.ownProcessGroups ?? true,
       });
       children.push(child);
       return child;
