@@ -52,7 +52,9 @@ export function datasetSpec(scale: number, base: AnalyticsDatasetSpec = FULL_DAT
 /** Names a dataset in file names, so cached data of another spec is never reused by mistake. */
 export function datasetKey(dataset: { spec: AnalyticsDatasetSpec }): string {
   const spec = dataset.spec;
-  return [spec.seed, spec.hits, spec.visitors, spec.pages, spec.days, spec.aiShare, spec.zipfExponent, new Date(spec.start).toISOString().slice(0, 10)].join('-');
+  return [spec.seed, spec.hits, spec.visitors, spec.pages, spec.days, spec.aiShare, spec.zipfExponent, new Date(spec.start).toISOString().slice(0, 10)].join(
+    '-',
+  );
 }
 
 export interface DatasetHit {
@@ -86,21 +88,71 @@ export function toEvent(hit: DatasetHit): DatasetEvent {
 const DAY_MS = 86_400_000;
 const TWO_TO_32 = 4294967296;
 const SECTIONS = [
-  'getting-started', 'guides', 'reference', 'api-reference', 'concepts', 'tutorials', 'integrations', 'sdks', 'cli',
-  'deployment', 'security', 'changelog',
+  'getting-started',
+  'guides',
+  'reference',
+  'api-reference',
+  'concepts',
+  'tutorials',
+  'integrations',
+  'sdks',
+  'cli',
+  'deployment',
+  'security',
+  'changelog',
 ];
 const TOPICS = [
-  'installation', 'quickstart', 'authentication', 'webhooks', 'rate-limits', 'pagination', 'errors', 'configuration',
-  'migrating-from-v1', 'search', 'analytics', 'theming', 'components', 'versioning', 'localization', 'self-hosting', 'faq',
-  'troubleshooting', 'permissions', 'teams', 'billing', 'environments', 'secrets', 'logging', 'metrics', 'tracing', 'caching',
-  'queues', 'storage', 'databases', 'functions', 'domains', 'redirects', 'previews', 'builds', 'plugins', 'testing',
-  'accessibility', 'seo', 'navigation',
+  'installation',
+  'quickstart',
+  'authentication',
+  'webhooks',
+  'rate-limits',
+  'pagination',
+  'errors',
+  'configuration',
+  'migrating-from-v1',
+  'search',
+  'analytics',
+  'theming',
+  'components',
+  'versioning',
+  'localization',
+  'self-hosting',
+  'faq',
+  'troubleshooting',
+  'permissions',
+  'teams',
+  'billing',
+  'environments',
+  'secrets',
+  'logging',
+  'metrics',
+  'tracing',
+  'caching',
+  'queues',
+  'storage',
+  'databases',
+  'functions',
+  'domains',
+  'redirects',
+  'previews',
+  'builds',
+  'plugins',
+  'testing',
+  'accessibility',
+  'seo',
+  'navigation',
 ];
 const SUBPAGES = ['', 'overview', 'examples', 'options', 'limits', 'best-practices', 'advanced', 'reference', 'python', 'node', 'go', 'ruby'];
 const IPV4_PREFIXES = [23, 31, 45, 52, 66, 78, 81, 93, 104, 141, 151, 176, 185, 188, 203, 212];
 const REFERRERS = [
-  'https://www.google.com/', 'https://www.bing.com/', 'https://duckduckgo.com/', 'https://github.com/example/sdk',
-  'https://stackoverflow.com/questions/7612', 'https://chatgpt.com/', 'https://news.ycombinator.com/',
+  'https://www.google.com/',
+  'https://www.bing.com/',
+  'https://duckduckgo.com/',
+  'https://github.com/example/sdk',
+  'https://stackoverflow.com/questions/7612',
+  'https://chatgpt.com/',
+  'https://news.ycombinator.com/',
 ];
 const HUMAN_REFERRER_SHARE = 0.3;
 
@@ -150,7 +202,7 @@ export function zipfCumulative(count: number, exponent: number): Float64Array {
     sum += 1 / rank ** exponent;
     cumulative[rank - 1] = sum;
   }
-  for (let index = 0; index < count; index++) cumulative[index] = (cumulative[index]!) / sum;
+  for (let index = 0; index < count; index++) cumulative[index] = cumulative[index]! / sum;
   return cumulative;
 }
 
@@ -249,7 +301,7 @@ export class AnalyticsDataset {
     let high = cumulative.length - 1;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if ((cumulative[middle]!) < roll) low = middle + 1;
+      if (cumulative[middle]! < roll) low = middle + 1;
       else high = middle;
     }
     return low;

@@ -19,9 +19,12 @@ export async function loadDuckDbHits(csvFile: string): Promise<DuckDbHits> {
   const connection = await instance.connect();
   const startedAt = performance.now();
   await connection.run(`create table hits (ts timestamp not null, path varchar not null, class varchar not null, visitor bigint not null)`);
-  await connection.run(`insert into hits select * from read_csv($file, header = true, columns = {'ts': 'TIMESTAMP', 'path': 'VARCHAR', 'class': 'VARCHAR', 'visitor': 'BIGINT'})`, {
-    file: csvFile,
-  });
+  await connection.run(
+    `insert into hits select * from read_csv($file, header = true, columns = {'ts': 'TIMESTAMP', 'path': 'VARCHAR', 'class': 'VARCHAR', 'visitor': 'BIGINT'})`,
+    {
+      file: csvFile,
+    },
+  );
   const loadSeconds = (performance.now() - startedAt) / 1000;
   const count = await connection.runAndReadAll('select count(*) from hits');
   const rows = Number(count.getRows()[0]?.[0] ?? 0);

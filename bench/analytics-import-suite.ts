@@ -55,7 +55,7 @@ export async function runImportBenchmarks(options: BenchOptions): Promise<SuiteR
     title: `import: ${(result.sizeBytes / MB).toFixed(0)} MiB combined access log (${summary.lines.toLocaleString('en-US')} lines, ${summary.hits.toLocaleString('en-US')} page hits)`,
     context: [
       'importLogs() with a send that JSON-serializes each 1,000-hit batch as the CLI would, then discards it (no server).',
-      'Baseline: node:readline counting the same file\'s lines; each side in a fresh Node process.',
+      "Baseline: node:readline counting the same file's lines; each side in a fresh Node process.",
     ],
     metrics: [
       metric({

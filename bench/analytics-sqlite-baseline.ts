@@ -94,7 +94,18 @@ export async function measureRawSqliteInsert(rows: EncodedHits, file: string): P
     const insertSlice = connection.transaction((start: number, end: number) => {
       for (let index = start; index < end; index++) {
         const agent = rows.agent[index]!;
-        insert.run(SITE, rows.at[index], rows.page[index], rows.visitor[index], rows.classCode[index], agent === 0 ? null : agent, rows.userAgent[index], rows.referrer[index], 0, CLASSIFIER_VERSION);
+        insert.run(
+          SITE,
+          rows.at[index],
+          rows.page[index],
+          rows.visitor[index],
+          rows.classCode[index],
+          agent === 0 ? null : agent,
+          rows.userAgent[index],
+          rows.referrer[index],
+          0,
+          CLASSIFIER_VERSION,
+        );
       }
     });
     const startedAt = performance.now();

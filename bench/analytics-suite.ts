@@ -41,7 +41,9 @@ export async function runAnalyticsBenchmarks(options: BenchOptions): Promise<Sui
   const spec = dataset.spec;
   const sample = Math.min(spec.hits, INGEST_SAMPLE);
   const question: VisitorsQuestion = { from: spec.start, to: dataset.end, limit: QUERY_LIMIT, offset: 0 };
-  options.log(`analytics: ${spec.hits.toLocaleString('en-US')} hits, ${spec.visitors.toLocaleString('en-US')} visitors, ${spec.pages} pages, ${spec.days} days`);
+  options.log(
+    `analytics: ${spec.hits.toLocaleString('en-US')} hits, ${spec.visitors.toLocaleString('en-US')} visitors, ${spec.pages} pages, ${spec.days} days`,
+  );
   const baselines = await measureBaselines(dataset, sample, question, options);
   const reports: SuiteReport[] = [];
   let postgres: BenchPostgres | undefined;
@@ -118,7 +120,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
     const endToEndRate = spec.hits / (loadSeconds + first.milliseconds / 1000);
     const rawBaseline = { name: 'raw better-sqlite3 insert', value: baselines.rawInsert.hitsPerSecond };
     const rawCpuBaseline = { name: 'raw better-sqlite3 insert', value: baselines.rawInsert.hitsPerCpuSecond };
-    const cpuNote = backend === 'postgres' ? 'CPU of the Docwright process only; PostgreSQL\'s own processes are not counted' : undefined;
+    const cpuNote = backend === 'postgres' ? "CPU of the Docwright process only; PostgreSQL's own processes are not counted" : undefined;
     const allCpuSeconds = measured.serverCpuSeconds + (rest?.serverCpuSeconds ?? 0) + firstCpuSeconds;
     const duckBaseline = { name: 'DuckDB', value: baselines.duckdb.p50 };
     const metrics = [
@@ -139,7 +141,8 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
         ...(cpuNote === undefined ? {} : { note: cpuNote }),
       }),
     );
-    if (rest) metrics.push(metric({ name: `ingest, HTTP, remaining ${shortCount(rest.hits)} hits`, value: rest.hitsPerSecond, unit: 'hits/s', baseline: rawBaseline }));
+    if (rest)
+      metrics.push(metric({ name: `ingest, HTTP, remaining ${shortCount(rest.hits)} hits`, value: rest.hitsPerSecond, unit: 'hits/s', baseline: rawBaseline }));
     metrics.push(
       metric({ name: 'ingest until queryable (all hits, + fold)', value: endToEndRate, unit: 'hits/s', baseline: rawBaseline }),
       metric({
@@ -164,9 +167,13 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
       }),
     );
     if (backend === 'sqlite') {
-      metrics.push(metric({ name: 'visitors query p50, ceiling', value: timed.summary.p50, unit: 'ms', target: { of: 'value', comparison: 'at-most', limit: 500 } }));
+      metrics.push(
+        metric({ name: 'visitors query p50, ceiling', value: timed.summary.p50, unit: 'ms', target: { of: 'value', comparison: 'at-most', limit: 500 } }),
+      );
     }
-    metrics.push(metric({ name: 'visitors query p95', value: timed.summary.p95, unit: 'ms', baseline: { name: 'DuckDB', value: baselines.duckdb.summary.p95 } }));
+    metrics.push(
+      metric({ name: 'visitors query p95', value: timed.summary.p95, unit: 'ms', baseline: { name: 'DuckDB', value: baselines.duckdb.summary.p95 } }),
+    );
     return {
       suite: 'analytics',
       title: `analytics on ${backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${spec.hits.toLocaleString('en-US')} hits, ${spec.visitors.toLocaleString('en-US')} visitors, ${spec.pages.toLocaleString('en-US')} pages, ${spec.days} days`,

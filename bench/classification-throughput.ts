@@ -41,5 +41,7 @@ export function runClassificationThroughput(scale = 1): ClassificationThroughput
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const result = runClassificationThroughput();
-  console.log(`classification: ${Math.round(result.cachedPerSecond).toLocaleString()} hits/s (repeating user agents), ${Math.round(result.uncachedPerSecond).toLocaleString()} hits/s (never-seen)`);
+  console.log(
+    `classification: ${Math.round(result.cachedPerSecond).toLocaleString()} hits/s (repeating user agents), ${Math.round(result.uncachedPerSecond).toLocaleString()} hits/s (never-seen)`,
+  );
 }

@@ -28,5 +28,7 @@ const checker = new DocsChecker({
 const startedAt = performance.now();
 const result = await checker.check();
 const cpu = process.cpuUsage();
-process.stdout.write(`${result.pagesChecked} pages, ${result.introduced.length} problems in ${Math.round(performance.now() - startedAt)} ms; process CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms\n`);
+process.stdout.write(
+  `${result.pagesChecked} pages, ${result.introduced.length} problems in ${Math.round(performance.now() - startedAt)} ms; process CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms\n`,
+);
 await pool.close();

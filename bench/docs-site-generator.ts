@@ -133,7 +133,10 @@ function writeSite(directory: string, pageCount: number, seed: number): Generate
   // Hubs and edited pages are picked first: ordinary links avoid hubs, so each hub's
   // inbound count is exactly the links planted for it.
   // Hubs are leaf pages; an index page is deleted separately (see `indexPage`).
-  const indices = shuffle(Array.from({ length: pages.length - 1 }, (_, index) => index + 1).filter((index) => !pages[index]!.slug.endsWith('/index')), random);
+  const indices = shuffle(
+    Array.from({ length: pages.length - 1 }, (_, index) => index + 1).filter((index) => !pages[index]!.slug.endsWith('/index')),
+    random,
+  );
   const hubs = indices.slice(0, HUB_COUNT).map((index) => pages[index]!);
   const edited = indices.slice(HUB_COUNT, HUB_COUNT + EDIT_COUNT).map((index) => pages[index]!);
   const brokenCount = Math.max(1, Math.round(pages.length * BROKEN_SHARE));
@@ -177,7 +180,10 @@ function writeSite(directory: string, pageCount: number, seed: number): Generate
   }
   const hubResults: GeneratedDocsSite['hubs'] = [];
   for (const hub of hubs) {
-    const linking = shuffle(pages.filter((page) => page !== hub && !hubSet.has(page)), random).slice(0, HUB_INBOUND);
+    const linking = shuffle(
+      pages.filter((page) => page !== hub && !hubSet.has(page)),
+      random,
+    ).slice(0, HUB_INBOUND);
     for (const page of linking) page.links.push(linkFrom(page, hub, false));
     linkCount += linking.length;
     hubResults.push({ page: `${hub.slug}.mdx`, inbound: linking.length });
@@ -200,14 +206,24 @@ function writeSite(directory: string, pageCount: number, seed: number): Generate
 
   let pageBytes = 0;
   for (const page of pages) {
-    const text = pageText({ title: page.title, links: shuffle(page.links, random), markers: page.markers, imageCount: 1 + randomInt(2), targetBytes: 3000 + randomInt(3000), random });
+    const text = pageText({
+      title: page.title,
+      links: shuffle(page.links, random),
+      markers: page.markers,
+      imageCount: 1 + randomInt(2),
+      targetBytes: 3000 + randomInt(3000),
+      random,
+    });
     for (const marker of page.markers) if (text.indexOf(marker) !== text.lastIndexOf(marker)) throw new Error(`edit marker occurs twice in ${page.slug}`);
     pageBytes += Buffer.byteLength(text);
     writeFile(directory, `${page.slug}.mdx`, text);
   }
   const draftCount = Math.max(3, Math.round(pages.length * BROKEN_SHARE));
   for (let index = 0; index < draftCount; index += 1) {
-    const links = [{ written: `/drafts/missing-${index}`, card: false }, { written: '../nowhere', card: false }];
+    const links = [
+      { written: `/drafts/missing-${index}`, card: false },
+      { written: '../nowhere', card: false },
+    ];
     writeFile(directory, `drafts/draft-${index}.mdx`, pageText({ title: `Draft ${index}`, links, markers: [], imageCount: 0, targetBytes: 3000, random }));
   }
   for (let index = 0; index < IMAGE_FILES; index += 1) writeFile(directory, `images/diagram-${index}.png`, PNG);

@@ -32,12 +32,45 @@ const WORDS = (
 ).split(' ');
 
 const LANGUAGES = [
-  { title: 'cURL', lang: 'bash', code: (word: string) => [`curl -X POST https://api.example.com/v1/${word} \\`, '  -H "Authorization: Bearer $TOKEN" \\', `  -d '{"name": "${word}", "retries": 3}'`] },
-  { title: 'Node.js', lang: 'javascript', code: (word: string) => [`import { Client } from '@example/sdk';`, '', 'const client = new Client({ token: process.env.TOKEN });', `const result = await client.${word}.create({ retries: 3 });`, 'console.log(result.id);'] },
-  { title: 'Python', lang: 'python', code: (word: string) => ['from example import Client', '', 'client = Client(token=os.environ["TOKEN"])', `result = client.${word}.create(retries=3)`, 'print(result.id)'] },
+  {
+    title: 'cURL',
+    lang: 'bash',
+    code: (word: string) => [
+      `curl -X POST https://api.example.com/v1/${word} \\`,
+      '  -H "Authorization: Bearer $TOKEN" \\',
+      `  -d '{"name": "${word}", "retries": 3}'`,
+    ],
+  },
+  {
+    title: 'Node.js',
+    lang: 'javascript',
+    code: (word: string) => [
+      `import { Client } from '@example/sdk';`,
+      '',
+      'const client = new Client({ token: process.env.TOKEN });',
+      `const result = await client.${word}.create({ retries: 3 });`,
+      'console.log(result.id);',
+    ],
+  },
+  {
+    title: 'Python',
+    lang: 'python',
+    code: (word: string) => [
+      'from example import Client',
+      '',
+      'client = Client(token=os.environ["TOKEN"])',
+      `result = client.${word}.create(retries=3)`,
+      'print(result.id)',
+    ],
+  },
 ];
 
-const FORMULAS = ['\\sum_{i=1}^{n} t_i \\leq T_{\\max}', 'r = \\frac{\\text{requests}}{\\Delta t}', 'p(x) = 1 - e^{-\\lambda x}', '\\lceil \\log_2 n \\rceil + 1'];
+const FORMULAS = [
+  '\\sum_{i=1}^{n} t_i \\leq T_{\\max}',
+  'r = \\frac{\\text{requests}}{\\Delta t}',
+  'p(x) = 1 - e^{-\\lambda x}',
+  '\\lceil \\log_2 n \\rceil + 1',
+];
 
 function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)]!;
@@ -49,7 +82,9 @@ export function sentence(random: () => number, words: number): string {
 }
 
 function linkText(random: () => number): string {
-  return sentence(random, 2 + Math.floor(random() * 3)).slice(0, -1).toLowerCase();
+  return sentence(random, 2 + Math.floor(random() * 3))
+    .slice(0, -1)
+    .toLowerCase();
 }
 
 export function pageText(input: PageTextInput): string {
@@ -92,7 +127,13 @@ export function pageText(input: PageTextInput): string {
     '<Tabs>',
   ];
   for (const language of LANGUAGES) {
-    lines.push(`  <Tab title="${language.title}">`, `    \`\`\`${language.lang}`, ...language.code(word).map((line) => (line === '' ? '' : `    ${line}`)), '    ```', '  </Tab>');
+    lines.push(
+      `  <Tab title="${language.title}">`,
+      `    \`\`\`${language.lang}`,
+      ...language.code(word).map((line) => (line === '' ? '' : `    ${line}`)),
+      '    ```',
+      '  </Tab>',
+    );
   }
   lines.push(
     '</Tabs>',
@@ -107,10 +148,25 @@ export function pageText(input: PageTextInput): string {
   for (let image = 0; image < input.imageCount; image += 1) {
     lines.push(`![${linkText(random)}](/images/diagram-${Math.floor(random() * 20)}.png)`, '');
   }
-  lines.push('## Configuration', '', paragraph(take(3)), '', '```json', '{', `  "${word}": {`, `    "enabled": true,`, `    "retries": ${Math.floor(random() * 5)}`, '  }', '}', '```', '');
+  lines.push(
+    '## Configuration',
+    '',
+    paragraph(take(3)),
+    '',
+    '```json',
+    '{',
+    `  "${word}": {`,
+    `    "enabled": true,`,
+    `    "retries": ${Math.floor(random() * 5)}`,
+    '  }',
+    '}',
+    '```',
+    '',
+  );
   if (cards.length > 0) {
     lines.push('## Related', '', '<CardGroup cols={2}>');
-    for (const card of cards) lines.push(`  <Card title="${sentence(random, 3).slice(0, -1)}" icon="book" href="${card.written}">`, `    ${sentence(random, 9)}`, '  </Card>');
+    for (const card of cards)
+      lines.push(`  <Card title="${sentence(random, 3).slice(0, -1)}" icon="book" href="${card.written}">`, `    ${sentence(random, 9)}`, '  </Card>');
     lines.push('</CardGroup>', '');
   }
   lines.push('## Details', '', paragraph(take(prose.length)), '');

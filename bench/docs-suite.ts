@@ -63,7 +63,14 @@ export async function runDocsBenchmarks(options: BenchOptions): Promise<SuiteRep
       // The 2,000-page figures stay; the missed metric marks the run as failed.
       const message = error instanceof Error ? error.message : String(error);
       report.notes.push(`the ${large.toLocaleString('en-US')}-page part failed: ${message}`);
-      report.metrics.push(metric({ name: `full check, ${large.toLocaleString('en-US')} pages`, value: Number.NaN, unit: 'ms', target: { of: 'value', comparison: 'at-most', limit: FULL_LARGE_LIMIT_MS } }));
+      report.metrics.push(
+        metric({
+          name: `full check, ${large.toLocaleString('en-US')} pages`,
+          value: Number.NaN,
+          unit: 'ms',
+          target: { of: 'value', comparison: 'at-most', limit: FULL_LARGE_LIMIT_MS },
+        }),
+      );
     }
   } finally {
     await pool.close();
@@ -105,7 +112,13 @@ async function measureSmallSite(pageCount: number, pool: ToolWorkerPool, options
       baseline: { name: 'mdx compile', value: compiled.milliseconds },
       note: `old approach = @mdx-js/mdx compile() of every page body in ${pool.size} worker thread(s), best of 2 (${compiles.map((item) => round(item.milliseconds)).join(', ')} ms), reading included; it judges no link. ${compiled.math ? 'With remark-math.' : 'remark-math not installed: math blanked out first.'} ${compiled.failed} pages rejected`,
     }),
-    metric({ name: `full check, ${count} pages, cold workers`, value: cold.milliseconds, unit: 'ms', baseline: floorBaseline, note: 'the first check of the run: includes starting the worker threads and loading the MDX compiler in them' }),
+    metric({
+      name: `full check, ${count} pages, cold workers`,
+      value: cold.milliseconds,
+      unit: 'ms',
+      baseline: floorBaseline,
+      note: 'the first check of the run: includes starting the worker threads and loading the MDX compiler in them',
+    }),
   );
 
   options.log(`docs: ${site.edits.length} edits that break a link, each re-checked and restored`);
@@ -117,7 +130,8 @@ async function measureSmallSite(pageCount: number, pool: ToolWorkerPool, options
     await writeFile(file, original.replace(edit.before, edit.after));
     const after = await timeOnce(() => checker.check([edit.page]));
     assertProblems(after.result, site, { broken: site.plantedBroken + 1, navigation: 0 }, `re-check after editing ${edit.page}`);
-    if (!after.result.introduced.some((problem) => problem.path === edit.page && problem.kind === 'broken-link')) throw new Error(`re-check after editing ${edit.page}: the new broken link is not reported on that page`);
+    if (!after.result.introduced.some((problem) => problem.path === edit.page && problem.kind === 'broken-link'))
+      throw new Error(`re-check after editing ${edit.page}: the new broken link is not reported on that page`);
     broken.push(after.milliseconds);
     await writeFile(file, original);
     const back = await timeOnce(() => checker.check([edit.page]));
@@ -127,8 +141,21 @@ async function measureSmallSite(pageCount: number, pool: ToolWorkerPool, options
   const edited = summarize(broken);
   const editNote = `${broken.length} edits, each to another page: ${broken.map(round).join(', ')} ms; restoring each page and re-checking: p50 ${round(summarize(restored).p50)} ms, max ${round(summarize(restored).max)} ms`;
   report.metrics.push(
-    metric({ name: 're-check after one edit (breaks a link), p50', value: edited.p50, unit: 'ms', baseline: fullBaseline, target: { of: 'value', comparison: 'at-most', limit: RECHECK_LIMIT_MS }, note: editNote }),
-    metric({ name: 're-check after one edit (breaks a link), max', value: edited.max, unit: 'ms', baseline: fullBaseline, target: { of: 'value', comparison: 'at-most', limit: RECHECK_LIMIT_MS } }),
+    metric({
+      name: 're-check after one edit (breaks a link), p50',
+      value: edited.p50,
+      unit: 'ms',
+      baseline: fullBaseline,
+      target: { of: 'value', comparison: 'at-most', limit: RECHECK_LIMIT_MS },
+      note: editNote,
+    }),
+    metric({
+      name: 're-check after one edit (breaks a link), max',
+      value: edited.max,
+      unit: 'ms',
+      baseline: fullBaseline,
+      target: { of: 'value', comparison: 'at-most', limit: RECHECK_LIMIT_MS },
+    }),
   );
 
   options.log(`docs: ${site.hubs.length} deletes of a page other pages link to`);
@@ -144,8 +171,21 @@ async function measureSmallSite(pageCount: number, pool: ToolWorkerPool, options
   const deletes = summarize(deleted);
   const inbound = site.hubs.map((hub) => hub.inbound).join(', ');
   report.metrics.push(
-    metric({ name: `re-check after deleting a page linked from ${inbound} pages, p50`, value: deletes.p50, unit: 'ms', baseline: fullBaseline, target: { of: 'value', comparison: 'at-most', limit: RECHECK_LIMIT_MS }, note: `${deleted.length} deletes: ${deleted.map(round).join(', ')} ms; each reported exactly the links that broke and the navigation entry` }),
-    metric({ name: 're-check after deleting a linked page, max', value: deletes.max, unit: 'ms', baseline: fullBaseline, target: { of: 'value', comparison: 'at-most', limit: RECHECK_LIMIT_MS } }),
+    metric({
+      name: `re-check after deleting a page linked from ${inbound} pages, p50`,
+      value: deletes.p50,
+      unit: 'ms',
+      baseline: fullBaseline,
+      target: { of: 'value', comparison: 'at-most', limit: RECHECK_LIMIT_MS },
+      note: `${deleted.length} deletes: ${deleted.map(round).join(', ')} ms; each reported exactly the links that broke and the navigation entry`,
+    }),
+    metric({
+      name: 're-check after deleting a linked page, max',
+      value: deletes.max,
+      unit: 'ms',
+      baseline: fullBaseline,
+      target: { of: 'value', comparison: 'at-most', limit: RECHECK_LIMIT_MS },
+    }),
   );
 
   await probeIndexDelete(site, checker, pool, report, options);
@@ -159,7 +199,9 @@ async function measureSmallSite(pageCount: number, pool: ToolWorkerPool, options
     const based = await timeOnce(() => fullCheck(site, pool, true));
     const answer = based.result.result;
     if (!answer.compared || answer.introduced.length !== 1 || answer.introduced[0]?.path !== edit.page || answer.existing.length !== site.plantedBroken) {
-      throw new Error(`check with a base: expected 1 new problem in ${edit.page} and ${site.plantedBroken} existing, got ${answer.introduced.length} new (${describe(answer.introduced)}) and ${answer.existing.length} existing`);
+      throw new Error(
+        `check with a base: expected 1 new problem in ${edit.page} and ${site.plantedBroken} existing, got ${answer.introduced.length} new (${describe(answer.introduced)}) and ${answer.existing.length} existing`,
+      );
     }
     report.metrics.push(
       metric({
@@ -182,7 +224,13 @@ async function measureSmallSite(pageCount: number, pool: ToolWorkerPool, options
  * `../index`: a correctness probe, not a timing. A wrong answer is reported as a missed
  * metric rather than thrown, so the suite's timings survive it.
  */
-async function probeIndexDelete(site: GeneratedDocsSite, checker: DocsChecker, pool: ToolWorkerPool, report: SuiteReport, options: BenchOptions): Promise<void> {
+async function probeIndexDelete(
+  site: GeneratedDocsSite,
+  checker: DocsChecker,
+  pool: ToolWorkerPool,
+  report: SuiteReport,
+  options: BenchOptions,
+): Promise<void> {
   const { page, inbound } = site.indexPage;
   options.log(`docs: deleting ${page} (linked ${inbound} times)`);
   const after = await whileDeleted(site, page, () => checker.check([page]));
@@ -281,7 +329,13 @@ async function fullCheck(site: GeneratedDocsSite, pool: ToolWorkerPool, withBase
 }
 
 /** Throws unless the check (without a base) found exactly what the generator planted. */
-function assertProblems(result: DocsCheckResult, site: GeneratedDocsSite, expected: { broken: number; navigation: number }, what: string, pages = site.pageCount): void {
+function assertProblems(
+  result: DocsCheckResult,
+  site: GeneratedDocsSite,
+  expected: { broken: number; navigation: number },
+  what: string,
+  pages = site.pageCount,
+): void {
   const broken = result.introduced.filter((problem) => problem.kind === 'broken-link').length;
   const navigation = result.introduced.filter((problem) => problem.kind === 'navigation').length;
   const other = result.introduced.filter((problem) => problem.kind !== 'broken-link' && problem.kind !== 'navigation');
@@ -294,7 +348,10 @@ function assertProblems(result: DocsCheckResult, site: GeneratedDocsSite, expect
 }
 
 function describe(problems: DocsCheckResult['introduced']): string {
-  return problems.slice(0, 5).map((problem) => `${problem.path}:${problem.line ?? '?'} ${problem.kind} ${problem.message}`).join(' | ');
+  return problems
+    .slice(0, 5)
+    .map((problem) => `${problem.path}:${problem.line ?? '?'} ${problem.kind} ${problem.message}`)
+    .join(' | ');
 }
 
 function round(milliseconds: number): number {

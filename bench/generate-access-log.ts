@@ -66,24 +66,62 @@ const CRAWLERS = [
 ];
 const SECTIONS = ['getting-started', 'guides', 'reference', 'api-reference', 'concepts', 'tutorials', 'changelog', 'integrations'];
 const TOPICS = [
-  'installation', 'quickstart', 'authentication', 'webhooks', 'rate-limits', 'pagination', 'errors', 'sdk', 'cli', 'deploy',
-  'configuration', 'migrating-from-v1', 'search', 'analytics', 'theming', 'components', 'versioning', 'localization',
-  'self-hosting', 'faq', 'troubleshooting', 'security', 'permissions', 'teams', 'billing',
+  'installation',
+  'quickstart',
+  'authentication',
+  'webhooks',
+  'rate-limits',
+  'pagination',
+  'errors',
+  'sdk',
+  'cli',
+  'deploy',
+  'configuration',
+  'migrating-from-v1',
+  'search',
+  'analytics',
+  'theming',
+  'components',
+  'versioning',
+  'localization',
+  'self-hosting',
+  'faq',
+  'troubleshooting',
+  'security',
+  'permissions',
+  'teams',
+  'billing',
 ];
 const ASSETS = [
-  '/_next/static/chunks/main-3f9a1c2b.js', '/_next/static/chunks/pages/_app-8d7e6f5a.js', '/_next/static/css/4c1d2e3f.css',
-  '/assets/fonts/inter-var.woff2', '/assets/images/logo.svg', '/favicon.ico', '/assets/js/search-index.json',
-  '/images/diagrams/architecture.png', '/_next/static/media/hero.webp',
+  '/_next/static/chunks/main-3f9a1c2b.js',
+  '/_next/static/chunks/pages/_app-8d7e6f5a.js',
+  '/_next/static/css/4c1d2e3f.css',
+  '/assets/fonts/inter-var.woff2',
+  '/assets/images/logo.svg',
+  '/favicon.ico',
+  '/assets/js/search-index.json',
+  '/images/diagrams/architecture.png',
+  '/_next/static/media/hero.webp',
 ];
 const SCANS = ['/wp-login.php', '/.env', '/xmlrpc.php', '/admin/config.php', '/.git/config', '/phpmyadmin/index.php'];
-const REFERRERS = ['-', '-', 'https://www.google.com/', 'https://docs.example.com/docs/guides/quickstart', 'https://github.com/example/sdk', 'https://chatgpt.com/'];
+const REFERRERS = [
+  '-',
+  '-',
+  'https://www.google.com/',
+  'https://docs.example.com/docs/guides/quickstart',
+  'https://github.com/example/sdk',
+  'https://chatgpt.com/',
+];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 class TrafficModel {
   private readonly pick = <T>(items: readonly T[]): T => items[Math.floor(this.random() * items.length)] as T;
   private time: number;
 
-  constructor(private readonly random: () => number, startTime: number) {
+  constructor(
+    private readonly random: () => number,
+    startTime: number,
+  ) {
     this.time = startTime;
   }
 
@@ -133,7 +171,7 @@ class TrafficModel {
   private ip(): string {
     const value = Math.floor(this.random() * 50_000);
     if (value % 10 === 0) return `2001:db8:${(value % 65536).toString(16)}::${(value % 251).toString(16)}`;
-    return `${10 + (value % 200)}.${(value >> 3) % 256}.${(value >> 7) % 256}.${value % 254 + 1}`;
+    return `${10 + (value % 200)}.${(value >> 3) % 256}.${(value >> 7) % 256}.${(value % 254) + 1}`;
   }
 
   private line(ip: string, agent: string, method: string, target: string, status: number, referrer: string): string {

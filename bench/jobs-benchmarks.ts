@@ -129,7 +129,9 @@ async function runOnBackend(input: {
   if (largeProject === undefined || smallProject === undefined) throw new Error('the benchmark server did not create its projects');
   const largeClient = new JobClient(server.url, largeProject.projectId, largeProject.apiKey);
   const smallClient = new JobClient(server.url, smallProject.projectId, smallProject.apiKey);
-  const bare = await startBareFastifyServer(input.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: join(input.cpuProfileDirectory, `${backend}-bare`) });
+  const bare = await startBareFastifyServer(
+    input.cpuProfileDirectory === undefined ? {} : { cpuProfileDirectory: join(input.cpuProfileDirectory, `${backend}-bare`) },
+  );
   try {
     options.log(`jobs (${backend}): job overhead, ${workload.overheadRuns} jobs against raw git`);
     const loadBefore = loadavg()[0] ?? Number.NaN;
@@ -253,8 +255,17 @@ function buildReport({ backend, workload, overhead, pickup, poll, writing, besid
       }),
       metric({ name: 'pickup latency p99 (create → turn.started)', value: p99(pickup.toTurnStarted), unit: 'ms' }),
       ...pollMetrics('poll throughput (GET job)', 'poll server CPU per request', poll, POLL_TARGET),
-      ...pollMetrics('poll throughput while a worker process writes (GET active jobs; serve --no-worker + worker)', 'poll API CPU per request while a worker process writes', besideWorker, POLL_WHILE_WRITING_TARGET),
-      ...pollMetrics('poll throughput while its in-process worker writes (GET active jobs; serve)', 'poll server CPU per request while its in-process worker writes (the worker included)', writing),
+      ...pollMetrics(
+        'poll throughput while a worker process writes (GET active jobs; serve --no-worker + worker)',
+        'poll API CPU per request while a worker process writes',
+        besideWorker,
+        POLL_WHILE_WRITING_TARGET,
+      ),
+      ...pollMetrics(
+        'poll throughput while its in-process worker writes (GET active jobs; serve)',
+        'poll server CPU per request while its in-process worker writes (the worker included)',
+        writing,
+      ),
     ],
     notes: [
       `overhead phases (medians): pickup ${ms(phases.pickup)}, prepare workspace ${ms(phases.prepare)}, agent steps ${ms(phases.agent)}, check + commit + push + PR ${ms(phases.finish)}, settle ${ms(phases.settle)}.`,
@@ -278,6 +289,11 @@ function pollMetrics(name: string, cpuName: string, comparison: PollComparison, 
       baseline: { name: 'bare Fastify', value: comparison.bare.requestsPerSecond },
       ...(target === undefined ? {} : { target: { of: 'ratio', comparison: 'at-least', limit: target } as const }),
     }),
-    metric({ name: cpuName, value: comparison.docwright.cpuMicrosecondsPerRequest, unit: 'µs', baseline: { name: 'bare Fastify', value: comparison.bare.cpuMicrosecondsPerRequest } }),
+    metric({
+      name: cpuName,
+      value: comparison.docwright.cpuMicrosecondsPerRequest,
+      unit: 'µs',
+      baseline: { name: 'bare Fastify', value: comparison.bare.cpuMicrosecondsPerRequest },
+    }),
   ];
 }

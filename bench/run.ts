@@ -47,7 +47,9 @@ async function main(argv: string[]): Promise<number> {
   const machine = describeMachine();
   const startedAt = new Date();
   const source = describeSourceVersion(BENCH_DIRECTORY);
-  process.stdout.write(`Docwright benchmarks, ${startedAt.toISOString()}, ${source}\n  machine: ${formatMachine(machine)}\n  scale ${args.scale}, suites ${args.suites.join(', ')}, backends ${args.backends.join(', ')}\n\n`);
+  process.stdout.write(
+    `Docwright benchmarks, ${startedAt.toISOString()}, ${source}\n  machine: ${formatMachine(machine)}\n  scale ${args.scale}, suites ${args.suites.join(', ')}, backends ${args.backends.join(', ')}\n\n`,
+  );
   const reports: SuiteReport[] = [];
   const failures: Array<{ suite: string; message: string }> = [];
   const keep = (report: SuiteReport): void => {
@@ -82,7 +84,9 @@ async function main(argv: string[]): Promise<number> {
   const seconds = (Date.now() - startedAt.getTime()) / 1000;
   const endLoad = describeMachine().loadAverage;
   const failed = failures.length === 0 ? '' : ` FAILED suites: ${failures.map((failure) => failure.suite).join(', ')}.`;
-  process.stdout.write(`Done in ${seconds.toFixed(0)} s (load average ${machine.loadAverage} at the start, ${endLoad} at the end). Targets missed: ${missed.length === 0 ? 'none' : missed.join('; ')}.${failed}\n`);
+  process.stdout.write(
+    `Done in ${seconds.toFixed(0)} s (load average ${machine.loadAverage} at the start, ${endLoad} at the end). Targets missed: ${missed.length === 0 ? 'none' : missed.join('; ')}.${failed}\n`,
+  );
   if (args.outFile !== undefined) writeResults(args.outFile, { startedAt, source, machine, arguments: args, seconds, reports, failures });
   return failures.length > 0 ? 1 : 0;
 }

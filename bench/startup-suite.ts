@@ -55,7 +55,11 @@ export async function runStartupBenchmarks(options: BenchOptions): Promise<Suite
     const cases: Array<{ name: string; run: (launcher: Launcher) => Promise<Run>; limit: number }> = [
       { name: 'serve: spawn → listening', run: (launcher) => timeServe(launcher, environment), limit: SERVE_RATIO_LIMIT },
       { name: 'docwright --help', run: (launcher) => timeCommand(launcher, ['--help'], environment), limit: COMMAND_RATIO_LIMIT },
-      { name: 'docwright projects list --json', run: (launcher) => timeCommand(launcher, ['projects', 'list', '--json'], environment), limit: COMMAND_RATIO_LIMIT },
+      {
+        name: 'docwright projects list --json',
+        run: (launcher) => timeCommand(launcher, ['projects', 'list', '--json'], environment),
+        limit: COMMAND_RATIO_LIMIT,
+      },
     ];
     // The first start migrates the data dir, and fills tsx's transform cache: neither is measured.
     for (const item of cases) for (const launcher of ['compiled', 'tsx'] as const) await item.run(launcher);
@@ -95,10 +99,24 @@ export async function runStartupBenchmarks(options: BenchOptions): Promise<Suite
       );
     }
     if (serveCpu.compiled.length > 0 && serveCpu.tsx.length > 0) {
-      report.metrics.push(metric({ name: 'serve: CPU time until listening', value: summarize(serveCpu.compiled).p50, unit: 'ms', baseline: { name: 'tsx', value: summarize(serveCpu.tsx).p50 } }));
+      report.metrics.push(
+        metric({
+          name: 'serve: CPU time until listening',
+          value: summarize(serveCpu.compiled).p50,
+          unit: 'ms',
+          baseline: { name: 'tsx', value: summarize(serveCpu.tsx).p50 },
+        }),
+      );
     }
     if (serveMemory.compiled.length > 0 && serveMemory.tsx.length > 0) {
-      report.metrics.push(metric({ name: 'serve: resident memory when listening', value: summarize(serveMemory.compiled).p50, unit: 'MiB', baseline: { name: 'tsx', value: summarize(serveMemory.tsx).p50 } }));
+      report.metrics.push(
+        metric({
+          name: 'serve: resident memory when listening',
+          value: summarize(serveMemory.compiled).p50,
+          unit: 'MiB',
+          baseline: { name: 'tsx', value: summarize(serveMemory.tsx).p50 },
+        }),
+      );
     }
     return report;
   } finally {

@@ -65,5 +65,6 @@ function printSizes() {
       return { file: relative(outDir, join(assets, name)), raw: statSync(join(assets, name)).size, gzip: gzipSync(bytes, { level: 9 }).length };
     })
     .sort((a, b) => b.gzip - a.gzip);
-  for (const row of rows) console.log(`${row.file.padEnd(48)} ${(row.raw / 1024).toFixed(1).padStart(8)} kB ${(row.gzip / 1024).toFixed(1).padStart(8)} kB gzip`);
+  for (const row of rows)
+    console.log(`${row.file.padEnd(48)} ${(row.raw / 1024).toFixed(1).padStart(8)} kB ${(row.gzip / 1024).toFixed(1).padStart(8)} kB gzip`);
 }

@@ -124,14 +124,19 @@ async function build() {
       logLevel: 'warning',
     });
     checkExternalImports(result.metafile);
-    writeFileSync(join(staging, 'build-info.json'), `${JSON.stringify({ builtAt: new Date().toISOString(), node: process.version, entries: entryPoints().map((entry) => `${entry.out}.js`) }, null, 2)}\n`);
+    writeFileSync(
+      join(staging, 'build-info.json'),
+      `${JSON.stringify({ builtAt: new Date().toISOString(), node: process.version, entries: entryPoints().map((entry) => `${entry.out}.js`) }, null, 2)}\n`,
+    );
     const old = join(ROOT, `.dist-old-${process.pid}`);
     if (existsSync(DIST)) renameSync(DIST, old);
     renameSync(staging, DIST);
     rmSync(old, { recursive: true, force: true });
     if (!quiet) {
       const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-      console.log(`build-server: dist/ in ${Math.round(performance.now() - started)} ms (${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1024).toFixed(0)} kB)`);
+      console.log(
+        `build-server: dist/ in ${Math.round(performance.now() - started)} ms (${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1024).toFixed(0)} kB)`,
+      );
     }
   } finally {
     rmSync(staging, { recursive: true, force: true });

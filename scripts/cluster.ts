@@ -28,7 +28,11 @@ if (args.help) {
 }
 
 const output = prefixedOutput(process.stdout, wantsColour(process.stdout, process.env));
-output.alignTo(['postgres', ...Array.from({ length: args.api }, (_, index) => `api-${index + 1}`), ...Array.from({ length: args.workers }, (_, index) => `worker-${index + 1}`)]);
+output.alignTo([
+  'postgres',
+  ...Array.from({ length: args.api }, (_, index) => `api-${index + 1}`),
+  ...Array.from({ length: args.workers }, (_, index) => `worker-${index + 1}`),
+]);
 const temporary = args.directory === undefined;
 const directory = args.directory === undefined ? mkdtempSync(join(tmpdir(), 'docwright-cluster-')) : resolve(args.directory);
 // Each Docwright process drains for up to its own shutdown timeout; the supervisor waits a little longer before killing.
@@ -69,7 +73,8 @@ try {
 if (firstSignalAt === null) {
   printSummary(cluster);
   void cluster.firstExit.then(({ name, exit }) => {
-    if (firstSignalAt === null) output.say(`${name} exited (${exit.signal ?? `code ${String(exit.code)}`}) while the cluster runs; the others go on. Ctrl-C stops them.`);
+    if (firstSignalAt === null)
+      output.say(`${name} exited (${exit.signal ?? `code ${String(exit.code)}`}) while the cluster runs; the others go on. Ctrl-C stops them.`);
   });
 }
 await stopRequested;

@@ -43,10 +43,20 @@ function sampleEvents(): unknown[] {
     const agents = 4 + Math.floor(next() * 10) + Math.floor((45 - day) / 6);
     const at = (index: number) => new Date(today - day * DAY + 8 * 3_600_000 + index * 60_000).toISOString();
     for (let index = 0; index < humans; index++) {
-      events.push({ visitorId: `h${Math.floor(next() * 400)}`, path: paths[Math.floor(next() * next() * paths.length)], timestamp: at(index), userAgent: USER_AGENTS.human });
+      events.push({
+        visitorId: `h${Math.floor(next() * 400)}`,
+        path: paths[Math.floor(next() * next() * paths.length)],
+        timestamp: at(index),
+        userAgent: USER_AGENTS.human,
+      });
     }
     for (let index = 0; index < agents; index++) {
-      events.push({ visitorId: `a${Math.floor(next() * 120)}`, path: paths[Math.floor(next() * paths.length)], timestamp: at(humans + index), userAgent: ais[index % 2] });
+      events.push({
+        visitorId: `a${Math.floor(next() * 120)}`,
+        path: paths[Math.floor(next() * paths.length)],
+        timestamp: at(humans + index),
+        userAgent: ais[index % 2],
+      });
     }
     for (let index = 0; index < 6; index++) {
       events.push({ visitorId: `c${index}`, path: paths[index % paths.length], timestamp: at(humans + agents + index), userAgent: crawlers[index % 3] });
@@ -65,10 +75,12 @@ async function shoot(page: Page, name: string): Promise<void> {
 
 async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
-  const model = await startFakeModelServer({ script: async (request, index) => {
+  const model = await startFakeModelServer({
+    script: async (request, index) => {
       const reply = await docsAgentScript(request, index);
       return { ...reply, delayMs: reply.delayMs ?? 200 };
-    }, });
+    },
+  });
   const server = await startDashboardServer({
     environment: { ...fakeModelEnvironment(model.url), DOCWRIGHT_JOB_MAX_ATTEMPTS: '1', DOCWRIGHT_LOG_LEVEL: 'warn' },
   });

@@ -34,7 +34,8 @@ function incomplete(lock) {
   for (const [path, entry] of Object.entries(lock.packages)) {
     if (path === '' || entry.link) continue;
     const missing = Object.entries(entry.optionalDependencies ?? {}).filter(([name]) => resolve(lock.packages, path, name) === null);
-    if (missing.length > 0) problems.push({ path, name: path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length), version: entry.version, missing });
+    if (missing.length > 0)
+      problems.push({ path, name: path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length), version: entry.version, missing });
   }
   return problems;
 }
@@ -45,13 +46,17 @@ function incomplete(lock) {
  */
 function strangers(name, optional) {
   const family = name.startsWith('@') ? name.slice(0, name.indexOf('/')) : name;
-  return Object.keys(optional).filter((dep) => dep !== 'fsevents' && !dep.startsWith(`${family}/`) && !dep.startsWith(`@${family}/`) && !dep.startsWith(`${family}-`));
+  return Object.keys(optional).filter(
+    (dep) => dep !== 'fsevents' && !dep.startsWith(`${family}/`) && !dep.startsWith(`@${family}/`) && !dep.startsWith(`${family}-`),
+  );
 }
 
 function check(lockFile) {
   const problems = incomplete(readJson(lockFile));
   for (const problem of problems) {
-    console.log(`${problem.path}@${problem.version} lacks ${problem.missing.length} optional: ${problem.missing.map(([name, range]) => `${name}@${range}`).join(', ')}`);
+    console.log(
+      `${problem.path}@${problem.version} lacks ${problem.missing.length} optional: ${problem.missing.map(([name, range]) => `${name}@${range}`).join(', ')}`,
+    );
   }
   if (problems.length > 0) process.exitCode = 1;
   else console.log('every optional (platform) dependency is recorded');
@@ -85,7 +90,13 @@ function pin(packageFile, pinsFile) {
   const pins = readJson(pinsFile).pins ?? {};
   manifest.overrides = { ...(manifest.overrides ?? {}), ...pins };
   writeJson(packageFile, manifest);
-  console.log(`pinned for this resolution: ${Object.entries(pins).map(([name, version]) => `${name}@${version}`).join(', ') || 'nothing'}`);
+  console.log(
+    `pinned for this resolution: ${
+      Object.entries(pins)
+        .map(([name, version]) => `${name}@${version}`)
+        .join(', ') || 'nothing'
+    }`,
+  );
 }
 
 /** Release numbers descending, then prerelease tags (numeric parts as numbers); enough to list candidates. */

@@ -37,7 +37,8 @@ export async function pollAcrossProcesses(options: {
     ...settings,
     connections: Math.floor(settings.connections / count) + (index < settings.connections % count ? 1 : 0),
   });
-  const all = (apis: ReadonlyArray<{ url: string }>, seconds: number) => Promise.all(apis.map((api, index) => load(api.url, [options.path], headers, share(apis.length, index), seconds)));
+  const all = (apis: ReadonlyArray<{ url: string }>, seconds: number) =>
+    Promise.all(apis.map((api, index) => load(api.url, [options.path], headers, share(apis.length, index), seconds)));
   for (const side of sides) await all(side.apis, Math.min(2, settings.seconds));
   for (let round = 0; round < settings.rounds; round++) {
     for (const side of sides) {
@@ -51,7 +52,9 @@ export async function pollAcrossProcesses(options: {
         p99Milliseconds: Math.max(...results.map((result) => result.latency.p99)),
       };
       side.rounds.push(figure);
-      options.log(`jobs scaling: poll round ${round + 1}/${settings.rounds}, ${side.name}: ${figure.requestsPerSecond.toFixed(0)} requests/s, ${figure.cpuMicrosecondsPerRequest.toFixed(0)} µs CPU per request`);
+      options.log(
+        `jobs scaling: poll round ${round + 1}/${settings.rounds}, ${side.name}: ${figure.requestsPerSecond.toFixed(0)} requests/s, ${figure.cpuMicrosecondsPerRequest.toFixed(0)} µs CPU per request`,
+      );
     }
   }
   const summary = (rounds: readonly SpreadPollFigure[]): SpreadPollFigure => {

@@ -86,7 +86,9 @@ export async function measureScalingConfiguration(options: {
     },
     // The processes' warnings (no dashboard user yet, …) go to stderr with the progress lines.
     output: prefixedOutput(process.stderr, false),
-    ...(options.cpuProfileDirectory === undefined ? {} : { nodeOptions: ['--cpu-prof', '--cpu-prof-dir', join(options.cpuProfileDirectory, `scaling-${name}`)] }),
+    ...(options.cpuProfileDirectory === undefined
+      ? {}
+      : { nodeOptions: ['--cpu-prof', '--cpu-prof-dir', join(options.cpuProfileDirectory, `scaling-${name}`)] }),
   });
   const clients: JobClient[] = [];
   try {
@@ -103,7 +105,14 @@ export async function measureScalingConfiguration(options: {
     const polled = await first.create('[bench:scaling-poll] Check the quickstart.');
     await first.waitForSettled(polled.id);
     log(`jobs scaling ${name}: poll throughput over ${configuration.api} API process(es)`);
-    const { docwright: poll, bare } = await pollAcrossProcesses({ apis: cluster.apis, bare: options.bare, path: `/v2/agent/${projectId}/job/${polled.id}`, apiKey, settings: workload.poll, log });
+    const { docwright: poll, bare } = await pollAcrossProcesses({
+      apis: cluster.apis,
+      bare: options.bare,
+      path: `/v2/agent/${projectId}/job/${polled.id}`,
+      apiKey,
+      settings: workload.poll,
+      log,
+    });
 
     log(`jobs scaling ${name}: pickup latency over ${workload.pickupJobs} jobs`);
     const pickup = await measurePickupLatency({
@@ -154,7 +163,8 @@ async function pollUntilSettled(client: JobClient, jobId: string): Promise<{ sta
 /** A local-forge project and an admin key, made with the CLI against the cluster's database. */
 async function createProject(cluster: Cluster, repository: string): Promise<{ projectId: string; apiKey: string }> {
   const environment = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DOCWRIGHT_LOG_LEVEL: 'warn', ...cluster.cliEnvironment };
-  const docwright = async (args: string[]): Promise<Record<string, string>> => JSON.parse((await run(process.execPath, [CLI, ...args], { env: environment })).stdout) as Record<string, string>;
+  const docwright = async (args: string[]): Promise<Record<string, string>> =>
+    JSON.parse((await run(process.execPath, [CLI, ...args], { env: environment })).stdout) as Record<string, string>;
   const project = await docwright(['projects', 'create', '--name', 'Scaling', '--repository', repository, '--json']);
   const projectId = project.id ?? '';
   const key = await docwright(['keys', 'create', '--project', projectId, '--json']);

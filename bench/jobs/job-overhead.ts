@@ -76,7 +76,11 @@ export async function measureJobOverhead(options: OverheadOptions): Promise<Over
     const tag = `overhead-${index + 1}`;
     model.expect(tag, (request) =>
       request.toolRounds === 0
-        ? { toolCalls: [{ name: 'edit_file', arguments: { path: repository.editedPage, oldString: repository.editedLine, newString: repository.replacementLine } }] }
+        ? {
+            toolCalls: [
+              { name: 'edit_file', arguments: { path: repository.editedPage, oldString: repository.editedLine, newString: repository.replacementLine } },
+            ],
+          }
         : { text: `Reworded the opening line of ${repository.editedPage}.` },
     );
     const cpuBefore = processCpuMilliseconds(options.serverPid);
@@ -95,14 +99,22 @@ export async function measureJobOverhead(options: OverheadOptions): Promise<Over
     if (settled.missedSettlingEvent) missedSettlingEvents++;
     const sample = phasesOf(created.sentAt, arrivals, settled);
     for (const key of Object.keys(phases) as Array<keyof OverheadPhases>) phases[key].push(sample[key]);
-    options.log(`jobs: overhead run ${index + 1}/${options.runs}: job ${(settled.settledAt - created.sentAt).toFixed(0)} ms, raw git ${gitTiming.milliseconds.toFixed(0)} ms`);
+    options.log(
+      `jobs: overhead run ${index + 1}/${options.runs}: job ${(settled.settledAt - created.sentAt).toFixed(0)} ms, raw git ${gitTiming.milliseconds.toFixed(0)} ms`,
+    );
   }
   return {
     runs: options.runs,
     jobMilliseconds,
     jobCpuMilliseconds,
     git,
-    phases: { pickup: median(phases.pickup), prepare: median(phases.prepare), agent: median(phases.agent), finish: median(phases.finish), settle: median(phases.settle) },
+    phases: {
+      pickup: median(phases.pickup),
+      prepare: median(phases.prepare),
+      agent: median(phases.agent),
+      finish: median(phases.finish),
+      settle: median(phases.settle),
+    },
     prLink,
     lastJobId,
     missedSettlingEvents,

@@ -61,7 +61,11 @@ export async function startJobServer(options: JobServerOptions): Promise<JobServ
   };
   if (options.databaseUrl !== undefined) environment.DOCWRIGHT_DATABASE_URL = options.databaseUrl;
   const profile = options.cpuProfileDirectory === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDirectory];
-  const child = fork(ENTRY, [], { env: environment, execArgv: ['--import', 'tsx', ...profile, ...(options.execArgv ?? [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(ENTRY, [], {
+    env: environment,
+    execArgv: ['--import', 'tsx', ...profile, ...(options.execArgv ?? [])],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const exited = once(child, 'exit');
   const started = await new Promise<{ url: string; projects: JobServer['projects'] }>((resolve, reject) => {
     child.on('message', (message: { type?: string; url: string; projects: JobServer['projects'] }) => {

@@ -46,7 +46,8 @@ export async function measurePickupLatency(options: PickupOptions): Promise<Pick
     const settled = await client.waitForSettled(created.id);
     const first = model.arrivals(tag)[0];
     model.forget(tag);
-    if (settled.status !== 'completed' || first === undefined) throw new Error(`pickup job ${created.id} ended ${describeOutcome(settled)}${first === undefined ? ', without asking the model' : ''}`);
+    if (settled.status !== 'completed' || first === undefined)
+      throw new Error(`pickup job ${created.id} ended ${describeOutcome(settled)}${first === undefined ? ', without asking the model' : ''}`);
     if (settled.missedSettlingEvent) result.missedSettlingEvents++;
     if (index < 0) continue;
     result.toFirstModelRequest.push(first - created.sentAt);

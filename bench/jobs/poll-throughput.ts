@@ -52,9 +52,22 @@ export interface PollComparison {
 }
 
 /** One autocannon run; any error, timeout or non-2xx answer fails it. */
-export async function load(url: string, paths: readonly string[] | undefined, headers: Record<string, string>, settings: LoadSettings, seconds: number): Promise<AutocannonResult> {
+export async function load(
+  url: string,
+  paths: readonly string[] | undefined,
+  headers: Record<string, string>,
+  settings: LoadSettings,
+  seconds: number,
+): Promise<AutocannonResult> {
   const requests = paths?.map((path) => ({ method: 'GET' as const, path }));
-  const result = await autocannon({ url, headers, connections: settings.connections, pipelining: settings.pipelining, duration: seconds, ...(requests === undefined ? {} : { requests }) });
+  const result = await autocannon({
+    url,
+    headers,
+    connections: settings.connections,
+    pipelining: settings.pipelining,
+    duration: seconds,
+    ...(requests === undefined ? {} : { requests }),
+  });
   if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
     throw new Error(`load on ${url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx answers`);
   }
@@ -90,7 +103,9 @@ export async function comparePollThroughput(options: {
       const result = await load(side.url, options.paths, side.headers, settings, settings.seconds);
       const cpuMicroseconds = (processCpuMilliseconds(side.pid) - cpuBefore) * 1000;
       side.results.push({ ...result, cpuMicrosecondsPerRequest: cpuMicroseconds / result.requests.total });
-      options.log(`jobs: poll round ${round + 1}/${settings.rounds}, ${side.name}: ${(result.requests.total / result.duration).toFixed(0)} requests/s, ${(cpuMicroseconds / result.requests.total).toFixed(0)} µs server CPU per request`);
+      options.log(
+        `jobs: poll round ${round + 1}/${settings.rounds}, ${side.name}: ${(result.requests.total / result.duration).toFixed(0)} requests/s, ${(cpuMicroseconds / result.requests.total).toFixed(0)} µs server CPU per request`,
+      );
     }
   }
   const [docwright, bare] = sides.map((side) => summarize(side.results)) as [LoadFigure, LoadFigure];

@@ -51,7 +51,11 @@ export async function comparePollWhileWriting(options: {
       stopping || request.toolRounds >= load.stepsPerTurn
         ? { text: 'Nothing to change after all.', delayMs: stopping ? 0 : load.stepDelayMs }
         : // One line of one file: cheap for the worker's tools, so what is measured is the writing.
-          { toolCalls: [{ name: 'read_file', arguments: { path: 'docs.json', startLine: 1, endLine: 1 } }], delayMs: load.stepDelayMs, usage: { inputTokens: 1, outputTokens: 1 } },
+          {
+            toolCalls: [{ name: 'read_file', arguments: { path: 'docs.json', startLine: 1, endLine: 1 } }],
+            delayMs: load.stepDelayMs,
+            usage: { inputTokens: 1, outputTokens: 1 },
+          },
     );
   }
   const ids: string[] = [];
@@ -84,7 +88,10 @@ export async function comparePollWhileWriting(options: {
     const eventsPerSecond = (steps() - stepsBefore) / ((performance.now() - startedAt) / 1000);
     const states = await Promise.all(ids.map((id) => client.get(id)));
     const ended = states.filter((state) => state.status !== 'active');
-    if (ended.length > 0) throw new Error(`${ended.length} writing job(s) ended during the rounds (${ended.map((state) => state.error?.code ?? state.status).join(', ')}): the figure would not be of active jobs`);
+    if (ended.length > 0)
+      throw new Error(
+        `${ended.length} writing job(s) ended during the rounds (${ended.map((state) => state.error?.code ?? state.status).join(', ')}): the figure would not be of active jobs`,
+      );
     return { ...comparison, load, eventsPerSecond };
   } finally {
     stopping = true;

@@ -15,7 +15,9 @@ export async function findExportedFunction<T>(root: string, patterns: readonly s
     const directory = join(root, pattern.slice(0, Math.max(0, slash)));
     const prefix = pattern.slice(slash + 1, pattern.indexOf('*'));
     if (!existsSync(directory)) continue;
-    const files = readdirSync(directory).filter((file) => file.startsWith(prefix) && file.endsWith('.ts')).sort();
+    const files = readdirSync(directory)
+      .filter((file) => file.startsWith(prefix) && file.endsWith('.ts'))
+      .sort();
     for (const file of files) {
       const path = join(directory, file);
       if (!exported.test(readFileSync(path, 'utf8'))) continue;

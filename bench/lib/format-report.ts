@@ -9,7 +9,10 @@ export function formatSuiteReport(report: SuiteReport): string {
   const rows = report.metrics.map(metricRow);
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? '').length)));
   const render = (row: string[]): string =>
-    `   ${row.map((cell, column) => (column === 1 || column === 3 ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))).join('  ').trimEnd()}`;
+    `   ${row
+      .map((cell, column) => (column === 1 || column === 3 ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd()}`;
   lines.push(render(header));
   lines.push(render(widths.map((width) => '-'.repeat(width))));
   for (const row of rows) lines.push(render(row));

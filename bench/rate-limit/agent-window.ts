@@ -46,7 +46,9 @@ async function timed(iterations: number, run: () => Promise<unknown>): Promise<{
 
 async function measure(database: Database, iterations: number): Promise<string[]> {
   const lines: string[] = [];
-  await sql`insert into projects (id, name, repository, ref, forge, created_at, updated_at) values ('bench', 'Bench', '/srv/docs', 'main', 'local', 1, 1)`.execute(database.db);
+  await sql`insert into projects (id, name, repository, ref, forge, created_at, updated_at) values ('bench', 'Bench', '/srv/docs', 'main', 'local', 1, 1)`.execute(
+    database.db,
+  );
   for (const hits of SIZES) {
     await sql`delete from rate_limit_hits`.execute(database.db);
     const clock = new ManualClock(Date.UTC(2026, 5, 1, 12));
@@ -66,11 +68,23 @@ async function measure(database: Database, iterations: number): Promise<string[]
     });
     const refused = await timed(iterations, refusedCharge);
     const oldRead = await timed(Math.min(iterations, 200), () =>
-      database.db.selectFrom('rate_limit_hits').select('at').where('project_id', '=', 'bench').where('bucket', '=', 'agent').where('at', '>', clock.now() - WINDOW_MS).orderBy('at').execute(),
+      database.db
+        .selectFrom('rate_limit_hits')
+        .select('at')
+        .where('project_id', '=', 'bench')
+        .where('bucket', '=', 'agent')
+        .where('at', '>', clock.now() - WINDOW_MS)
+        .orderBy('at')
+        .execute(),
     );
-    const kept = await database.db.selectFrom('rate_limit_hits').select(({ fn }) => fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const kept = await database.db
+      .selectFrom('rate_limit_hits')
+      .select(({ fn }) => fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     const format = (value: { p50: number; p95: number }) => `${value.p50.toFixed(0)} / ${value.p95.toFixed(0)} µs`;
-    lines.push(`| ${database.dialect} | ${hits.toLocaleString('en')} | ${format(accepted)} | ${format(refused)} | ${format(oldRead)} | ${Number(kept.n).toLocaleString('en')} |`);
+    lines.push(
+      `| ${database.dialect} | ${hits.toLocaleString('en')} | ${format(accepted)} | ${format(refused)} | ${format(oldRead)} | ${Number(kept.n).toLocaleString('en')} |`,
+    );
   }
   return lines;
 }
@@ -79,7 +93,9 @@ async function main(): Promise<void> {
   const iterations = Number(option('iterations', '1000'));
   const backends = option('backend', 'both');
   process.stdout.write(`agent rate limit, ${iterations} charges per case; ${formatMachine(describeMachine())}\n\n`);
-  process.stdout.write('| backend | hits in window (= limit) | accepted charge p50 / p95 | refused charge p50 / p95 | old read of the window p50 / p95 | rows kept after |\n|---|---|---|---|---|---|\n');
+  process.stdout.write(
+    '| backend | hits in window (= limit) | accepted charge p50 / p95 | refused charge p50 / p95 | old read of the window p50 / p95 | rows kept after |\n|---|---|---|---|---|---|\n',
+  );
   if (backends !== 'postgres') {
     const directory = mkdtempSync(join(tmpdir(), 'docwright-bench-rate-'));
     const database = openSqliteDatabase(join(directory, 'docwright.sqlite'));
@@ -106,7 +122,11 @@ async function main(): Promise<void> {
       await postgres?.stop();
     }
   }
-  process.stdout.write(`\nload average after: ${loadavg().map((value) => value.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(
+    `\nload average after: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}\n`,
+  );
 }
 
 await main();

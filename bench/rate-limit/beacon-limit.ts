@@ -30,7 +30,17 @@ function beacon(agent: Agent, url: URL, address: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
       url,
-      { method: 'POST', agent, headers: { origin: ORIGIN, 'content-type': 'text/plain', 'content-length': String(BODY.length), 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0', 'x-forwarded-for': address } },
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          origin: ORIGIN,
+          'content-type': 'text/plain',
+          'content-length': String(BODY.length),
+          'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+          'x-forwarded-for': address,
+        },
+      },
       (response) => {
         response.resume();
         response.on('end', () => resolve(response.statusCode ?? 0));
@@ -70,7 +80,9 @@ async function main(): Promise<void> {
   const requests = Number(option('requests', '20000'));
   const concurrency = Number(option('concurrency', '16'));
   const backends = option('backend', 'both');
-  process.stdout.write(`page beacon, ${requests} beacons per run from ${ADDRESSES} addresses, ${concurrency} connections; ${formatMachine(describeMachine())}\n\n`);
+  process.stdout.write(
+    `page beacon, ${requests} beacons per run from ${ADDRESSES} addresses, ${concurrency} connections; ${formatMachine(describeMachine())}\n\n`,
+  );
   process.stdout.write('| backend | beacon rate limit | beacons/s | p50 / p95 latency | server CPU per beacon | load average |\n|---|---|---|---|---|---|\n');
   let postgres: BenchPostgres | undefined;
   let databases = 0;

@@ -38,7 +38,8 @@ export class ClusterArgumentError extends Error {}
 
 const count = (name: string, value: string, minimum: number): number => {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < minimum || parsed > 16) throw new ClusterArgumentError(`--${name} must be a whole number from ${minimum} to 16, not "${value}"`);
+  if (!Number.isInteger(parsed) || parsed < minimum || parsed > 16)
+    throw new ClusterArgumentError(`--${name} must be a whole number from ${minimum} to 16, not "${value}"`);
   return parsed;
 };
 

@@ -42,7 +42,11 @@ export function startManagedChild(options: {
   /** False keeps the child in the supervisor's process group and session (see ClusterOptions.ownProcessGroups). */
   ownProcessGroup?: boolean;
 }): ManagedChild {
-  const child = spawn(options.command, options.args, { env: options.environment, stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownProcessGroup ?? true });
+  const child = spawn(options.command, options.args, {
+    env: options.environment,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownProcessGroup ?? true,
+  });
   if (child.pid === undefined) throw new Error(`could not start ${options.name}: ${options.command} ${options.args.join(' ')}`);
   options.output.follow(options.name, child.stdout);
   options.output.follow(options.name, child.stderr);

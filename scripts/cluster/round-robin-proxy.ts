@@ -14,7 +14,11 @@ export interface RoundRobinProxy {
  * request is spread. A process that refuses the connection (stopped, restarting) is
  * skipped for that connection. No TLS, no headers added: for trying things locally only.
  */
-export async function startRoundRobinProxy(options: { host: string; port: number; targets: ReadonlyArray<{ host: string; port: number }> }): Promise<RoundRobinProxy> {
+export async function startRoundRobinProxy(options: {
+  host: string;
+  port: number;
+  targets: ReadonlyArray<{ host: string; port: number }>;
+}): Promise<RoundRobinProxy> {
   let next = 0;
   const sockets = new Set<Socket>();
   const track = (socket: Socket): void => {

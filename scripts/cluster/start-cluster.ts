@@ -90,7 +90,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     }
     const ports = await choosePorts(options);
     const apiUrls = ports.apis.map((port) => `http://${HOST}:${port}`);
-    const publicUrl = options.environment.DOCWRIGHT_PUBLIC_URL ?? (options.proxy ? `http://${HOST}:${ports.proxy}` : (apiUrls[0] ?? `http://${HOST}:${ports.proxy}`));
+    const publicUrl =
+      options.environment.DOCWRIGHT_PUBLIC_URL ?? (options.proxy ? `http://${HOST}:${ports.proxy}` : (apiUrls[0] ?? `http://${HOST}:${ports.proxy}`));
     const common = { DOCWRIGHT_DATABASE_URL: databaseUrl, DOCWRIGHT_SECRET: secret, DOCWRIGHT_PUBLIC_URL: publicUrl, HOST };
     const start = (name: string, args: string[], extra: Record<string, string>): ManagedChild => {
       const dataDir = join(directory, name);
@@ -105,14 +106,19 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       children.push(child);
       return child;
     };
-    const apis = ports.apis.map((port, index) => ({ child: start(`api-${index + 1}`, ['serve', '--no-worker'], { PORT: String(port) }), url: apiUrls[index] ?? '' }));
+    const apis = ports.apis.map((port, index) => ({
+      child: start(`api-${index + 1}`, ['serve', '--no-worker'], { PORT: String(port) }),
+      url: apiUrls[index] ?? '',
+    }));
     const workers = Array.from({ length: options.workers }, (_, index) => start(`worker-${index + 1}`, ['worker'], {}));
     await Promise.all(apis.map(({ child, url }) => waitUntilReady(child, url)));
     if (options.proxy) proxy = await startRoundRobinProxy({ host: HOST, port: ports.proxy, targets: ports.apis.map((port) => ({ host: HOST, port })) });
     const cliEnvironment = { ...common, DOCWRIGHT_DATA_DIR: join(directory, 'cli'), DOCWRIGHT_URL: publicUrl };
     const environmentFile = join(directory, 'cluster.env');
     const exports = Object.entries(cliEnvironment).map(([name, value]) => `export ${name}='${value.replaceAll("'", "'\\''")}'`);
-    writeFileSync(environmentFile, `# docwright cluster: source this file, then run docwright commands against the cluster\n${exports.join('\n')}\n`, { mode: 0o600 });
+    writeFileSync(environmentFile, `# docwright cluster: source this file, then run docwright commands against the cluster\n${exports.join('\n')}\n`, {
+      mode: 0o600,
+    });
     // What cluster.json records: everything but the promise and the function.
     const state = {
       directory,

@@ -9,11 +9,11 @@ export const newPasswordSchema = z
   .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`)
   .describe(`${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters; stored as an argon2id hash.`);
-export const roleSchema = z.enum(USER_ROLES as ['admin', 'member']).describe('admin manages projects, keys and users; member runs jobs, reads analytics and merges local pull requests.');
+export const roleSchema = z
+  .enum(USER_ROLES as ['admin', 'member'])
+  .describe('admin manages projects, keys and users; member runs jobs, reads analytics and merges local pull requests.');
 
-export const userSchema = z
-  .object({ id: z.string(), email: z.string(), role: roleSchema, createdAt: z.string().describe('ISO 8601') })
-  .meta({ id: 'User' });
+export const userSchema = z.object({ id: z.string(), email: z.string(), role: roleSchema, createdAt: z.string().describe('ISO 8601') }).meta({ id: 'User' });
 export const sessionUserSchema = z.object({ id: z.string(), email: z.string(), role: roleSchema }).meta({ id: 'SessionUser' });
 const csrfTokenSchema = z.string().describe('Send it as X-CSRF-Token with every POST, PUT, PATCH and DELETE of this browser.');
 

@@ -70,7 +70,12 @@ export class AccountService {
   }
 
   async listUsers(): Promise<User[]> {
-    const rows = await this.options.database.db.selectFrom('users').select(['id', 'email', 'role', 'created_at']).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+    const rows = await this.options.database.db
+      .selectFrom('users')
+      .select(['id', 'email', 'role', 'created_at'])
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .execute();
     return rows.map(userFromRow);
   }
 
@@ -95,13 +100,21 @@ export class AccountService {
     const key = emailKey(input.email);
     const charge = await this.options.throttle.charge(input.address, key);
     const row = await this.options.database.db.selectFrom('users').selectAll().where('email_key', '=', key).executeTakeFirst();
-    const valid = row === undefined ? await this.options.hasher.verifyDummy(input.password) : await this.options.hasher.verify(row.password_hash, input.password);
+    const valid =
+      row === undefined ? await this.options.hasher.verifyDummy(input.password) : await this.options.hasher.verify(row.password_hash, input.password);
     if (!row || !valid) throw invalidCredentials();
     await charge.refund();
     return userFromRow(row);
   }
 
   private newRow(input: { email: string; role: UserRole }, passwordHash: string) {
-    return { id: newId(), email: input.email.trim(), email_key: emailKey(input.email), password_hash: passwordHash, role: input.role, created_at: this.options.clock.now() };
+    return {
+      id: newId(),
+      email: input.email.trim(),
+      email_key: emailKey(input.email),
+      password_hash: passwordHash,
+      role: input.role,
+      created_at: this.options.clock.now(),
+    };
   }
 }

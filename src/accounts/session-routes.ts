@@ -35,7 +35,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
       config: { access: 'public' },
       schema: {
         tags: TAGS,
-        summary: 'The signed-in user, whether setup is needed, and this browser\'s CSRF token',
+        summary: "The signed-in user, whether setup is needed, and this browser's CSRF token",
         description: 'Sets the dw_csrf cookie when the browser has none. Never fails for a missing or stale session: user is then null.',
         response: { 200: sessionStateSchema },
       },

@@ -41,7 +41,10 @@ export class SessionStore {
     const secret = newSecretToken();
     const id = sha256Hex(secret);
     const expiresAt = Math.min(now + SESSION_IDLE_MS, now + SESSION_MAX_MS);
-    await this.db.insertInto('sessions').values({ id, user_id: userId, csrf_token: csrfToken, created_at: now, last_used_at: now, expires_at: expiresAt }).execute();
+    await this.db
+      .insertInto('sessions')
+      .values({ id, user_id: userId, csrf_token: csrfToken, created_at: now, last_used_at: now, expires_at: expiresAt })
+      .execute();
     // Expired rows of anyone are swept here: sign-ins are rare, so this costs nothing noticeable.
     await this.db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
     return { secret, session: { id, expiresAt } };
@@ -55,7 +58,16 @@ export class SessionStore {
     const row = await this.db
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.user_id')
-      .select(['sessions.id as id', 'sessions.csrf_token as csrf_token', 'sessions.created_at as created_at', 'sessions.last_used_at as last_used_at', 'sessions.expires_at as expires_at', 'users.id as user_id', 'users.email as email', 'users.role as role'])
+      .select([
+        'sessions.id as id',
+        'sessions.csrf_token as csrf_token',
+        'sessions.created_at as created_at',
+        'sessions.last_used_at as last_used_at',
+        'sessions.expires_at as expires_at',
+        'users.id as user_id',
+        'users.email as email',
+        'users.role as role',
+      ])
       .where('sessions.id', '=', id)
       .executeTakeFirst();
     if (!row || row.expires_at <= now) return null;

@@ -40,14 +40,21 @@ export class SignInThrottle {
     const ids = await writeTransaction(this.database, async (executor) => {
       const now = this.clock.now();
       for (const subject of subjects) await lockKey(this.database, executor, `sign-in:${subject}`);
-      await executor.deleteFrom('sign_in_failures').where('subject', 'in', subjects).where('at', '<=', now - windowMs).execute();
+      await executor
+        .deleteFrom('sign_in_failures')
+        .where('subject', 'in', subjects)
+        .where('at', '<=', now - windowMs)
+        .execute();
       for (const subject of subjects) {
         const rows = await executor.selectFrom('sign_in_failures').select('at').where('subject', '=', subject).orderBy('at', 'asc').execute();
         if (rows.length >= failures) {
           // Room frees up when enough of the oldest failures have left the window.
           const freeing = rows[rows.length - failures]!;
           const retryAfter = Math.max(1, Math.ceil((freeing.at + windowMs - now) / 1000));
-          throw new DocwrightError('rate_limited', `Too many failed sign-ins; try again in ${retryAfter} seconds.`, { status: 429, headers: { 'Retry-After': String(retryAfter) } });
+          throw new DocwrightError('rate_limited', `Too many failed sign-ins; try again in ${retryAfter} seconds.`, {
+            status: 429,
+            headers: { 'Retry-After': String(retryAfter) },
+          });
         }
       }
       const inserted: number[] = [];

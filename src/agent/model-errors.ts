@@ -38,9 +38,7 @@ const SECRET_PATTERNS: RegExp[] = [
 export function redactSecrets(text: string): string {
   let result = text;
   for (const pattern of SECRET_PATTERNS) {
-    result = result.replace(pattern, (match, name: unknown) =>
-      typeof name === 'string' && match.includes('=') ? `${name}=[redacted]` : '[redacted]',
-    );
+    result = result.replace(pattern, (match, name: unknown) => (typeof name === 'string' && match.includes('=') ? `${name}=[redacted]` : '[redacted]'));
   }
   return result;
 }
@@ -55,10 +53,10 @@ function fromApiCallError(error: APICallError, attempts: number): ModelError {
   const after = attempts > 1 ? ` after ${attempts} attempts` : '';
   if (status === 401 || status === 403) {
     // The provider's own text is left out on purpose: it may quote the key.
-    return new ModelError(
-      `The model provider rejected the credentials (HTTP ${status}); check the API key configured for this model.`,
-      { retryable: false, providerStatus: status },
-    );
+    return new ModelError(`The model provider rejected the credentials (HTTP ${status}); check the API key configured for this model.`, {
+      retryable: false,
+      providerStatus: status,
+    });
   }
   if (status === undefined) {
     return new ModelError(`Could not reach the model provider${after}: ${shortDetail(error.message)}`, {

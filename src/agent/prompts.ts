@@ -43,8 +43,7 @@ export interface ConversationTurn {
 
 // An earlier failed turn still left its edits on the branch, so the model must not assume
 // a clean slate; and providers reject two user messages without an answer between them.
-const UNFINISHED_TURN_NOTE =
-  '(This earlier request did not finish. Any changes it made are still in the workspace; check them before continuing.)';
+const UNFINISHED_TURN_NOTE = '(This earlier request did not finish. Any changes it made are still in the workspace; check them before continuing.)';
 
 /**
  * The messages for one turn: each earlier turn as the user's prompt and the agent's final

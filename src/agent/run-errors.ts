@@ -22,10 +22,7 @@ function formatDuration(milliseconds: number): string {
 export function budgetExceeded(budget: BudgetName, budgets: Budgets, used?: number): BudgetExceededError {
   switch (budget) {
     case 'steps':
-      return new BudgetExceededError(
-        budget,
-        `The agent reached its step budget (${budgets.maxSteps} steps) before finishing.`,
-      );
+      return new BudgetExceededError(budget, `The agent reached its step budget (${budgets.maxSteps} steps) before finishing.`);
     case 'tokens':
       return new BudgetExceededError(
         budget,
@@ -34,10 +31,7 @@ export function budgetExceeded(budget: BudgetName, budgets: Budgets, used?: numb
         }) before finishing.`,
       );
     case 'duration':
-      return new BudgetExceededError(
-        budget,
-        `The agent reached its time budget (${formatDuration(budgets.maxDurationMs)}) before finishing.`,
-      );
+      return new BudgetExceededError(budget, `The agent reached its time budget (${formatDuration(budgets.maxDurationMs)}) before finishing.`);
   }
 }
 

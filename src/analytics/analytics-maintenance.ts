@@ -11,7 +11,11 @@ export function pruneAnalytics(service: AnalyticsService, now?: number): Promise
 }
 
 /** Prunes a minute after start and hourly after that; timers never keep the process alive. */
-export function startAnalyticsMaintenance(service: AnalyticsService, logger: Pick<FastifyBaseLogger, 'error'>, intervalMs = PRUNE_INTERVAL_MS): { stop(): void } {
+export function startAnalyticsMaintenance(
+  service: AnalyticsService,
+  logger: Pick<FastifyBaseLogger, 'error'>,
+  intervalMs = PRUNE_INTERVAL_MS,
+): { stop(): void } {
   let running = false;
   const run = () => {
     if (running) return;

@@ -34,7 +34,11 @@ const badInput = { 400: problemSchema.describe('Invalid parameters (errors lists
  * The analytics API (/v1/analytics/…), the page beacon and the analytics maintenance
  * (background folding, retention) of this process.
  */
-export async function registerAnalyticsRoutes(app: FastifyInstance, services: Services, service: AnalyticsService = createAnalyticsService(services, app.log)): Promise<void> {
+export async function registerAnalyticsRoutes(
+  app: FastifyInstance,
+  services: Services,
+  service: AnalyticsService = createAnalyticsService(services, app.log),
+): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const maintenance = startAnalyticsMaintenance(service, app.log);
   // Deleting a project removes its analytics first (ProjectDeletion runs removers before
@@ -78,7 +82,8 @@ export async function registerAnalyticsRoutes(app: FastifyInstance, services: Se
       schema: {
         tags: ['analytics'],
         summary: 'Get unique visitors per day',
-        description: 'Site-wide unique human, ai and total visitors for every UTC day of the range, at most 366 days. Defaults to the last 30 days, today included.',
+        description:
+          'Site-wide unique human, ai and total visitors for every UTC day of the range, at most 366 days. Defaults to the last 30 days, today included.',
         security,
         params: projectParamsSchema,
         querystring: dailyQuerySchema,
@@ -95,7 +100,8 @@ export async function registerAnalyticsRoutes(app: FastifyInstance, services: Se
       schema: {
         tags: ['analytics'],
         summary: 'Get traffic by class and agent',
-        description: 'Hits and unique visitors in [dateFrom, dateTo) for each of the five classes (human, ai, ai-search, ai-training, bot) and for each named agent (ChatGPT, Claude, Perplexity, GPTBot, Googlebot…), busiest first, at most 100 agents.',
+        description:
+          'Hits and unique visitors in [dateFrom, dateTo) for each of the five classes (human, ai, ai-search, ai-training, bot) and for each named agent (ChatGPT, Claude, Perplexity, GPTBot, Googlebot…), busiest first, at most 100 agents.',
         security,
         params: projectParamsSchema,
         querystring: rangeQuerySchema,

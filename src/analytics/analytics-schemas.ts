@@ -42,7 +42,9 @@ export const visitorsQuerySchema = rangeQuerySchema.extend({
 });
 
 export const dailyQuerySchema = z.object({
-  dateFrom: dateBound(`Start of the range, inclusive (formats as for /visitors). Omitted: 30 days before dateTo. At most ${MAX_DAILY_DAYS} days before dateTo.`),
+  dateFrom: dateBound(
+    `Start of the range, inclusive (formats as for /visitors). Omitted: 30 days before dateTo. At most ${MAX_DAILY_DAYS} days before dateTo.`,
+  ),
   dateTo: dateBound('End of the range, exclusive. Omitted: the end of today (UTC).'),
 });
 
@@ -80,10 +82,23 @@ const hitClassSchema = z.enum(HIT_CLASSES as [string, ...string[]]);
 export const trafficResponseSchema = z
   .object({
     classes: z
-      .array(z.object({ class: hitClassSchema, hits: z.number().int(), visitors: z.number().int().describe('Unique visitors with at least one hit of this class.') }))
+      .array(
+        z.object({
+          class: hitClassSchema,
+          hits: z.number().int(),
+          visitors: z.number().int().describe('Unique visitors with at least one hit of this class.'),
+        }),
+      )
       .describe('All five classes, always in the order human, ai, ai-search, ai-training, bot.'),
     agents: z
-      .array(z.object({ agent: z.string().describe('Agent or bot name, e.g. ChatGPT, ClaudeBot, Googlebot.'), class: hitClassSchema, hits: z.number().int(), visitors: z.number().int() }))
+      .array(
+        z.object({
+          agent: z.string().describe('Agent or bot name, e.g. ChatGPT, ClaudeBot, Googlebot.'),
+          class: hitClassSchema,
+          hits: z.number().int(),
+          visitors: z.number().int(),
+        }),
+      )
       .describe('Named agents by hits descending (then visitors, then name), at most 100.'),
     hasMoreAgents: z.boolean().describe('True when further agents had hits in the range.'),
   })
@@ -95,12 +110,19 @@ export const eventDocumentationSchema = z.object({
   timestamp: z
     .union([z.string(), z.number().int().min(0)])
     .optional()
-    .describe('ISO 8601 date-time or milliseconds since the epoch. Omitted: when the batch arrived. Rejected when more than 5 minutes ahead or older than the retention period.'),
+    .describe(
+      'ISO 8601 date-time or milliseconds since the epoch. Omitted: when the batch arrived. Rejected when more than 5 minutes ahead or older than the retention period.',
+    ),
   path: z.string().max(MAX_PATH_LENGTH).describe('Page path starting with "/"; a query string and fragment are dropped.'),
   userAgent: z.string().optional().describe(`The client's User-Agent header (cut at ${MAX_USER_AGENT_LENGTH} characters).`),
   ip: z.string().optional().describe('Client IPv4 or IPv6 address. Only hashed into the visitor id; never stored.'),
-  visitorId: z.string().min(1).max(MAX_ID_LENGTH).optional().describe('Your visitor id; takes precedence over ip and userAgent. One of visitorId and ip is required.'),
-  accept: z.string().optional().describe('The request\'s Accept header; preferring text/markdown classifies the hit as ai.'),
+  visitorId: z
+    .string()
+    .min(1)
+    .max(MAX_ID_LENGTH)
+    .optional()
+    .describe('Your visitor id; takes precedence over ip and userAgent. One of visitorId and ip is required.'),
+  accept: z.string().optional().describe("The request's Accept header; preferring text/markdown classifies the hit as ai."),
   referrer: z.string().optional().describe(`Referring URL (cut at ${MAX_REFERRER_LENGTH} characters).`),
 });
 
@@ -121,7 +143,9 @@ export const eventsResponseSchema = z
       .array(
         z.object({
           index: z.number().int().describe('Position of the event in the batch, from 0.'),
-          code: z.string().describe('invalid_event, invalid_field, invalid_path, invalid_timestamp, timestamp_in_future, timestamp_too_old or missing_visitor.'),
+          code: z
+            .string()
+            .describe('invalid_event, invalid_field, invalid_path, invalid_timestamp, timestamp_in_future, timestamp_too_old or missing_visitor.'),
           message: z.string(),
         }),
       )

@@ -5,7 +5,17 @@ import type { ProjectSettings } from '../projects/project.js';
 import type { AnalyticsStore, PruneCounts } from './analytics-store.js';
 import type { DeletedProjectData } from './project-data-deletion.js';
 import { DAY_MS, dayOf } from './analytics-codes.js';
-import { SORT_ORDERS, VISITORS_SORTS, type DailyResult, type IngestOptions, type IngestResult, type TimeRange, type TrafficResult, type VisitorsQuery, type VisitorsResult } from './analytics-types.js';
+import {
+  SORT_ORDERS,
+  VISITORS_SORTS,
+  type DailyResult,
+  type IngestOptions,
+  type IngestResult,
+  type TimeRange,
+  type TrafficResult,
+  type VisitorsQuery,
+  type VisitorsResult,
+} from './analytics-types.js';
 import { dailyReport } from './daily-report.js';
 import { DimensionNames } from './dimension-names.js';
 import { FoldScheduler, type FoldSchedulerOptions } from './fold-scheduler.js';
@@ -103,7 +113,12 @@ export class AnalyticsService {
   }
 
   private async storeBatch(projectId: string, batch: PreparedBatch): Promise<IngestResult> {
-    if (!batch.ok) throw new DocwrightError(batch.code, batch.message, batch.errors === undefined ? { status: batch.status } : { status: batch.status, errors: batch.errors });
+    if (!batch.ok)
+      throw new DocwrightError(
+        batch.code,
+        batch.message,
+        batch.errors === undefined ? { status: batch.status } : { status: batch.status, errors: batch.errors },
+      );
     const { columns, rejected } = batch;
     if (columns.count === 0) return { accepted: 0, duplicates: 0, rejected };
     const site = await this.siteFor(projectId, true);
@@ -117,7 +132,8 @@ export class AnalyticsService {
     const limit = query.limit ?? DEFAULT_VISITORS_LIMIT;
     const offset = query.offset ?? 0;
     const errors: FieldError[] = [];
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VISITORS_LIMIT) errors.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_VISITORS_LIMIT}` });
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VISITORS_LIMIT)
+      errors.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_VISITORS_LIMIT}` });
     if (!Number.isInteger(offset) || offset < 0) errors.push({ path: 'offset', message: 'must be an integer of at least 0' });
     const sort = query.sort ?? 'total';
     if (!VISITORS_SORTS.includes(sort)) errors.push({ path: 'sort', message: `must be one of ${VISITORS_SORTS.join(', ')}` });
@@ -134,7 +150,9 @@ export class AnalyticsService {
     const from = checked.from ?? (Math.ceil(to / DAY_MS) - DEFAULT_DAILY_DAYS) * DAY_MS;
     if (from > to) throw validationFailed('dateFrom must not be after dateTo.', [{ path: 'dateFrom', message: 'must not be after dateTo' }]);
     if (Math.ceil(to / DAY_MS) - Math.floor(from / DAY_MS) > MAX_DAILY_DAYS) {
-      throw validationFailed(`The daily range spans at most ${MAX_DAILY_DAYS} days.`, [{ path: 'dateFrom', message: `must be at most ${MAX_DAILY_DAYS} days before dateTo` }]);
+      throw validationFailed(`The daily range spans at most ${MAX_DAILY_DAYS} days.`, [
+        { path: 'dateFrom', message: `must be at most ${MAX_DAILY_DAYS} days before dateTo` },
+      ]);
     }
     const { site, plan } = await this.prepareQuery(projectId, { from, to });
     return dailyReport(this.store, site, plan, { from, to });

@@ -62,7 +62,11 @@ export class BeaconVisitorCap {
       if (this.full.size >= MAX_FULL_SENDERS) this.full = new Map();
       this.full.set(senderKey, new Set(row.visitors));
       // Once per address and day in this process: later refusals are answered from memory.
-      if (!counted) this.options.logger.info({ projectId, limit }, 'an address reached the beacon limit of new visitors for today; its further new visitors are not counted');
+      if (!counted)
+        this.options.logger.info(
+          { projectId, limit },
+          'an address reached the beacon limit of new visitors for today; its further new visitors are not counted',
+        );
     }
     return counted;
   }

@@ -42,8 +42,8 @@ async function allowedOrigin(projects: ProjectRepository, request: FastifyReques
   throw new DocwrightError(
     'origin_not_allowed',
     allowed.length === 0
-      ? 'This project accepts no page beacons: add the site\'s origin to the project setting allowedOrigins.'
-      : 'The request\'s Origin is not in the project setting allowedOrigins.',
+      ? "This project accepts no page beacons: add the site's origin to the project setting allowedOrigins."
+      : "The request's Origin is not in the project setting allowedOrigins.",
     { status: 403 },
   );
 }
@@ -61,7 +61,8 @@ function beaconFields(body: unknown): { path: unknown; referrer: unknown } {
       throw badRequest('invalid_json', 'The beacon body is not valid JSON.');
     }
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest('invalid_json', 'The beacon body must be a JSON object { path, referrer }.');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest('invalid_json', 'The beacon body must be a JSON object { path, referrer }.');
   const fields = value as Record<string, unknown>;
   return { path: fields.path, referrer: fields.referrer };
 }
@@ -86,20 +87,16 @@ export function registerCollectRoutes(app: FastifyInstance, dependencies: Collec
     },
   );
 
-  typed.options(
-    '/v1/analytics/:projectId/collect',
-    { config: { access: 'public' }, schema: { hide: true, params: paramsSchema } },
-    async (request, reply) => {
-      const origin = await allowedOrigin(projects, request, request.params.projectId);
-      corsHeaders(reply, origin);
-      return reply
-        .header('Access-Control-Allow-Methods', 'POST')
-        .header('Access-Control-Allow-Headers', 'Content-Type')
-        .header('Access-Control-Max-Age', '86400')
-        .status(204)
-        .send();
-    },
-  );
+  typed.options('/v1/analytics/:projectId/collect', { config: { access: 'public' }, schema: { hide: true, params: paramsSchema } }, async (request, reply) => {
+    const origin = await allowedOrigin(projects, request, request.params.projectId);
+    corsHeaders(reply, origin);
+    return reply
+      .header('Access-Control-Allow-Methods', 'POST')
+      .header('Access-Control-Allow-Headers', 'Content-Type')
+      .header('Access-Control-Max-Age', '86400')
+      .status(204)
+      .send();
+  });
 
   typed.post(
     '/v1/analytics/:projectId/collect',
@@ -129,7 +126,10 @@ export function registerCollectRoutes(app: FastifyInstance, dependencies: Collec
       corsHeaders(reply, origin);
       const retryAfter = limiter === null ? 0 : await limiter.take(`${projectId}:${identity.rateSubject(projectId, clientKey(request.ip))}`);
       if (retryAfter > 0) {
-        throw new DocwrightError('rate_limited', 'Too many beacons from this address; try again later.', { status: 429, headers: { 'Retry-After': String(retryAfter) } });
+        throw new DocwrightError('rate_limited', 'Too many beacons from this address; try again later.', {
+          status: 429,
+          headers: { 'Retry-After': String(retryAfter) },
+        });
       }
       const { path, referrer } = beaconFields(request.body);
       const userAgent = request.headers['user-agent'];

@@ -18,10 +18,9 @@ export class DimensionNames {
     let known = this.sites.get(site);
     const wanted = [...ids];
     if (known === undefined || wanted.some((id) => !known!.has(id))) {
-      const rows = await this.store.select<{ id: number; kind: number; name: string }>(
-        'select id, kind, name from analytics_dimensions where site = ?',
-        [site],
-      );
+      const rows = await this.store.select<{ id: number; kind: number; name: string }>('select id, kind, name from analytics_dimensions where site = ?', [
+        site,
+      ]);
       known = new Map(rows.map((row) => [Number(row.id), { kind: Number(row.kind), name: row.name }]));
       this.sites.set(site, known);
     }

@@ -16,13 +16,7 @@ export interface ValidEvent {
 }
 
 export type EventRejectionCode =
-  | 'invalid_event'
-  | 'invalid_field'
-  | 'invalid_path'
-  | 'invalid_timestamp'
-  | 'timestamp_in_future'
-  | 'timestamp_too_old'
-  | 'missing_visitor';
+  'invalid_event' | 'invalid_field' | 'invalid_path' | 'invalid_timestamp' | 'timestamp_in_future' | 'timestamp_too_old' | 'missing_visitor';
 
 export interface EventRejection {
   index: number;
@@ -97,7 +91,8 @@ export function validateEvent(item: unknown, index: number, window: EventTimeWin
     at = window.receivedAt;
   } else if (typeof timestamp === 'string') {
     const parsed = parseDateTime(timestamp);
-    if (parsed === null) return reject(index, 'invalid_timestamp', 'timestamp must be an ISO 8601 date-time such as 2025-06-01T12:00:00Z, or milliseconds since the epoch');
+    if (parsed === null)
+      return reject(index, 'invalid_timestamp', 'timestamp must be an ISO 8601 date-time such as 2025-06-01T12:00:00Z, or milliseconds since the epoch');
     at = parsed;
   } else if (typeof timestamp === 'number' && Number.isSafeInteger(timestamp) && timestamp >= 0) {
     at = timestamp;

@@ -58,9 +58,14 @@ export function foldStatements(dialect: Dialect): FoldStatements {
       : (name: string, columns: string) => [`create temporary table if not exists ${name} (${columns})`, `delete from temp.${name}`];
   return {
     setup: [
-      ...(dialect === 'postgres' ? temporary('analytics_fold_hits', 'site integer, at bigint, page integer, visitor bigint, class smallint, agent integer') : []),
+      ...(dialect === 'postgres'
+        ? temporary('analytics_fold_hits', 'site integer, at bigint, page integer, visitor bigint, class smallint, agent integer')
+        : []),
       ...temporary('analytics_fold_keys', 'site integer, dim integer, visitor bigint, day integer, mask integer, primary key (site, dim, visitor, day)'),
-      ...temporary('analytics_fold_info', 'site integer, dim integer, visitor bigint, day integer, mask integer, same_mask integer, earlier integer, later integer, lone integer'),
+      ...temporary(
+        'analytics_fold_info',
+        'site integer, dim integer, visitor bigint, day integer, mask integer, same_mask integer, earlier integer, later integer, lone integer',
+      ),
     ],
     loadHits:
       dialect === 'postgres'

@@ -62,7 +62,7 @@ export class IngestPool {
 
   prepareInline(body: Uint8Array, context: BatchContext): PreparedBatch {
     const parsed = parseEventsBody(body);
-    return Array.isArray(parsed) ? prepareBatch(parsed, context, this.identity) : (parsed);
+    return Array.isArray(parsed) ? prepareBatch(parsed, context, this.identity) : parsed;
   }
 
   /** Worker threads running now. */

@@ -19,7 +19,7 @@ function serve(port: NonNullable<typeof parentPort>, secret: string): void {
   const identity = new VisitorIdentity(secret);
   port.on('message', (request: WorkerRequest) => {
     const parsed = parseEventsBody(request.body);
-    const batch = Array.isArray(parsed) ? prepareBatch(parsed, request.context, identity) : (parsed);
+    const batch = Array.isArray(parsed) ? prepareBatch(parsed, request.context, identity) : parsed;
     port.postMessage({ id: request.id, batch } satisfies WorkerResponse, batch.ok ? transferableBuffers(batch.columns) : []);
   });
 }

@@ -5,7 +5,15 @@ import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
 import { createGroupCommit, type GroupCommit } from '../db/group-commit.js';
-import { DELETE_BATCH_ROWS, DELETE_BEACON_SENDERS, DELETE_SITE, NOTHING_DELETED, SITE_TABLES, deleteSiteBatch, type DeletedProjectData } from './project-data-deletion.js';
+import {
+  DELETE_BATCH_ROWS,
+  DELETE_BEACON_SENDERS,
+  DELETE_SITE,
+  NOTHING_DELETED,
+  SITE_TABLES,
+  deleteSiteBatch,
+  type DeletedProjectData,
+} from './project-data-deletion.js';
 
 /** `?` placeholders (shared SQL) to PostgreSQL's `$1, $2…`. The shared SQL has no `?` inside literals. */
 export function numberPlaceholders(sql: string): string {
@@ -133,10 +141,9 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
 
   async ensureUserAgents(userAgents: readonly string[]): Promise<Map<string, number>> {
     const list = [...userAgents];
-    await this.pool.query(
-      'insert into analytics_user_agents (user_agent) select unnest($1::text[]) order by 1 on conflict (md5(user_agent)) do nothing',
-      [list],
-    );
+    await this.pool.query('insert into analytics_user_agents (user_agent) select unnest($1::text[]) order by 1 on conflict (md5(user_agent)) do nothing', [
+      list,
+    ]);
     const { rows } = await this.pool.query<{ id: number; user_agent: string }>(
       'select id, user_agent from analytics_user_agents where md5(user_agent) in (select md5(value) from unnest($1::text[]) as value)',
       [list],
@@ -344,7 +351,10 @@ function eventIdKey(site: number, eventId: string): string {
   return `${site}\u0000${eventId}`;
 }
 
-interface HitRow { batch: HitBatch; index: number }
+interface HitRow {
+  batch: HitBatch;
+  index: number;
+}
 
 /**
  * The common group: no event ids, one site and classifier version. Its rows go in one

@@ -48,8 +48,7 @@ export function transferableBuffers(columns: PreparedColumns): ArrayBuffer[] {
 }
 
 export type PreparedBatch =
-  | { ok: true; columns: PreparedColumns; rejected: EventRejection[] }
-  | { ok: false; status: number; code: string; message: string; errors?: FieldError[] };
+  { ok: true; columns: PreparedColumns; rejected: EventRejection[] } | { ok: false; status: number; code: string; message: string; errors?: FieldError[] };
 
 function failure(code: string, message: string, errors?: FieldError[]): PreparedBatch {
   return errors === undefined ? { ok: false, status: 400, code, message } : { ok: false, status: 400, code, message, errors };
@@ -68,7 +67,8 @@ export function parseEventsBody(body: Uint8Array | string): unknown[] | Prepared
     return failure('validation_failed', 'The request body failed validation.', [{ path: 'events', message: 'the body must be an object { events: [...] }' }]);
   }
   const events: unknown = (parsed as { events?: unknown }).events;
-  if (!Array.isArray(events)) return failure('validation_failed', 'The request body failed validation.', [{ path: 'events', message: 'must be an array of events' }]);
+  if (!Array.isArray(events))
+    return failure('validation_failed', 'The request body failed validation.', [{ path: 'events', message: 'must be an array of events' }]);
   return events as unknown[];
 }
 
@@ -78,7 +78,9 @@ export function parseEventsBody(body: Uint8Array | string): unknown[] | Prepared
  */
 export function prepareBatch(events: readonly unknown[], context: BatchContext, identity: VisitorIdentity): PreparedBatch {
   if (events.length > MAX_BATCH_EVENTS) {
-    return failure('validation_failed', `A batch holds at most ${MAX_BATCH_EVENTS} events.`, [{ path: 'events', message: `must contain at most ${MAX_BATCH_EVENTS} items` }]);
+    return failure('validation_failed', `A batch holds at most ${MAX_BATCH_EVENTS} events.`, [
+      { path: 'events', message: `must contain at most ${MAX_BATCH_EVENTS} items` },
+    ]);
   }
   const size = events.length;
   const columns: PreparedColumns = {

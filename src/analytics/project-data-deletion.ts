@@ -37,7 +37,11 @@ export const NOTHING_DELETED: Readonly<DeletedProjectData> = Object.freeze({
 /** Rows per delete statement (and per transaction): each one holds the write lock for milliseconds, not minutes. */
 export const DELETE_BATCH_ROWS = 10_000;
 
-interface SiteTable { table: string; counter: keyof DeletedProjectData; key: readonly string[] }
+interface SiteTable {
+  table: string;
+  counter: keyof DeletedProjectData;
+  key: readonly string[];
+}
 
 /**
  * Every table keyed by site, in the order they are emptied: raw hits first, so that once

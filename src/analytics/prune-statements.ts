@@ -26,9 +26,7 @@ export function pruneStatements(dialect: Dialect): PruneStatements {
   const greatest = dialect === 'postgres' ? 'greatest' : 'max';
   return {
     hits: `delete from analytics_hits where site in (select site from analytics_sites) and at < ? and ${
-      dialect === 'postgres'
-        ? 'batch <> all (select id from analytics_ingest_batches)'
-        : "seq <= (select value from analytics_state where name = 'folded_seq')"
+      dialect === 'postgres' ? 'batch <> all (select id from analytics_ingest_batches)' : "seq <= (select value from analytics_state where name = 'folded_seq')"
     }`,
     eventIds: 'delete from analytics_event_ids where at < ?',
     visitDays: `delete from analytics_visit_days as old where old.site = ? and old.day < ? and exists (

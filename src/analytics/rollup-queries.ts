@@ -148,7 +148,7 @@ export async function countDaily(store: AnalyticsStore, site: number, plan: Rang
   }
   for (const edge of plan.edges) {
     // An edge may span the end of one day and the start of the next: each day is its own bucket.
-    for (let start = edge.start; start < edge.end; ) {
+    for (let start = edge.start; start < edge.end;) {
       const day = Math.floor(start / DAY_MS);
       const end = Math.min(edge.end, (day + 1) * DAY_MS);
       for (const row of await store.select<{ grp: number; visitors: number }>(PART_OF_DAY, [site, start, end])) {

@@ -3,7 +3,15 @@ import type { Database } from '../db/database.js';
 import type { AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './analytics-store.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
-import { DELETE_BATCH_ROWS, DELETE_BEACON_SENDERS, DELETE_SITE, NOTHING_DELETED, SITE_TABLES, deleteSiteBatch, type DeletedProjectData } from './project-data-deletion.js';
+import {
+  DELETE_BATCH_ROWS,
+  DELETE_BEACON_SENDERS,
+  DELETE_SITE,
+  NOTHING_DELETED,
+  SITE_TABLES,
+  deleteSiteBatch,
+  type DeletedProjectData,
+} from './project-data-deletion.js';
 
 type Statement = BetterSqlite3.Statement;
 
@@ -56,7 +64,9 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
   }
 
   async siteOf(projectId: string): Promise<number | null> {
-    const row = await this.exclusive(() => this.prepared('select site from analytics_sites where project_id = ?').get(projectId) as { site: number } | undefined);
+    const row = await this.exclusive(
+      () => this.prepared('select site from analytics_sites where project_id = ?').get(projectId) as { site: number } | undefined,
+    );
     return row?.site ?? null;
   }
 

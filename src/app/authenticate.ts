@@ -51,9 +51,12 @@ const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export const csrfFailed = (): DocwrightError =>
-  new DocwrightError('csrf_failed', 'The X-CSRF-Token header is missing or does not match this browser\'s token; get one from GET /v1/session.', { status: 403 });
+  new DocwrightError('csrf_failed', "The X-CSRF-Token header is missing or does not match this browser's token; get one from GET /v1/session.", {
+    status: 403,
+  });
 
-export const signInRequired = (): DocwrightError => new DocwrightError('sign_in_required', 'Sign in first: this endpoint needs a dashboard session.', { status: 401 });
+export const signInRequired = (): DocwrightError =>
+  new DocwrightError('sign_in_required', 'Sign in first: this endpoint needs a dashboard session.', { status: 401 });
 
 const adminRequired = (): DocwrightError => new DocwrightError('forbidden', 'Only admins may do this.', { status: 403 });
 

@@ -36,11 +36,19 @@ function toProblem(error: FastifyError, request: FastifyRequest): { problem: Pro
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return {
-        problem: buildProblem({ status: 400, code: 'unsupported_content_type', detail: `Content-Type "${request.headers['content-type'] ?? ''}" is not accepted; send application/json.`, requestId }),
+        problem: buildProblem({
+          status: 400,
+          code: 'unsupported_content_type',
+          detail: `Content-Type "${request.headers['content-type'] ?? ''}" is not accepted; send application/json.`,
+          requestId,
+        }),
         headers: {},
       };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { problem: buildProblem({ status: 413, code: 'payload_too_large', detail: 'The request body is larger than the server accepts.', requestId }), headers: {} };
+      return {
+        problem: buildProblem({ status: 413, code: 'payload_too_large', detail: 'The request body is larger than the server accepts.', requestId }),
+        headers: {},
+      };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return { problem: buildProblem({ status: 400, code: 'invalid_json', detail: 'The request body is not valid JSON.', requestId }), headers: {} };
@@ -65,7 +73,15 @@ function toProblem(error: FastifyError, request: FastifyRequest): { problem: Pro
   if (status >= 400 && status < 500 && !isResponseSerializationError(error)) {
     return { problem: buildProblem({ status, code: 'bad_request', detail: error.message, requestId }), headers: {} };
   }
-  return { problem: buildProblem({ status: 500, code: 'internal_error', detail: 'An internal error occurred. The request id identifies it in the server log.', requestId }), headers: {} };
+  return {
+    problem: buildProblem({
+      status: 500,
+      code: 'internal_error',
+      detail: 'An internal error occurred. The request id identifies it in the server log.',
+      requestId,
+    }),
+    headers: {},
+  };
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -54,18 +54,30 @@ export class IdempotencyStore {
     const header = request.headers['idempotency-key'];
     const projectId = principalProjectId(request);
     if (header === undefined || projectId === undefined) return undefined;
-    const key = Array.isArray(header) ? header[0] ?? '' : header;
+    const key = Array.isArray(header) ? (header[0] ?? '') : header;
     if (!KEY_PATTERN.test(key)) {
       throw validationFailed('The Idempotency-Key header is not valid.', [{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
     }
-    const hash = createHash('sha256').update(`${operation}\n${request.url.split('?')[0]}\n${canonical(request.body)}`).digest('hex');
+    const hash = createHash('sha256')
+      .update(`${operation}\n${request.url.split('?')[0]}\n${canonical(request.body)}`)
+      .digest('hex');
     const { db } = this.database;
     const now = this.clock.now();
     await this.sweep(now);
     for (let tries = 0; tries < 2; tries += 1) {
       const inserted = await db
         .insertInto('idempotency_keys')
-        .values({ project_id: projectId, key, operation, request_hash: hash, state: 'in_flight', response_status: null, response_body: null, created_at: now, expires_at: now + RETENTION_MS })
+        .values({
+          project_id: projectId,
+          key,
+          operation,
+          request_hash: hash,
+          state: 'in_flight',
+          response_status: null,
+          response_body: null,
+          created_at: now,
+          expires_at: now + RETENTION_MS,
+        })
         .onConflict((conflict) => conflict.columns(['project_id', 'key']).doNothing())
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) {
@@ -76,14 +88,21 @@ export class IdempotencyStore {
       if (!existing) continue;
       const abandoned = existing.state === 'in_flight' && existing.created_at <= now - ABANDONED_MS;
       if (existing.expires_at <= now || abandoned) {
-        await db.deleteFrom('idempotency_keys').where('project_id', '=', projectId).where('key', '=', key).where('created_at', '=', existing.created_at).execute();
+        await db
+          .deleteFrom('idempotency_keys')
+          .where('project_id', '=', projectId)
+          .where('key', '=', key)
+          .where('created_at', '=', existing.created_at)
+          .execute();
         continue;
       }
       if (existing.request_hash !== hash) {
         throw new DocwrightError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body or endpoint.', { status: 422 });
       }
       if (existing.state === 'in_flight') {
-        throw new DocwrightError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', { status: 409 });
+        throw new DocwrightError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', {
+          status: 409,
+        });
       }
       return reply
         .status(existing.response_status ?? 200)
@@ -92,7 +111,9 @@ export class IdempotencyStore {
         .serializer((payload: unknown) => payload as string)
         .send(existing.response_body ?? '');
     }
-    throw new DocwrightError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', { status: 409 });
+    throw new DocwrightError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', {
+      status: 409,
+    });
   }
 
   /**
@@ -122,9 +143,18 @@ export class IdempotencyStore {
     request.idempotency = null;
     const status = reply.statusCode;
     if (record.keptInTransaction === true && status < 300) return;
-    const where = this.database.db.updateTable('idempotency_keys').where('project_id', '=', record.projectId).where('key', '=', record.key).where('state', '=', 'in_flight');
+    const where = this.database.db
+      .updateTable('idempotency_keys')
+      .where('project_id', '=', record.projectId)
+      .where('key', '=', record.key)
+      .where('state', '=', 'in_flight');
     if (status >= 500 || status === 429 || typeof payload !== 'string') {
-      await this.database.db.deleteFrom('idempotency_keys').where('project_id', '=', record.projectId).where('key', '=', record.key).where('state', '=', 'in_flight').execute();
+      await this.database.db
+        .deleteFrom('idempotency_keys')
+        .where('project_id', '=', record.projectId)
+        .where('key', '=', record.key)
+        .where('state', '=', 'in_flight')
+        .execute();
       return;
     }
     await where.set({ state: 'done', response_status: status, response_body: payload }).execute();

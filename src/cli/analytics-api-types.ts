@@ -31,8 +31,12 @@ export interface EventsAccepted {
 export function parseVisitorsPage(body: unknown): VisitorsPage {
   const page = body as Partial<VisitorsPage> | null;
   if (
-    typeof page !== 'object' || page === null || !isCounts(page.totals) || !Array.isArray(page.visitors) ||
-    typeof page.hasMore !== 'boolean' || !page.visitors.every((entry) => isCounts(entry) && typeof entry.path === 'string')
+    typeof page !== 'object' ||
+    page === null ||
+    !isCounts(page.totals) ||
+    !Array.isArray(page.visitors) ||
+    typeof page.hasMore !== 'boolean' ||
+    !page.visitors.every((entry) => isCounts(entry) && typeof entry.path === 'string')
   ) {
     throw unexpected('visitors', '{ totals, visitors, hasMore }');
   }
@@ -42,7 +46,10 @@ export function parseVisitorsPage(body: unknown): VisitorsPage {
 export function parseEventsAccepted(body: unknown, sent: number): EventsAccepted {
   const answer = body as Partial<EventsAccepted> | null;
   if (
-    typeof answer !== 'object' || answer === null || !isCount(answer.accepted) || !Array.isArray(answer.rejected) ||
+    typeof answer !== 'object' ||
+    answer === null ||
+    !isCount(answer.accepted) ||
+    !Array.isArray(answer.rejected) ||
     answer.accepted + answer.rejected.length > sent
   ) {
     throw unexpected('events', `{ accepted, rejected: [...] } for at most ${sent} events`);
@@ -65,5 +72,8 @@ function isCount(value: unknown): value is number {
 }
 
 function unexpected(endpoint: string, expected: string): DocwrightError {
-  return new DocwrightError('unexpected_response', `The server's ${endpoint} answer is not ${expected}; is DOCWRIGHT_URL a Docwright server of a matching version?`);
+  return new DocwrightError(
+    'unexpected_response',
+    `The server's ${endpoint} answer is not ${expected}; is DOCWRIGHT_URL a Docwright server of a matching version?`,
+  );
 }

@@ -38,8 +38,7 @@ function tableWriter(write: (text: string) => void, context: VisitorsContext): V
   let widths = [0, 0, 0];
   let count = 0;
   const number = (value: number): string => value.toLocaleString('en-US');
-  const line = (cells: string[], path: string): string =>
-    `${cells.map((cell, column) => cell.padStart(widths[column] ?? 0)).join('  ')}  ${path}\n`;
+  const line = (cells: string[], path: string): string => `${cells.map((cell, column) => cell.padStart(widths[column] ?? 0)).join('  ')}  ${path}\n`;
   return {
     start(totals) {
       write(`Unique visitors of project ${context.projectId}, ${describeRange(context)}\n`);

@@ -22,11 +22,7 @@ const READ_RETRIES: Omit<RetryOptions, 'signal' | 'onRetry'> = { retries: 4, bas
  * Every page of the visitors endpoint, in order: offset grows by the page size while the
  * server says `hasMore`, exactly as interface.md prescribes for offset pagination.
  */
-export async function* walkVisitorPages(
-  client: ApiClient,
-  query: VisitorsQuery,
-  retry: Partial<RetryOptions> = {},
-): AsyncGenerator<WalkedPage> {
+export async function* walkVisitorPages(client: ApiClient, query: VisitorsQuery, retry: Partial<RetryOptions> = {}): AsyncGenerator<WalkedPage> {
   const path = `/v1/analytics/${encodeURIComponent(query.projectId)}/visitors`;
   for (let offset = 0; ; offset += query.pageSize) {
     const response = await withRetries(

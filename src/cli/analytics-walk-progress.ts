@@ -15,7 +15,12 @@ const QUIET_MS = 1000;
  * the docs check shows pages checked of pages found). On a terminal one line is
  * redrawn and erased at the end; elsewhere a plain line every few seconds.
  */
-export function createWalkProgress(stream: ProgressOutput, now: () => number = Date.now, label = 'visitors', unit: readonly [string, string, string] = ['page', 'pages', 'rows']): WalkProgress {
+export function createWalkProgress(
+  stream: ProgressOutput,
+  now: () => number = Date.now,
+  label = 'visitors',
+  unit: readonly [string, string, string] = ['page', 'pages', 'rows'],
+): WalkProgress {
   const interactive = stream.isTTY === true;
   const interval = interactive ? 100 : 5000;
   const startedAt = now();

@@ -48,9 +48,13 @@ export class ApiClient {
         signal: options.signal,
       });
     } catch (error) {
-      throw new DocwrightError('server_unreachable', `Cannot reach the Docwright server at ${this.config.url} (set DOCWRIGHT_URL): ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new DocwrightError(
+        'server_unreachable',
+        `Cannot reach the Docwright server at ${this.config.url} (set DOCWRIGHT_URL): ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
     const text = await response.text();
     let body: unknown;
@@ -60,7 +64,11 @@ export class ApiClient {
       body = text;
     }
     if (!response.ok) {
-      const problem = (typeof body === 'object' && body !== null ? body : {}) as { code?: string; detail?: string; errors?: Array<{ path: string; message: string }> };
+      const problem = (typeof body === 'object' && body !== null ? body : {}) as {
+        code?: string;
+        detail?: string;
+        errors?: Array<{ path: string; message: string }>;
+      };
       throw new DocwrightError(problem.code ?? 'http_error', problem.detail ?? `The server answered ${response.status}.`, {
         status: response.status,
         errors: problem.errors,

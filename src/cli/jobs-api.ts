@@ -31,7 +31,7 @@ interface ProblemBody {
 function problemFrom(text: string): ProblemBody {
   try {
     const body: unknown = JSON.parse(text);
-    return typeof body === 'object' && body !== null ? (body) : {};
+    return typeof body === 'object' && body !== null ? body : {};
   } catch {
     return {};
   }
@@ -106,7 +106,10 @@ export class JobsApi {
     if (!response.ok) {
       const problem = problemFrom(await response.text().catch(() => ''));
       if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
-        throw new DocwrightError(problem.code ?? 'http_error', problem.detail ?? `The server answered ${response.status}.`, { status: response.status, errors: problem.errors });
+        throw new DocwrightError(problem.code ?? 'http_error', problem.detail ?? `The server answered ${response.status}.`, {
+          status: response.status,
+          errors: problem.errors,
+        });
       }
       return { ok: false, reason: `the server answered ${response.status}${problem.detail ? `: ${problem.detail}` : ''}` };
     }
@@ -128,7 +131,11 @@ export class JobsApi {
     try {
       response = await fetch(this.client.url(path), { method: 'POST', headers, body: JSON.stringify({ prompt }) });
     } catch (error) {
-      throw new DocwrightError('server_unreachable', `Cannot reach the Docwright server at ${this.client.baseUrl} (set DOCWRIGHT_URL): ${networkReason(error)}`, { cause: error });
+      throw new DocwrightError(
+        'server_unreachable',
+        `Cannot reach the Docwright server at ${this.client.baseUrl} (set DOCWRIGHT_URL): ${networkReason(error)}`,
+        { cause: error },
+      );
     }
     const text = await response.text();
     if (response.ok) return JSON.parse(text) as Job;

@@ -133,16 +133,25 @@ async function openWithDeadline(api: JobsApi, jobId: string, lastEventId: string
   }
 }
 
-async function readStream(response: Response, controller: AbortController, deadline: number, idleMs: number, onChunk: (text: string) => void): Promise<ReadOutcome> {
+async function readStream(
+  response: Response,
+  controller: AbortController,
+  deadline: number,
+  idleMs: number,
+  onChunk: (text: string) => void,
+): Promise<ReadOutcome> {
   // A fetch body is bytes; Node's types leave its chunks `any`.
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let abortedFor: 'deadline' | 'idle' | undefined;
   const deadlineTimer = Number.isFinite(deadline)
-    ? setTimeout(() => {
-        abortedFor = 'deadline';
-        controller.abort();
-      }, Math.max(0, deadline - Date.now()))
+    ? setTimeout(
+        () => {
+          abortedFor = 'deadline';
+          controller.abort();
+        },
+        Math.max(0, deadline - Date.now()),
+      )
     : undefined;
   let idleTimer: NodeJS.Timeout | undefined;
   const armIdle = () => {

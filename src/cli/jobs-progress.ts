@@ -72,7 +72,9 @@ export function createProgressPrinter(write: (line: string) => void, fromSequenc
       }
       case 'turn.retrying': {
         const wait = count(data, 'inSeconds');
-        return [`  ↻ attempt ${count(data, 'attempt') ?? '?'} failed (${text(data, 'code') ?? 'error'}: ${text(data, 'message') ?? ''}); retrying${wait === undefined ? '' : ` in ${wait} s`}`];
+        return [
+          `  ↻ attempt ${count(data, 'attempt') ?? '?'} failed (${text(data, 'code') ?? 'error'}: ${text(data, 'message') ?? ''}); retrying${wait === undefined ? '' : ` in ${wait} s`}`,
+        ];
       }
       case 'turn.completed': {
         sawTurnCompleted = true;

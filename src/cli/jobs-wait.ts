@@ -53,7 +53,9 @@ export async function waitForJob(options: WaitOptions): Promise<number> {
     if (printer.sawTurnCompleted) filesChanged = printer.filesChanged;
     if (result.timedOut) {
       if (json) printJson(job);
-      process.stderr.write(`docwright: job ${job.id} is still ${job.status} after ${options.timeoutSeconds} s; it keeps running. Follow it with: docwright jobs wait ${job.id}\n`);
+      process.stderr.write(
+        `docwright: job ${job.id} is still ${job.status} after ${options.timeoutSeconds} s; it keeps running. Follow it with: docwright jobs wait ${job.id}\n`,
+      );
       return EXIT_TIMED_OUT;
     }
   }

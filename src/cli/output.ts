@@ -8,7 +8,12 @@ export function printTable(headers: string[], rows: Array<Array<string | number 
   const cells = [headers, ...rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))))];
   const widths = headers.map((_, column) => Math.max(...cells.map((row) => row[column]!.length)));
   for (const row of cells) {
-    process.stdout.write(row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd() + '\n');
+    process.stdout.write(
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd() + '\n',
+    );
   }
 }
 

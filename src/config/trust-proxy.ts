@@ -55,7 +55,10 @@ export const trustProxySchema = z
       context.addIssue({ code: 'custom', message: `at most ${MAX_PROXY_HOPS} proxy hops; ${FORMAT}` });
       return z.NEVER;
     }
-    const entries = value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+    const entries = value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '');
     const problems = entries.map(entryProblem).filter((problem): problem is string => problem !== null);
     if (problems.length > 0) {
       context.addIssue({ code: 'custom', message: `${problems.join('; ')}; ${FORMAT}` });

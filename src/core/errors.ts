@@ -42,8 +42,7 @@ export function isDocwrightError(value: unknown): value is DocwrightError {
 export const validationFailed = (message: string, errors: FieldError[]): DocwrightError =>
   new DocwrightError('validation_failed', message, { status: 400, errors });
 
-export const badRequest = (code: string, message: string): DocwrightError =>
-  new DocwrightError(code, message, { status: 400 });
+export const badRequest = (code: string, message: string): DocwrightError => new DocwrightError(code, message, { status: 400 });
 
 export const unauthorized = (): DocwrightError =>
   new DocwrightError('unauthorized', 'A valid API key is required in the Authorization header as "Bearer <key>".', {
@@ -51,14 +50,11 @@ export const unauthorized = (): DocwrightError =>
     headers: { 'WWW-Authenticate': 'Bearer realm="docwright"' },
   });
 
-export const notFound = (message = 'The requested resource does not exist.'): DocwrightError =>
-  new DocwrightError('not_found', message, { status: 404 });
+export const notFound = (message = 'The requested resource does not exist.'): DocwrightError => new DocwrightError('not_found', message, { status: 404 });
 
-export const conflict = (message: string, code = 'conflict'): DocwrightError =>
-  new DocwrightError(code, message, { status: 409 });
+export const conflict = (message: string, code = 'conflict'): DocwrightError => new DocwrightError(code, message, { status: 409 });
 
-export const configurationError = (message: string): DocwrightError =>
-  new DocwrightError('invalid_configuration', message, { status: 500 });
+export const configurationError = (message: string): DocwrightError => new DocwrightError('invalid_configuration', message, { status: 500 });
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',

@@ -46,7 +46,11 @@ export class SecretBox {
       );
     }
     if (parts.version !== VERSION) throw unknownFormat();
-    return this.decrypt(parts, context, 'A stored secret cannot be decrypted for this project: it was sealed for another one, or DOCWRIGHT_SECRET changed since it was stored.');
+    return this.decrypt(
+      parts,
+      context,
+      'A stored secret cannot be decrypted for this project: it was sealed for another one, or DOCWRIGHT_SECRET changed since it was stored.',
+    );
   }
 
   /** True for a value written by versions before 2, which `upgrade` must re-seal. */

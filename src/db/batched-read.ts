@@ -12,7 +12,10 @@ const MAX_BATCH = 256;
  * was read after the lookup began: a caller never sees a state older than its request.
  */
 export function createBatchedRead<Row>(load: (keys: string[]) => Promise<Row[]>, keyOf: (row: Row) => string): BatchedRead<Row> {
-  interface Waiter { resolve: (row: Row | undefined) => void; reject: (error: unknown) => void }
+  interface Waiter {
+    resolve: (row: Row | undefined) => void;
+    reject: (error: unknown) => void;
+  }
   let pending: Map<string, Waiter[]> | null = null;
 
   const send = async (batch: Map<string, Waiter[]>): Promise<void> => {

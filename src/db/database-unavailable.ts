@@ -13,7 +13,8 @@ const BUSY_STATES = new Set(['40001', '40P01', '55P03']);
 // Node socket errors of the connection to the server.
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 // node-postgres says these in words only (no code).
-const LOST_CONNECTION = /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
+const LOST_CONNECTION =
+  /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
 
 export function databaseTrouble(error: unknown): DatabaseTrouble | undefined {
   if (!(error instanceof Error)) return undefined;

@@ -17,7 +17,11 @@ export function createGroupCommit<Item, Result>(options: {
   /** Groups written at the same time; default 1. */
   concurrency?: number;
 }): GroupCommit<Item, Result> {
-  interface Waiting { item: Item; resolve: (result: Result) => void; reject: (error: unknown) => void }
+  interface Waiting {
+    item: Item;
+    resolve: (result: Result) => void;
+    reject: (error: unknown) => void;
+  }
   const concurrency = options.concurrency ?? 1;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('concurrency must be a positive integer');
   const queue: Waiting[] = [];

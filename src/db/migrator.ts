@@ -56,11 +56,7 @@ const CREATE_TABLE = `create table if not exists docwright_migrations (
   applied_at bigint not null
 )`;
 
-async function migratePostgres(
-  pool: import('pg').Pool,
-  clock: Clock,
-  migrations: Migration[],
-): Promise<MigrationResult> {
+async function migratePostgres(pool: import('pg').Pool, clock: Clock, migrations: Migration[]): Promise<MigrationResult> {
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [LOCK_KEY]);
@@ -99,9 +95,7 @@ function migrateSqlite(connection: import('better-sqlite3').Database, clock: Clo
   connection.exec('begin immediate');
   try {
     connection.exec(CREATE_TABLE);
-    const done = new Set(
-      (connection.prepare('select version from docwright_migrations').all() as Array<{ version: number }>).map((row) => row.version),
-    );
+    const done = new Set((connection.prepare('select version from docwright_migrations').all() as Array<{ version: number }>).map((row) => row.version));
     const insert = connection.prepare('insert into docwright_migrations (version, name, applied_at) values (?, ?, ?)');
     const applied: Migration[] = [];
     for (const migration of migrations) {

@@ -6,7 +6,6 @@ import { parseJsonDocument } from './json-document.js';
 import { JsonStringLines } from './json-string-lines.js';
 import { SITE_CONFIG_LIMITS as LIMITS } from './site-config-limits.js';
 
-
 /** A config file that was read and parsed (or not: `parsed` says why). */
 export interface LoadedFile {
   path: string;
@@ -19,9 +18,7 @@ export interface LoadedFile {
 /** Where a `$ref` leads: a workspace-relative file, or the reason it leads nowhere. */
 export type RefTarget = { ok: true; path: string } | { ok: false; reason: string };
 
-export type ConfigFiles =
-  | { done: true; files: Map<string, LoadedFile>; order: string[]; problems: ProblemSink }
-  | { done: false; needs: string[] };
+export type ConfigFiles = { done: true; files: Map<string, LoadedFile>; order: string[]; problems: ProblemSink } | { done: false; needs: string[] };
 
 /**
  * https://www.mintlify.com/docs/organize/settings ("Split configuration with $ref"):
@@ -79,7 +76,10 @@ export function loadConfigFiles(configPath: string, docsRoot: string, texts: Rea
     const lines = new JsonStringLines(text);
     let document = parseJsonDocument(file, text, { maxChars: LIMITS.maxFileChars, maxDepth: LIMITS.maxJsonDepth });
     if (document.ok && totalChars + text.length > LIMITS.maxTotalChars) {
-      document = { ok: false, problem: { path: file, kind: 'limit', message: `The site configuration files together pass ${LIMITS.maxTotalChars} characters; ${file} was not read.` } };
+      document = {
+        ok: false,
+        problem: { path: file, kind: 'limit', message: `The site configuration files together pass ${LIMITS.maxTotalChars} characters; ${file} was not read.` },
+      };
     }
     files.set(file, { path: file, value: document.ok ? document.value : undefined, parsed: document.ok, lines });
     order.push(file);
@@ -99,12 +99,23 @@ export function loadConfigFiles(configPath: string, docsRoot: string, texts: Rea
       }
       const depth = depthOf.get(file)! + 1;
       if (depth > LIMITS.maxRefDepth) {
-        problems.push({ path: file, kind: 'limit', message: `$ref "${clip(ref)}" is nested more than ${LIMITS.maxRefDepth} files deep; it was not followed.` }, line);
+        problems.push(
+          { path: file, kind: 'limit', message: `$ref "${clip(ref)}" is nested more than ${LIMITS.maxRefDepth} files deep; it was not followed.` },
+          line,
+        );
         continue;
       }
       if (!depthOf.has(target.path)) {
         if (depthOf.size >= LIMITS.maxFiles) {
-          if (!capReported) problems.push({ path: file, kind: 'limit', message: `The site configuration pulls in more than ${LIMITS.maxFiles} files with $ref; "${clip(ref)}" and later ones were not read.` }, line);
+          if (!capReported)
+            problems.push(
+              {
+                path: file,
+                kind: 'limit',
+                message: `The site configuration pulls in more than ${LIMITS.maxFiles} files with $ref; "${clip(ref)}" and later ones were not read.`,
+              },
+              line,
+            );
           capReported = true;
           continue;
         }
@@ -118,7 +129,10 @@ export function loadConfigFiles(configPath: string, docsRoot: string, texts: Rea
   for (const [file, fileEdges] of edges) {
     for (const edge of fileEdges) {
       if (missing.has(edge.target)) {
-        problems.push({ path: file, kind: 'navigation', message: `$ref "${clip(edge.ref)}" points to ${edge.target}, which does not exist or could not be read.` }, edge.line);
+        problems.push(
+          { path: file, kind: 'navigation', message: `$ref "${clip(edge.ref)}" points to ${edge.target}, which does not exist or could not be read.` },
+          edge.line,
+        );
       }
     }
   }
@@ -155,7 +169,16 @@ function cycleProblems(start: string, edges: ReadonlyMap<string, ReadonlyArray<{
     if (seen === 'open' && !reported.has(pair)) {
       reported.add(pair);
       const loop = [...trail.slice(trail.indexOf(edge.target)), edge.target].join(' → ');
-      problems.push(withLine({ path: frame.file, kind: 'navigation', message: `$ref "${clip(edge.ref)}" makes a cycle (${loop}); Mintlify fails the build on circular references.` }, edge.line));
+      problems.push(
+        withLine(
+          {
+            path: frame.file,
+            kind: 'navigation',
+            message: `$ref "${clip(edge.ref)}" makes a cycle (${loop}); Mintlify fails the build on circular references.`,
+          },
+          edge.line,
+        ),
+      );
     } else if (seen === undefined) {
       state.set(edge.target, 'open');
       trail.push(edge.target);

@@ -17,10 +17,7 @@ interface RefChain {
 }
 
 export type Expanded =
-  | { kind: 'object'; fields: Map<string, Slot> }
-  | { kind: 'array'; items: Slot[] }
-  | { kind: 'string'; value: string; file: LoadedFile }
-  | { kind: 'other' };
+  { kind: 'object'; fields: Map<string, Slot> } | { kind: 'array'; items: Slot[] } | { kind: 'string'; value: string; file: LoadedFile } | { kind: 'other' };
 
 /**
  * Reads configuration values with `$ref`s replaced, without building the merged document:

@@ -89,7 +89,16 @@ export class DocsChecker {
       this.current ??= this.buildState(this.options.current, this.options.onProgress);
       // The base is indexed beside the current snapshot; a base that cannot be had (the
       // ref is gone) leaves every problem new rather than failing the check.
-      this.base ??= this.options.base === undefined ? Promise.resolve(null) : this.options.base().then((source) => this.buildState(source)).then((state) => state.problems(), () => null);
+      this.base ??=
+        this.options.base === undefined
+          ? Promise.resolve(null)
+          : this.options
+              .base()
+              .then((source) => this.buildState(source))
+              .then(
+                (state) => state.problems(),
+                () => null,
+              );
       const state = await this.current;
       if (!first) await state.update(changed, AbortSignal.timeout(this.options.timeoutMs));
       return state;
@@ -100,6 +109,13 @@ export class DocsChecker {
 
   private buildState(source: SiteSource, onProgress?: (checked: number, total: number) => void): Promise<SiteState> {
     const { runner, limits, timeoutMs } = this.options;
-    return SiteState.build({ source, runner, cache: this.cache, limits, signal: AbortSignal.timeout(timeoutMs), ...(onProgress === undefined ? {} : { onProgress }) });
+    return SiteState.build({
+      source,
+      runner,
+      cache: this.cache,
+      limits,
+      signal: AbortSignal.timeout(timeoutMs),
+      ...(onProgress === undefined ? {} : { onProgress }),
+    });
   }
 }

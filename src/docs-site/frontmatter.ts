@@ -60,7 +60,14 @@ export function checkFrontmatter(path: string, frontmatter: Frontmatter): DocsPr
     return [{ path, line: frontmatter.firstLine, kind: 'frontmatter', message: `Invalid YAML frontmatter: ${firstLine((error as Error).message)}` }];
   }
   if (value !== null && value !== undefined && (typeof value !== 'object' || Array.isArray(value))) {
-    return [{ path, line: frontmatter.firstLine, kind: 'frontmatter', message: 'The frontmatter must be a mapping of keys to values, such as "title: Introduction".' }];
+    return [
+      {
+        path,
+        line: frontmatter.firstLine,
+        kind: 'frontmatter',
+        message: 'The frontmatter must be a mapping of keys to values, such as "title: Introduction".',
+      },
+    ];
   }
   return [];
 }

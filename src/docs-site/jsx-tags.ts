@@ -127,7 +127,8 @@ export class JsxTags {
     if (tag.close) {
       const innermost = this.elements.pop();
       if (innermost?.name !== tag.name) return { unsupported: 'closing tag of another element' };
-      if (innermost.type !== token.type || innermost.parent !== tag.parent || innermost.item !== tag.item) return { unsupported: 'element closed in another block' };
+      if (innermost.type !== token.type || innermost.parent !== tag.parent || innermost.item !== tag.item)
+        return { unsupported: 'element closed in another block' };
       return { element: undefined };
     }
     const tokenType: string = token.type;

@@ -20,9 +20,7 @@ export interface SiteModel {
   variantPrefixes: readonly string[];
 }
 
-export type LinkVerdict =
-  | { status: 'ok' | 'skipped' }
-  | { status: 'broken'; message: string };
+export type LinkVerdict = { status: 'ok' | 'skipped' } | { status: 'broken'; message: string };
 
 export interface LinkResolution {
   verdict: LinkVerdict;
@@ -95,13 +93,7 @@ function exists(site: SiteModel, path: string, keys: string[]): boolean {
     // Written with a page extension, or as `…/index`.
     return key === '' || files.has(`${key}.mdx`) || files.has(`${key}.md`) || files.has(`${key}/index.mdx`) || files.has(`${key}/index.md`);
   }
-  return (
-    files.has(`${path}.mdx`) ||
-    files.has(`${path}.md`) ||
-    files.has(`${path}/index.mdx`) ||
-    files.has(`${path}/index.md`) ||
-    generated.has(path)
-  );
+  return files.has(`${path}.mdx`) || files.has(`${path}.md`) || files.has(`${path}/index.mdx`) || files.has(`${path}/index.md`) || generated.has(path);
 }
 
 /**

@@ -33,7 +33,9 @@ export function rewrittenTarget(fromPage: string, original: LinkedPath, original
   if (original.absolute) {
     text = `/${destination}`;
   } else {
-    const from = dirnameOf(fromPage).split('/').filter((segment) => segment !== '');
+    const from = dirnameOf(fromPage)
+      .split('/')
+      .filter((segment) => segment !== '');
     const to = destination.split('/').filter((segment) => segment !== '');
     let common = 0;
     while (common < from.length && common < to.length - 1 && from[common] === to[common]) common += 1;

@@ -81,5 +81,9 @@ function extensionsFor(choice: ExtensionChoice): Extension[] {
  * hands it over. Throws what micromark throws on a syntax error.
  */
 export function tokenize(source: string, choice: ExtensionChoice): Event[] {
-  return postprocess(parse({ extensions: extensionsFor(choice) }).document().write(preprocess()(source, undefined, true)));
+  return postprocess(
+    parse({ extensions: extensionsFor(choice) })
+      .document()
+      .write(preprocess()(source, undefined, true)),
+  );
 }

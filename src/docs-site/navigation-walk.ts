@@ -166,7 +166,10 @@ export class NavigationWalk {
   private addPage(page: string, file: LoadedFile, active: readonly SiteVariant[]): void {
     if (page.trim() === '' || URL_SCHEME.test(page) || page.length > LIMITS.maxPathLength * 4) return;
     if (page.length > LIMITS.maxPathLength) {
-      this.problems.push({ path: file.path, kind: 'navigation', message: `Navigation page "${clip(page)}" is longer than ${LIMITS.maxPathLength} characters; it was left out.` }, file.lines.lineOf(page));
+      this.problems.push(
+        { path: file.path, kind: 'navigation', message: `Navigation page "${clip(page)}" is longer than ${LIMITS.maxPathLength} characters; it was left out.` },
+        file.lines.lineOf(page),
+      );
       return;
     }
     if (isOperationReference(page)) return;
@@ -180,7 +183,10 @@ export class NavigationWalk {
     this.result.navigation.push(entry);
     for (const variant of active) {
       if (this.memberships >= LIMITS.maxVariantPages) {
-        this.once('memberships', `The versions and languages of ${this.configPath} list more than ${LIMITS.maxVariantPages} pages together; the rest were left out of them.`);
+        this.once(
+          'memberships',
+          `The versions and languages of ${this.configPath} list more than ${LIMITS.maxVariantPages} pages together; the rest were left out of them.`,
+        );
         return;
       }
       this.memberships += 1;

@@ -53,6 +53,10 @@ export async function analyzePage(path: string, text: string): Promise<PageAnaly
   const links = collectLinks(nodes, text);
   const anchors = collectAnchors(nodes, text, prepared.customIds).slice(0, MAX_LINKS_PER_PAGE);
   if (links.length <= MAX_LINKS_PER_PAGE) return { problems, links, anchors };
-  problems.push({ path, kind: 'check-limit', message: `${path} has ${links.length} links; only the first ${MAX_LINKS_PER_PAGE} were checked. Split it into smaller pages.` });
+  problems.push({
+    path,
+    kind: 'check-limit',
+    message: `${path} has ${links.length} links; only the first ${MAX_LINKS_PER_PAGE} were checked. Split it into smaller pages.`,
+  });
   return { problems, links: links.slice(0, MAX_LINKS_PER_PAGE), anchors };
 }

@@ -71,16 +71,45 @@ const SKIPPED_IN_TEXT = new Set(['resource', 'reference', 'mdxTextExpression']);
 
 /** The other tokens heading text may hold: wrappers and markers whose text nodes are the tokens above. */
 const TEXT_STRUCTURE = new Set([
-  'emphasis', 'emphasisSequence', 'emphasisText',
-  'strong', 'strongSequence', 'strongText',
-  'strikethrough', 'strikethroughSequence', 'strikethroughText',
-  'codeText', 'codeTextSequence', 'codeTextPadding',
-  'mathText', 'mathTextSequence', 'mathTextPadding',
-  'characterEscape', 'characterEscapeMarker', 'characterReferenceMarker', 'characterReferenceMarkerNumeric',
-  'characterReferenceMarkerHexadecimal', 'characterReferenceMarkerSemi', 'characterReferenceValue',
-  'link', 'image', 'label', 'labelLink', 'labelImage', 'labelMarker', 'labelImageMarker', 'labelEnd', 'labelText',
-  'autolink', 'autolinkMarker', 'htmlText',
-  'hardBreakEscape', 'hardBreakTrailing', 'linePrefix', 'lineSuffix', 'whitespace',
+  'emphasis',
+  'emphasisSequence',
+  'emphasisText',
+  'strong',
+  'strongSequence',
+  'strongText',
+  'strikethrough',
+  'strikethroughSequence',
+  'strikethroughText',
+  'codeText',
+  'codeTextSequence',
+  'codeTextPadding',
+  'mathText',
+  'mathTextSequence',
+  'mathTextPadding',
+  'characterEscape',
+  'characterEscapeMarker',
+  'characterReferenceMarker',
+  'characterReferenceMarkerNumeric',
+  'characterReferenceMarkerHexadecimal',
+  'characterReferenceMarkerSemi',
+  'characterReferenceValue',
+  'link',
+  'image',
+  'label',
+  'labelLink',
+  'labelImage',
+  'labelMarker',
+  'labelImageMarker',
+  'labelEnd',
+  'labelText',
+  'autolink',
+  'autolinkMarker',
+  'htmlText',
+  'hardBreakEscape',
+  'hardBreakTrailing',
+  'linePrefix',
+  'lineSuffix',
+  'whitespace',
 ]);
 
 /** What an image's text may hold: its alt text is made of it, and anything making a node there is not in the tree. */
@@ -162,7 +191,8 @@ export function walkEvents(events: Event[], autolinkTriggers: readonly number[])
           break;
         case 'characterEscape':
         case 'characterReference':
-          if (inTextContent(parent) && AUTOLINK_CHARACTERS.test(decodeString(context.sliceSerialize(token)))) return { unsupported: 'escaped autolink character' };
+          if (inTextContent(parent) && AUTOLINK_CHARACTERS.test(decodeString(context.sliceSerialize(token))))
+            return { unsupported: 'escaped autolink character' };
           break;
         case 'autolink':
           nodes.push({ type: 'link', url: '', position: place(token) });

@@ -56,7 +56,13 @@ export function parsePage(path: string, source: string, format: Format): ParseRe
   } catch (error) {
     // The parser recurses per nesting level (`>>>>…`, nested lists and elements).
     if (error instanceof RangeError) {
-      return { problem: { path, kind: 'check-limit', message: `${path} nests quotes, lists or elements too deeply for the MDX parser (${error.message}); flatten the page.` } };
+      return {
+        problem: {
+          path,
+          kind: 'check-limit',
+          message: `${path} nests quotes, lists or elements too deeply for the MDX parser (${error.message}); flatten the page.`,
+        },
+      };
     }
     const message = error as ParseMessage;
     const problem: DocsProblem = { path, kind: 'mdx-syntax', message: `MDX syntax error: ${message.reason ?? message.message}` };

@@ -36,11 +36,18 @@ export class PageAnalysisCache {
 
   /** The content of one page from what reading it gave. */
   async content(path: string, file: SourceFile): Promise<PageContent> {
-    if (file.status === 'missing') return { hash: null, own: [{ path, kind: 'check-limit', message: `${path} could not be read, so it was not checked.` }], links: [] };
+    if (file.status === 'missing')
+      return { hash: null, own: [{ path, kind: 'check-limit', message: `${path} could not be read, so it was not checked.` }], links: [] };
     if (file.status === 'too-large') {
       return {
         hash: null,
-        own: [{ path, kind: 'check-limit', message: `${path} is ${file.size} bytes; the docs check parses pages of at most ${this.limits.maxPageBytes} bytes, so it was not checked. Split it into smaller pages.` }],
+        own: [
+          {
+            path,
+            kind: 'check-limit',
+            message: `${path} is ${file.size} bytes; the docs check parses pages of at most ${this.limits.maxPageBytes} bytes, so it was not checked. Split it into smaller pages.`,
+          },
+        ],
         links: [],
       };
     }

@@ -22,6 +22,9 @@ export class ProblemSink {
   /** The problems, with a closing `limit` problem when some were dropped. */
   finish(): DocsProblem[] {
     if (this.dropped === 0) return this.problems;
-    return [...this.problems, { path: this.path, kind: 'limit', message: `${this.dropped} more problems in the site configuration were left out (more than ${this.cap}).` }];
+    return [
+      ...this.problems,
+      { path: this.path, kind: 'limit', message: `${this.dropped} more problems in the site configuration were left out (more than ${this.cap}).` },
+    ];
   }
 }

@@ -13,10 +13,7 @@
  * Trailing slashes and empty segments are ignored, as the site serves `/a/` as `/a`.
  */
 
-export type SourceSegment =
-  | { kind: 'literal'; text: string }
-  | { kind: 'param'; name: string }
-  | { kind: 'prefix'; prefix: string };
+export type SourceSegment = { kind: 'literal'; text: string } | { kind: 'param'; name: string } | { kind: 'prefix'; prefix: string };
 
 export interface RestWildcard {
   name: string;

@@ -133,7 +133,12 @@ export async function buildSite(input: BuildSiteInput): Promise<SiteBuild> {
     structural.add(specPath);
     const specText = input.files.includes(specPath) ? (await readText([specPath])).get(specPath) : null;
     if (specText === null || specText === undefined) {
-      problems.push({ path: declared.file, ...(declared.line === undefined ? {} : { line: declared.line }), kind: 'navigation', message: `OpenAPI spec "${declared.source}" does not exist or could not be read.` });
+      problems.push({
+        path: declared.file,
+        ...(declared.line === undefined ? {} : { line: declared.line }),
+        kind: 'navigation',
+        message: `OpenAPI spec "${declared.source}" does not exist or could not be read.`,
+      });
       unverifiable.push(folder);
       continue;
     }

@@ -36,7 +36,11 @@ export function buildSiteConfig(configPath: string, texts: ReadonlyMap<string, s
     problems.push({ path: configPath, kind: 'navigation', message: `${configPath} does not hold a JSON object.` });
   }
   if (reader.exhausted) {
-    problems.push({ path: configPath, kind: 'limit', message: `Following the $ref files of ${configPath} passed ${LIMITS.maxVisitedNodes} values; the rest was left out.` });
+    problems.push({
+      path: configPath,
+      kind: 'limit',
+      message: `Following the $ref files of ${configPath} passed ${LIMITS.maxVisitedNodes} values; the rest was left out.`,
+    });
   }
   config.problems = problems.finish();
   return { done: true, config };
@@ -57,26 +61,47 @@ function readRedirects(reader: ConfigReader, slot: Slot | undefined, problems: P
     const destination = reader.expand(reader.field(rule, 'destination'));
     if (source.kind !== 'string' || destination.kind !== 'string') {
       const file = source.kind === 'string' ? source.file : destination.kind === 'string' ? destination.file : item.file;
-      const line = source.kind === 'string' ? file.lines.lineOf(source.value) : destination.kind === 'string' ? file.lines.lineOf(destination.value) : undefined;
+      const line =
+        source.kind === 'string' ? file.lines.lineOf(source.value) : destination.kind === 'string' ? file.lines.lineOf(destination.value) : undefined;
       problems.push({ path: file.path, kind: 'navigation', message: 'A redirect needs a "source" and a "destination" string.' }, line);
       continue;
     }
     const line = source.file.lines.lineOf(source.value);
     if (source.value.length > MAX_REDIRECT_LENGTH || destination.value.length > MAX_REDIRECT_LENGTH) {
-      problems.push({ path: source.file.path, kind: 'navigation', message: `Redirect "${clip(source.value)}" is longer than ${MAX_REDIRECT_LENGTH} characters; it was left out.` }, line);
+      problems.push(
+        {
+          path: source.file.path,
+          kind: 'navigation',
+          message: `Redirect "${clip(source.value)}" is longer than ${MAX_REDIRECT_LENGTH} characters; it was left out.`,
+        },
+        line,
+      );
       continue;
     }
     if (source.value.includes('#') || source.value.includes('?')) {
-      problems.push({ path: source.file.path, kind: 'navigation', message: `Redirect source "${clip(source.value)}" includes an anchor or query, which Mintlify redirects cannot match.` }, line);
+      problems.push(
+        {
+          path: source.file.path,
+          kind: 'navigation',
+          message: `Redirect source "${clip(source.value)}" includes an anchor or query, which Mintlify redirects cannot match.`,
+        },
+        line,
+      );
       continue;
     }
     const compiled = compileSource(source.value);
     if ('unsupported' in compiled) {
-      problems.push({ path: source.file.path, kind: 'navigation', message: `Redirect source "${clip(source.value)}" is not supported: ${compiled.unsupported}.` }, line);
+      problems.push(
+        { path: source.file.path, kind: 'navigation', message: `Redirect source "${clip(source.value)}" is not supported: ${compiled.unsupported}.` },
+        line,
+      );
       continue;
     }
     if (rules.length >= LIMITS.maxRedirects) {
-      problems.push({ path: source.file.path, kind: 'limit', message: `${configPath} has more than ${LIMITS.maxRedirects} redirects; the rest were left out.` }, line);
+      problems.push(
+        { path: source.file.path, kind: 'limit', message: `${configPath} has more than ${LIMITS.maxRedirects} redirects; the rest were left out.` },
+        line,
+      );
       break;
     }
     const redirect: RedirectRule = { source: source.value, destination: destination.value, file: source.file.path };

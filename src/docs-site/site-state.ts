@@ -132,7 +132,12 @@ export class SiteState {
     this.navigation = this.sites.flatMap((site) => navigationProblems(site, this.files));
   }
 
-  private async rebuild(listing: readonly string[], changed: ReadonlySet<string>, read?: Map<string, SourceFile>, signal: AbortSignal = this.context.signal): Promise<void> {
+  private async rebuild(
+    listing: readonly string[],
+    changed: ReadonlySet<string>,
+    read?: Map<string, SourceFile>,
+    signal: AbortSignal = this.context.signal,
+  ): Promise<void> {
     const { source, runner, limits } = this.context;
     const roots = findSiteRoots(listing);
     const sites: SiteBuild[] = [];
@@ -146,7 +151,11 @@ export class SiteState {
     this.complete = true;
     const configFolders = new Set(listing.filter((path) => STRUCTURAL_NAMES.has(basenameOf(path)) && basenameOf(path) !== '.mintignore').map(dirnameOf));
     if (configFolders.size > MAX_SITES) {
-      this.limits.push({ path: '.', kind: 'limit', message: `${configFolders.size} folders hold a docs.json or mint.json; only ${MAX_SITES} sites are checked.` });
+      this.limits.push({
+        path: '.',
+        kind: 'limit',
+        message: `${configFolders.size} folders hold a docs.json or mint.json; only ${MAX_SITES} sites are checked.`,
+      });
     }
 
     const pages: Array<{ path: string; site: SiteBuild }> = [];
@@ -168,12 +177,20 @@ export class SiteState {
       const batch = checked.slice(start, start + PAGE_BATCH);
       const reused = (path: string): PageContent | undefined => (changed.has(path) ? undefined : (previous.get(path)?.content ?? undefined));
       const fresh = batch.filter(({ path }) => reused(path)?.hash == null);
-      const contents = fresh.length === 0 ? new Map<string, SourceFile>() : await this.readFresh(fresh.map(({ path }) => path), read);
+      const contents =
+        fresh.length === 0
+          ? new Map<string, SourceFile>()
+          : await this.readFresh(
+              fresh.map(({ path }) => path),
+              read,
+            );
       // A page still being parsed when the budget runs out is left unchecked, not waited for.
       const analysed = await Promise.all(
         batch.map(({ path }) => {
           const known = reused(path);
-          return known?.hash != null ? Promise.resolve(known) : Promise.race([this.context.cache.content(path, contents.get(path) ?? { status: 'missing' }), stopped]);
+          return known?.hash != null
+            ? Promise.resolve(known)
+            : Promise.race([this.context.cache.content(path, contents.get(path) ?? { status: 'missing' }), stopped]);
         }),
       );
       batch.forEach(({ path, site }, index) => {
@@ -186,7 +203,11 @@ export class SiteState {
     }
     if (done < checked.length) {
       this.complete = false;
-      this.limits.push({ path: '.', kind: 'limit', message: `The check ran out of time (${done} of ${checked.length} pages checked); the others were not checked. Fix these and run it again.` });
+      this.limits.push({
+        path: '.',
+        kind: 'limit',
+        message: `The check ran out of time (${done} of ${checked.length} pages checked); the others were not checked. Fix these and run it again.`,
+      });
     }
     await this.judgeLinks([...this.pages.keys()]);
     this.navigation = sites.flatMap((site) => navigationProblems(site, this.files));

@@ -59,7 +59,11 @@ async function checkedOutAt(repository: string, ref: string): Promise<string | n
 
 /** No staged or unstaged change to tracked files, and nothing a checkout to `to` would overwrite. */
 async function assertCleanCheckout(worktree: string, from: string, to: string): Promise<void> {
-  const status = await runGit(['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=all'], { cwd: worktree, timeoutMs: GIT_TIMEOUT_MS, maxOutputBytes: 64 * 1024 });
+  const status = await runGit(['status', '--porcelain=v1', '-z', '--untracked-files=no', '--ignore-submodules=all'], {
+    cwd: worktree,
+    timeoutMs: GIT_TIMEOUT_MS,
+    maxOutputBytes: 64 * 1024,
+  });
   if (status.stdout.length > 0) throw worktreeBlocked();
   // What `git merge` does first: files touched but unchanged must not read as changes.
   await runGit(['update-index', '-q', '--refresh'], { cwd: worktree, allowedExitCodes: [0, 1], timeoutMs: GIT_TIMEOUT_MS });

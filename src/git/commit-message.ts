@@ -45,8 +45,15 @@ function cleanSubject(text: string): string {
 
 /** The first line, and of it the first sentence: subjects describe, bodies explain. */
 function firstSentence(text: string): string {
-  const line = text.trim().split(/\r?\n/).find((candidate) => candidate.trim().length > 0) ?? '';
-  const collapsed = line.replace(/\s+/g, ' ').replace(/^[#>*\-\s]+/, '').trim();
+  const line =
+    text
+      .trim()
+      .split(/\r?\n/)
+      .find((candidate) => candidate.trim().length > 0) ?? '';
+  const collapsed = line
+    .replace(/\s+/g, ' ')
+    .replace(/^[#>*\-\s]+/, '')
+    .trim();
   const end = collapsed.search(/[.!?](\s|$)/);
   return (end > 0 ? collapsed.slice(0, end) : collapsed).trim();
 }

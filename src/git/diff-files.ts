@@ -30,13 +30,14 @@ const DIFF_ARGS = ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--fi
  * --name-status` and `--numstat` (NUL-separated, so any path is read exactly).
  */
 export async function diffFiles(cwd: string, revisions: readonly string[], options: { maxFiles: number; timeoutMs?: number }): Promise<DiffFiles> {
-  const run = (format: string) => runGit([...DIFF_ARGS, format, ...revisions, '--'], { cwd, timeoutMs: options.timeoutMs ?? 60_000, maxOutputBytes: 8 * 1024 * 1024 });
+  const run = (format: string) =>
+    runGit([...DIFF_ARGS, format, ...revisions, '--'], { cwd, timeoutMs: options.timeoutMs ?? 60_000, maxOutputBytes: 8 * 1024 * 1024 });
   const [names, counts] = await Promise.all([run('--name-status'), run('--numstat')]);
   const lineCounts = parseNumstat(counts.stdout);
   const files: DiffFile[] = [];
   const fields = names.stdout.split('\0');
   let truncated = names.truncated;
-  for (let index = 0; index < fields.length - 1; ) {
+  for (let index = 0; index < fields.length - 1;) {
     const letter = fields[index]!.charAt(0);
     const status = STATUS_LETTERS[letter] ?? 'modified';
     const paired = letter === 'R' || letter === 'C';
@@ -58,7 +59,7 @@ export async function diffFiles(cwd: string, revisions: readonly string[], optio
 function parseNumstat(text: string): Map<string, { additions: number; deletions: number; binary: boolean }> {
   const counts = new Map<string, { additions: number; deletions: number; binary: boolean }>();
   const fields = text.split('\0');
-  for (let index = 0; index < fields.length - 1; ) {
+  for (let index = 0; index < fields.length - 1;) {
     // Split at the first two tabs only: a path may hold tabs itself.
     const field = fields[index]!;
     const first = field.indexOf('\t');

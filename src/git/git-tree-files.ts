@@ -55,7 +55,11 @@ export class GitTreeFiles {
 
   private async listing(): Promise<Map<string, TreeEntry>> {
     if (this.entries !== undefined) return this.entries;
-    const result = await runGit(['ls-tree', '-r', '-l', '-z', '--full-tree', this.commit], { cwd: this.repository, timeoutMs: this.timeoutMs, maxOutputBytes: MAX_LISTING_BYTES });
+    const result = await runGit(['ls-tree', '-r', '-l', '-z', '--full-tree', this.commit], {
+      cwd: this.repository,
+      timeoutMs: this.timeoutMs,
+      maxOutputBytes: MAX_LISTING_BYTES,
+    });
     if (result.truncated) throw new DocwrightError('git_failed', `The tree of ${this.commit} is too large to list.`, { status: 500 });
     const entries = new Map<string, TreeEntry>();
     const start = this.prefix === '' ? '' : `${this.prefix}/`;

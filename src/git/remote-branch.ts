@@ -9,22 +9,12 @@ export interface RemoteQueryOptions {
 }
 
 /** Whether `refs/heads/BRANCH` exists on the remote; a follow-up turn continues there. */
-export async function remoteBranchExists(
-  remoteUrl: string,
-  branch: string,
-  auth?: GitAuth | null,
-  options: RemoteQueryOptions = {},
-): Promise<boolean> {
+export async function remoteBranchExists(remoteUrl: string, branch: string, auth?: GitAuth | null, options: RemoteQueryOptions = {}): Promise<boolean> {
   return (await remoteBranchCommit(remoteUrl, branch, auth, options)) !== null;
 }
 
 /** The commit `refs/heads/BRANCH` points at on the remote, or null when there is no such branch. */
-export async function remoteBranchCommit(
-  remoteUrl: string,
-  branch: string,
-  auth?: GitAuth | null,
-  options: RemoteQueryOptions = {},
-): Promise<string | null> {
+export async function remoteBranchCommit(remoteUrl: string, branch: string, auth?: GitAuth | null, options: RemoteQueryOptions = {}): Promise<string | null> {
   const url = validateRemoteUrl(remoteUrl);
   const name = validateRefName(branch, 'branch');
   const fullName = `refs/heads/${name}`;

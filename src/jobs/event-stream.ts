@@ -41,7 +41,9 @@ const limits = DEFAULT_STREAM_LIMITS;
 
 /** The answers of every event-stream route besides the stream itself: its slots' refusals. */
 export const streamProblems = {
-  429: problemSchema.describe(`too_many_streams_for_key: this key (or signed-in user) already has ${limits.perKey} open event streams (in this server process).`),
+  429: problemSchema.describe(
+    `too_many_streams_for_key: this key (or signed-in user) already has ${limits.perKey} open event streams (in this server process).`,
+  ),
   503: problemSchema.describe(`too_many_streams: this server process has ${limits.perProcess.toLocaleString('en-US')} open event streams.`),
 };
 
@@ -99,7 +101,10 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, sl
   cleanups.push(() => response.off('close', close));
   const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS);
   const limit = setTimeout(() => endWithReconnect('time_limit'), MAX_STREAM_MS);
-  cleanups.push(() => clearInterval(heartbeat), () => clearTimeout(limit));
+  cleanups.push(
+    () => clearInterval(heartbeat),
+    () => clearTimeout(limit),
+  );
 
   const stream: EventStream = {
     get closed() {

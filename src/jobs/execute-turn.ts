@@ -105,17 +105,20 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
   // Stops the tools' worker threads when the turn is over, however it ended (also those of
   // a check_docs call that a stopped run left behind).
   dependencies.deferCleanup(() => toolset.close());
-  const result = await runWhilePreparing(preparing, signal, (runSignal) =>
-    runAgent({
-      model,
-      tools: toolset.tools,
-      system: buildSystemPrompt({ projectName: input.projectName }),
-      messages: buildTurnMessages(input.history, input.prompt),
-      budgets: dependencies.budgets,
-      maxRetries: dependencies.modelRetries,
-      signal: runSignal,
-      onStep: dependencies.onStep,
-    }),
+  const result = await runWhilePreparing(
+    preparing,
+    signal,
+    (runSignal) =>
+      runAgent({
+        model,
+        tools: toolset.tools,
+        system: buildSystemPrompt({ projectName: input.projectName }),
+        messages: buildTurnMessages(input.history, input.prompt),
+        budgets: dependencies.budgets,
+        maxRetries: dependencies.modelRetries,
+        signal: runSignal,
+        onStep: dependencies.onStep,
+      }),
     dependencies.deferCleanup,
   );
   const workspace = await preparing;
@@ -137,7 +140,13 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     // PR if the attempt that pushed them died before it could.
     if (commit !== null || workspace.continued) {
       const turns: PullRequestTurn[] = [
-        ...input.history.map((turn) => ({ sequence: turn.sequence, prompt: turn.prompt, finalMessage: turn.finalMessage, filesChanged: turn.filesChanged, commit: turn.commit })),
+        ...input.history.map((turn) => ({
+          sequence: turn.sequence,
+          prompt: turn.prompt,
+          finalMessage: turn.finalMessage,
+          filesChanged: turn.filesChanged,
+          commit: turn.commit,
+        })),
         { sequence: input.sequence, prompt: input.prompt, finalMessage: result.finalMessage, filesChanged, commit },
       ];
       pullRequest = await forge.openOrUpdatePullRequest(
@@ -153,7 +162,14 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     }
     return {
       finalMessage: result.finalMessage,
-      steps: result.steps.flatMap((step) => step.toolCalls.map((call) => ({ toolName: call.toolName, argumentSummary: call.argumentSummary, ok: call.ok, ...(call.error ? { error: call.error } : {}) }))),
+      steps: result.steps.flatMap((step) =>
+        step.toolCalls.map((call) => ({
+          toolName: call.toolName,
+          argumentSummary: call.argumentSummary,
+          ok: call.ok,
+          ...(call.error ? { error: call.error } : {}),
+        })),
+      ),
       usage: { inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens },
       filesChanged,
       commit,

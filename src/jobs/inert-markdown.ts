@@ -79,12 +79,7 @@ const BREAKS: ReadonlyArray<readonly [RegExp, string]> = [
 
 /** Removes what cannot be shown or would hide a pattern: controls, format characters, broken surrogates. */
 export function normaliseUntrustedText(text: string): string {
-  return text
-    .replace(/\r\n?/g, '\n')
-    .replace(LINE_OR_PARAGRAPH_SEPARATOR, '\n')
-    .replace(LONE_SURROGATE, '\uFFFD')
-    .replace(CONTROL, '')
-    .replace(FORMAT, '');
+  return text.replace(/\r\n?/g, '\n').replace(LINE_OR_PARAGRAPH_SEPARATOR, '\n').replace(LONE_SURROGATE, '\uFFFD').replace(CONTROL, '').replace(FORMAT, '');
 }
 
 function linkAsText(_match: string, _bang: string, label: string, destination: string): string {
@@ -112,7 +107,9 @@ export function inertText(text: string): string {
 /** `inertText` on one line: line breaks become spaces (titles, list items). */
 export function inertLine(text: string): string {
   // split/trim rather than /\s*\n\s*/, which is quadratic on a long run of spaces.
-  const parts = normaliseUntrustedText(text).split('\n').map((part) => part.trim());
+  const parts = normaliseUntrustedText(text)
+    .split('\n')
+    .map((part) => part.trim());
   return inertText(parts.filter((part) => part !== '').join(' '));
 }
 

@@ -37,7 +37,8 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
       schema: {
         tags: ['agent jobs'],
         summary: "A job's conversation",
-        description: 'One entry per prompt (the first and every follow-up): the prompt, a summary of the tool steps, the final message, the files changed, the commit and any documentation problems left.',
+        description:
+          'One entry per prompt (the first and every follow-up): the prompt, a summary of the tool steps, the final message, the files changed, the commit and any documentation problems left.',
         security: keyOrSessionSecurity,
         params: jobParamsSchema,
         response: { 200: z.object({ messages: z.array(turnSchema) }), ...authProblems },

@@ -28,7 +28,10 @@ export interface JobEvent {
 export const MAX_EVENTS_PER_JOB = 2_000;
 
 export async function appendJobEvent(executor: Executor, jobId: string, type: JobEventType, data: Record<string, unknown>, now: number): Promise<void> {
-  await executor.insertInto('job_events').values({ job_id: jobId, type, data: JSON.stringify(data), created_at: now }).execute();
+  await executor
+    .insertInto('job_events')
+    .values({ job_id: jobId, type, data: JSON.stringify(data), created_at: now })
+    .execute();
 }
 
 /** Deletes all but the newest MAX_EVENTS_PER_JOB events of a job. */

@@ -32,11 +32,15 @@ export class JobRepository {
    * PostgreSQL: rows kept in memory while no notification says they changed; on a miss,
    * polls arriving together share one query.
    */
-  private static pollReader(database: Database, coherence: { notifier: Notifier; clock: Clock } | undefined): (projectId: string, jobId: string) => Promise<JobsTable | undefined> {
+  private static pollReader(
+    database: Database,
+    coherence: { notifier: Notifier; clock: Clock } | undefined,
+  ): (projectId: string, jobId: string) => Promise<JobsTable | undefined> {
     const raw = database.raw;
     if (raw.dialect === 'postgres') {
       const read = createBatchedRead<JobsTable>(
-        async (ids) => (await raw.pool.query<JobsTable>({ name: 'docwright_jobs_by_ids', text: 'select * from jobs where id = any($1::text[])', values: [ids] })).rows,
+        async (ids) =>
+          (await raw.pool.query<JobsTable>({ name: 'docwright_jobs_by_ids', text: 'select * from jobs where id = any($1::text[])', values: [ids] })).rows,
         (row) => row.id,
       );
       if (coherence !== undefined) {

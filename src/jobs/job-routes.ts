@@ -16,7 +16,9 @@ const rateLimitedProblems = {
   400: problemSchema.describe('The body is not valid: errors[] lists the fields.'),
   422: problemSchema.describe('The Idempotency-Key was used before with another body.'),
   429: problemSchema.describe('The project used its 100 creates and messages of the last hour; see Retry-After.'),
-  503: problemSchema.describe('database_unavailable or database_busy: nothing was created; retry after Retry-After (with the same Idempotency-Key, if one was sent).'),
+  503: problemSchema.describe(
+    'database_unavailable or database_busy: nothing was created; retry after Retry-After (with the same Idempotency-Key, if one was sent).',
+  ),
 };
 
 /**
@@ -95,7 +97,13 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
     '/v2/agent/:projectId/job/:id',
     {
       config: { access: 'admin' },
-      schema: { tags: ['agent jobs'], summary: 'Get an agent job (the poll operation)', security, params: jobParamsSchema, response: { 200: jobSchema, ...authProblems } },
+      schema: {
+        tags: ['agent jobs'],
+        summary: 'Get an agent job (the poll operation)',
+        security,
+        params: jobParamsSchema,
+        response: { 200: jobSchema, ...authProblems },
+      },
       // Callers poll this in loops. jobFromRow builds exactly the schema's fields (the API
       // tests pin them), so re-validating every answer against the zod schema buys nothing;
       // and the repository hands out the same frozen job while it is unchanged, so its JSON
@@ -122,12 +130,18 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
         security,
         params: jobParamsSchema,
         body: promptBodySchema,
-        response: { 200: jobSchema, ...rateLimitedProblems, 409: problemSchema.describe('The job is archived, or a request with the same Idempotency-Key is still running.') },
+        response: {
+          200: jobSchema,
+          ...rateLimitedProblems,
+          409: problemSchema.describe('The job is archived, or a request with the same Idempotency-Key is still running.'),
+        },
       },
     },
     async (request, reply) => {
       const project = await services.projects.get(request.params.projectId);
-      const { job, rateLimit } = await services.jobs.message(project, request.params.id, request.body.prompt, { withinTransaction: services.idempotency.keepWithin(request, 200) });
+      const { job, rateLimit } = await services.jobs.message(project, request.params.id, request.body.prompt, {
+        withinTransaction: services.idempotency.keepWithin(request, 200),
+      });
       return reply.status(200).headers(rateLimitHeaders(rateLimit)).send(job);
     },
   );

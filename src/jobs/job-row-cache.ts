@@ -93,7 +93,8 @@ export class JobRowCache {
     // Only a row of the asked project is kept: its project's notifications are the ones the ticket watched.
     const current = !ticket.spoiled && ticket.epoch === this.epoch && ticket.projectVersion === this.versionOf(projectId);
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the LISTEN connection may have dropped during the read, which narrowing cannot see
-    if (row?.project_id === projectId && current && this.notifier.listening) this.store(jobId, { row, readAt: now, epoch: ticket.epoch, projectVersion: ticket.projectVersion });
+    if (row?.project_id === projectId && current && this.notifier.listening)
+      this.store(jobId, { row, readAt: now, epoch: ticket.epoch, projectVersion: ticket.projectVersion });
     return scoped(row, projectId);
   }
 

@@ -83,7 +83,14 @@ export class JobRunner {
       }
       const attempts = turn.attempts + 1;
       if (attempts > this.options.maxAttempts) {
-        await writes.failTurn(lease, turn, await this.describeError(lease.jobId, new DocwrightError('attempts_exhausted', `The run was interrupted ${turn.attempts} times (the worker stopped or crashed); giving up.`)));
+        await writes.failTurn(
+          lease,
+          turn,
+          await this.describeError(
+            lease.jobId,
+            new DocwrightError('attempts_exhausted', `The run was interrupted ${turn.attempts} times (the worker stopped or crashed); giving up.`),
+          ),
+        );
         continue;
       }
       await writes.startTurn(lease, turn, attempts);
@@ -128,7 +135,8 @@ export class JobRunner {
       .where('status', 'in', ['completed', 'failed'])
       .orderBy('sequence', 'asc')
       .execute();
-    const credentialValues = credentials === null ? [] : Object.values(credentials).filter((value): value is string => typeof value === 'string' && value.length >= 8);
+    const credentialValues =
+      credentials === null ? [] : Object.values(credentials).filter((value): value is string => typeof value === 'string' && value.length >= 8);
     return executeTurn(
       {
         jobId: job.id,
@@ -182,7 +190,10 @@ export class JobRunner {
   }
 
   private leaseLost(lease: Lease, how: string): void {
-    this.options.logger.warn({ jobId: lease.jobId, leaseToken: lease.token }, `the job's lease passed to another worker (${how}); this run stopped without writing`);
+    this.options.logger.warn(
+      { jobId: lease.jobId, leaseToken: lease.token },
+      `the job's lease passed to another worker (${how}); this run stopped without writing`,
+    );
   }
 
   /**

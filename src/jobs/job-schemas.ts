@@ -13,11 +13,16 @@ export const jobSchema = z
     prStatus: z
       .enum(PULL_REQUEST_STATUSES as [string, ...string[]])
       .nullable()
-      .describe("Addition: the state of a local-forge pull request (open, merged, closed), changed by the dashboard's merge and close; null for GitHub and GitLab projects and while the job has no pull request."),
+      .describe(
+        "Addition: the state of a local-forge pull request (open, merged, closed), changed by the dashboard's merge and close; null for GitHub and GitLab projects and while the job has no pull request.",
+      ),
     createdAt: z.string().describe('ISO 8601.'),
     archivedAt: z.string().nullable(),
     updatedAt: z.string().describe('Addition: when the job last changed state.'),
-    error: z.object({ code: z.string(), message: z.string() }).nullable().describe('Addition: why the job failed (e.g. model_not_configured, budget_exceeded, model_error).'),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .describe('Addition: why the job failed (e.g. model_not_configured, budget_exceeded, model_error).'),
   })
   .meta({ id: 'AgentJob' });
 

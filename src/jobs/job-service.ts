@@ -117,7 +117,11 @@ export class JobService {
       }
       const rateLimit = await limiter.consume(executor, project.id, this.rateLimitFor(project));
       const now = clock.now();
-      const last = await executor.selectFrom('job_turns').select(({ fn }) => fn.max('sequence').as('sequence')).where('job_id', '=', jobId).executeTakeFirst();
+      const last = await executor
+        .selectFrom('job_turns')
+        .select(({ fn }) => fn.max('sequence').as('sequence'))
+        .where('job_id', '=', jobId)
+        .executeTakeFirst();
       const sequence = Number(last?.sequence ?? 0) + 1;
       await this.insertTurn(executor, jobId, turnId, sequence, prompt, now);
       await executor
@@ -126,11 +130,7 @@ export class JobService {
         .onConflict((conflictClause) => conflictClause.column('job_id').doNothing())
         .execute();
       assertTransition(jobId, from, 'active');
-      await executor
-        .updateTable('jobs')
-        .set({ status: 'active', error_code: null, error_message: null, updated_at: now })
-        .where('id', '=', jobId)
-        .execute();
+      await executor.updateTable('jobs').set({ status: 'active', error_code: null, error_message: null, updated_at: now }).where('id', '=', jobId).execute();
       await appendJobEvent(executor, jobId, 'turn.queued', { sequence, prompt }, now);
       const job = jobFromRow(await repository.getRow(executor, project.id, jobId));
       await options.withinTransaction?.(executor, job);

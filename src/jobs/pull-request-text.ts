@@ -17,7 +17,12 @@ const MAX_FINAL_MESSAGE_IN_BODY = 4_000;
 const MAX_BODY = 60_000;
 
 function firstLine(text: string): string {
-  return text.split('\n').map((line) => line.trim()).find((line) => line !== '') ?? '';
+  return (
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .find((line) => line !== '') ?? ''
+  );
 }
 
 function shorten(text: string, max: number): string {
@@ -49,11 +54,19 @@ export function pullRequestBody(input: {
 }): string {
   const sections = [`Opened by Docwright for job ${inertCodeSpan(input.jobId)}. Each instruction below is one agent turn on this branch.`];
   for (const turn of input.turns) {
-    const lines = [`### ${turn.sequence === 1 ? 'Instruction' : `Follow-up ${turn.sequence - 1}`}`, '', inertBlockquote(shorten(turn.prompt, MAX_PROMPT_IN_BODY)), ''];
+    const lines = [
+      `### ${turn.sequence === 1 ? 'Instruction' : `Follow-up ${turn.sequence - 1}`}`,
+      '',
+      inertBlockquote(shorten(turn.prompt, MAX_PROMPT_IN_BODY)),
+      '',
+    ];
     const finalMessage = turn.finalMessage?.trim();
     if (finalMessage) lines.push('The agent answered:', '', inertBlockquote(shorten(finalMessage, MAX_FINAL_MESSAGE_IN_BODY)), '');
     if (turn.filesChanged.length > 0) {
-      lines.push(`Files changed${turn.commit ? ` in ${inertCodeSpan(turn.commit.slice(0, 12))}` : ''}:`, ...turn.filesChanged.slice(0, 100).map((file) => `- ${inertCodeSpan(file)}`));
+      lines.push(
+        `Files changed${turn.commit ? ` in ${inertCodeSpan(turn.commit.slice(0, 12))}` : ''}:`,
+        ...turn.filesChanged.slice(0, 100).map((file) => `- ${inertCodeSpan(file)}`),
+      );
       if (turn.filesChanged.length > 100) lines.push(`- … and ${turn.filesChanged.length - 100} more`);
     } else {
       lines.push('No files changed in this turn.');
@@ -64,7 +77,11 @@ export function pullRequestBody(input: {
   if (refused.length > 0) {
     const listed = refused.slice(0, 50).map((file) => `- ${inertCodeSpan(file.path)}: ${inertLine(file.reason)}`);
     if (refused.length > 50) listed.push(`- … and ${refused.length - 50} more`);
-    sections.push(['### Changes refused by the write policy', '', 'The agent may only change documentation content; these changes were not committed:', ...listed].join('\n'));
+    sections.push(
+      ['### Changes refused by the write policy', '', 'The agent may only change documentation content; these changes were not committed:', ...listed].join(
+        '\n',
+      ),
+    );
   }
   sections.push(checkSection(input.problems, input.preExisting ?? {}));
   return limitBody(sections.join('\n\n'));
@@ -82,7 +99,12 @@ function checkSection(problems: readonly JobProblem[], preExisting: Partial<Reco
   const lines = ['### Documentation check', ''];
   if (introduced.length > 0) {
     lines.push(`**${introduced.length} new problem${introduced.length === 1 ? '' : 's'}** introduced by this change:`, '');
-    lines.push(...introduced.map((problem) => `- ${inertCodeSpan(`${problem.path}${problem.line ? `:${problem.line}` : ''}`)} (${inertLine(problem.kind)}): ${inertLine(problem.message)}`));
+    lines.push(
+      ...introduced.map(
+        (problem) =>
+          `- ${inertCodeSpan(`${problem.path}${problem.line ? `:${problem.line}` : ''}`)} (${inertLine(problem.kind)}): ${inertLine(problem.message)}`,
+      ),
+    );
   } else {
     lines.push('This change introduced no documentation problems.');
   }

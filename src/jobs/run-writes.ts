@@ -108,14 +108,22 @@ export class RunWrites {
 
   async failTurn(lease: LeaseClaim, turn: TurnRow, failure: TurnFailure): Promise<void> {
     await this.event(lease, 'turn.failed', { sequence: turn.sequence, ...failure }, async (executor, now) => {
-      await executor.updateTable('job_turns').set({ status: 'failed', error_code: failure.code, error_message: failure.message, finished_at: now }).where('id', '=', turn.id).execute();
+      await executor
+        .updateTable('job_turns')
+        .set({ status: 'failed', error_code: failure.code, error_message: failure.message, finished_at: now })
+        .where('id', '=', turn.id)
+        .execute();
     });
   }
 
   /** Queues the turn again and releases the job to run after `delayMs` (the token ends here). */
   async retryLater(lease: LeaseClaim, turn: TurnRow, attempts: number, failure: TurnFailure, delayMs: number): Promise<void> {
     await this.event(lease, 'turn.retrying', { sequence: turn.sequence, attempt: attempts, ...failure, inSeconds: delayMs / 1000 }, async (executor, now) => {
-      await executor.updateTable('job_turns').set({ status: 'queued', error_code: failure.code, error_message: failure.message }).where('id', '=', turn.id).execute();
+      await executor
+        .updateTable('job_turns')
+        .set({ status: 'queued', error_code: failure.code, error_message: failure.message })
+        .where('id', '=', turn.id)
+        .execute();
       await this.options.queue.release(executor, lease, now + delayMs);
     });
   }
@@ -132,7 +140,12 @@ export class RunWrites {
         await queue.remove(executor, lease.jobId);
         return;
       }
-      if (turn) await executor.updateTable('job_turns').set({ status: 'queued', attempts: Math.max(0, turn.attempts) }).where('id', '=', turn.id).execute();
+      if (turn)
+        await executor
+          .updateTable('job_turns')
+          .set({ status: 'queued', attempts: Math.max(0, turn.attempts) })
+          .where('id', '=', turn.id)
+          .execute();
       await queue.release(executor, lease, now);
     });
     await notifier.publish('docwright_jobs', lease.jobId);
@@ -148,19 +161,41 @@ export class RunWrites {
       lease,
       async (executor, now) => {
         const job = await executor.selectFrom('jobs').select(['status', 'id', 'project_id']).where('id', '=', lease.jobId).executeTakeFirst();
-        const pending = await executor.selectFrom('job_turns').select('id').where('job_id', '=', lease.jobId).where('status', 'in', ['queued', 'running']).executeTakeFirst();
+        const pending = await executor
+          .selectFrom('job_turns')
+          .select('id')
+          .where('job_id', '=', lease.jobId)
+          .where('status', 'in', ['queued', 'running'])
+          .executeTakeFirst();
         if (pending) return 'pending' as const;
         await queue.remove(executor, lease.jobId);
         if (!job || job.status === 'archived') return null;
-        const last = await executor.selectFrom('job_turns').selectAll().where('job_id', '=', lease.jobId).orderBy('sequence', 'desc').limit(1).executeTakeFirst();
+        const last = await executor
+          .selectFrom('job_turns')
+          .selectAll()
+          .where('job_id', '=', lease.jobId)
+          .orderBy('sequence', 'desc')
+          .limit(1)
+          .executeTakeFirst();
         const failed = last?.status === 'failed';
         assertTransition(lease.jobId, job.status as JobStatus, failed ? 'failed' : 'completed');
         await executor
           .updateTable('jobs')
-          .set({ status: failed ? 'failed' : 'completed', error_code: failed ? last.error_code ?? 'failed' : null, error_message: failed ? last.error_message : null, updated_at: now })
+          .set({
+            status: failed ? 'failed' : 'completed',
+            error_code: failed ? (last.error_code ?? 'failed') : null,
+            error_message: failed ? last.error_message : null,
+            updated_at: now,
+          })
           .where('id', '=', lease.jobId)
           .execute();
-        await appendJobEvent(executor, lease.jobId, failed ? 'job.failed' : 'job.completed', failed ? { code: last.error_code, message: last.error_message } : {}, now);
+        await appendJobEvent(
+          executor,
+          lease.jobId,
+          failed ? 'job.failed' : 'job.completed',
+          failed ? { code: last.error_code, message: last.error_message } : {},
+          now,
+        );
         await pruneJobEvents(executor, lease.jobId);
         return { projectId: job.project_id };
       },

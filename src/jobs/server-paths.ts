@@ -39,7 +39,14 @@ export function createServerPathScrubber(places: ServerPlaces): ServerPathScrubb
     const kept = keep.filter((path) => path.length > 1);
     if (kept.length === 0) return applyRules(text, rules);
     // Split around the kept paths (odd parts), so no rule touches them.
-    const parts = text.split(new RegExp(`(${kept.map(escape).sort((a, b) => b.length - a.length).join('|')})`));
+    const parts = text.split(
+      new RegExp(
+        `(${kept
+          .map(escape)
+          .sort((a, b) => b.length - a.length)
+          .join('|')})`,
+      ),
+    );
     return parts.map((part, index) => (index % 2 === 1 ? part : applyRules(part, rules))).join('');
   };
 }

@@ -38,4 +38,3 @@ export function createJobWorker(services: Services, logger: Logger, options: Job
     idlePollMs: options.idlePollMs ?? config.worker.idlePollMs,
   });
 }
-

@@ -36,7 +36,8 @@ export class StreamSlots {
         { status: 429 },
       );
     }
-    if (this.total >= this.limits.perProcess) throw new DocwrightError('too_many_streams', 'Too many open event streams; poll the job instead.', { status: 503 });
+    if (this.total >= this.limits.perProcess)
+      throw new DocwrightError('too_many_streams', 'Too many open event streams; poll the job instead.', { status: 503 });
     this.total += 1;
     this.byKey.set(keyId, held + 1);
     if (end) this.enders.add(end);

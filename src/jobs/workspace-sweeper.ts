@@ -87,7 +87,8 @@ export function startWorkspaceSweeper(options: WorkspaceSweepOptions & { interva
       if (stopped) return;
       try {
         const result = await sweepWorkspaces(options);
-        if (result.removed.length > 0) options.logger.info({ removed: result.removed.length, kept: result.kept }, 'removed job workspaces that no live lease owns');
+        if (result.removed.length > 0)
+          options.logger.info({ removed: result.removed.length, kept: result.kept }, 'removed job workspaces that no live lease owns');
       } catch (error) {
         options.logger.warn({ err: error }, 'workspace sweep failed; the next one tries again');
       }

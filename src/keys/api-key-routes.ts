@@ -67,7 +67,12 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: Services): 
         security,
         params: projectParamsSchema,
         body: newKeyBodySchema,
-        response: { 201: z.object({ key: apiKeyInfoSchema, secret: z.string().describe('The key itself: shown this once.') }), ...badBody, ...sessionProblems, ...notFoundProblem },
+        response: {
+          201: z.object({ key: apiKeyInfoSchema, secret: z.string().describe('The key itself: shown this once.') }),
+          ...badBody,
+          ...sessionProblems,
+          ...notFoundProblem,
+        },
       },
     },
     async (request, reply) => {

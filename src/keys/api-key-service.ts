@@ -90,12 +90,7 @@ export class ApiKeyService {
    */
   async revoke(id: string): Promise<ApiKeyInfo> {
     this.forget((principal) => principal.keyId === id);
-    await this.db
-      .updateTable('api_keys')
-      .set({ revoked_at: this.clock.now() })
-      .where('id', '=', id)
-      .where('revoked_at', 'is', null)
-      .execute();
+    await this.db.updateTable('api_keys').set({ revoked_at: this.clock.now() }).where('id', '=', id).where('revoked_at', 'is', null).execute();
     const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound(`No API key with id "${id}".`);
     await this.coherence.announce(`key:${id}`);

@@ -40,7 +40,7 @@ export class ProjectDeletion {
     const { database, projects, keys, notifier, removers } = this.options;
     const project = await projects.get(projectId);
     if (confirmName !== project.name) {
-      throw badRequest('confirmation_mismatch', 'confirmName must be exactly the project\'s name; nothing was deleted.');
+      throw badRequest('confirmation_mismatch', "confirmName must be exactly the project's name; nothing was deleted.");
     }
     // Keys first: no ingest key may add rows (analytics hits, jobs) while the removers run.
     await keys.revokeProject(projectId);

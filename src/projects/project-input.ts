@@ -16,7 +16,10 @@ export const writePolicySchema = z.object({ allow: policyGlobs.optional(), deny:
 
 export const projectSettingsSchema = z
   .object({
-    model: z.string().regex(/^(anthropic|openai|openai-compatible):\S+$/, 'must look like provider:model').optional(),
+    model: z
+      .string()
+      .regex(/^(anthropic|openai|openai-compatible):\S+$/, 'must look like provider:model')
+      .optional(),
     rateLimitPerHour: z.number().int().min(1).max(1_000_000).optional(),
     allowedOrigins: z.array(z.url()).max(100).optional(),
     rotateVisitorIdsDaily: z.boolean().optional(),

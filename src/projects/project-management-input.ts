@@ -6,7 +6,12 @@ import { FORGE_KINDS, type ForgeKind, type ProjectSettings } from './project.js'
 import { gitRefSchema, projectSettingsSchema } from './project-input.js';
 
 /** A forge token as the dashboard sends it; the same rule as `--token-file` (forge-credentials-input.ts). */
-export const forgeTokenSchema = z.string().min(8).max(10_000).regex(/^\S+$/, 'must have no spaces').describe('Write-only: stored encrypted, never returned (hasForgeCredentials tells whether one is set).');
+export const forgeTokenSchema = z
+  .string()
+  .min(8)
+  .max(10_000)
+  .regex(/^\S+$/, 'must have no spaces')
+  .describe('Write-only: stored encrypted, never returned (hasForgeCredentials tells whether one is set).');
 
 const shape = projectSettingsSchema.shape;
 /** Every setting optional; null removes it (the project then uses the default). */
@@ -23,7 +28,11 @@ export const settingsPatchSchema = z
 export const newProjectBodySchema = z
   .object({
     name: z.string().max(200),
-    repository: z.string().min(1).max(2_000).describe('An absolute path of a git repository on the server (local forge), https://github.com/OWNER/NAME, or a GitLab project URL.'),
+    repository: z
+      .string()
+      .min(1)
+      .max(2_000)
+      .describe('An absolute path of a git repository on the server (local forge), https://github.com/OWNER/NAME, or a GitLab project URL.'),
     ref: z.string().max(200).optional(),
     forge: z.enum(FORGE_KINDS as [ForgeKind, ...ForgeKind[]]).optional(),
     forgeToken: forgeTokenSchema.optional(),
@@ -40,7 +49,9 @@ export const projectPatchBodySchema = z
   })
   .strict();
 
-export const deleteProjectBodySchema = z.object({ confirmName: z.string().max(200).describe("The project's name, exactly: a guard against deleting the wrong project.") });
+export const deleteProjectBodySchema = z.object({
+  confirmName: z.string().max(200).describe("The project's name, exactly: a guard against deleting the wrong project."),
+});
 
 /**
  * A local repository given over HTTP must be an absolute path: resolving a relative one
@@ -48,7 +59,8 @@ export const deleteProjectBodySchema = z.object({ confirmName: z.string().max(20
  */
 export function requireAbsoluteLocalPath(repository: string, forge: ForgeKind | undefined): void {
   const local = forge === 'local' || (forge === undefined && !/^https?:\/\//i.test(repository.trim()));
-  if (local && !isAbsolute(repository.trim())) throw validationFailed('The project is not valid.', [{ path: 'repository', message: 'must be an absolute path on the server' }]);
+  if (local && !isAbsolute(repository.trim()))
+    throw validationFailed('The project is not valid.', [{ path: 'repository', message: 'must be an absolute path on the server' }]);
 }
 
 /** The local forge pushes to a path on this machine: a token would be stored for nothing. */

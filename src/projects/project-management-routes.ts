@@ -28,7 +28,12 @@ export function registerProjectManagementRoutes(app: FastifyInstance, services: 
     '/v1/projects',
     {
       config: { access: 'session' },
-      schema: { tags: TAGS, summary: 'List every project (signed-in users)', security, response: { 200: z.object({ projects: z.array(projectSchema) }), ...sessionProblems } },
+      schema: {
+        tags: TAGS,
+        summary: 'List every project (signed-in users)',
+        security,
+        response: { 200: z.object({ projects: z.array(projectSchema) }), ...sessionProblems },
+      },
     },
     async () => ({ projects: await services.projects.listAll() }),
   );
@@ -40,7 +45,8 @@ export function registerProjectManagementRoutes(app: FastifyInstance, services: 
       schema: {
         tags: TAGS,
         summary: 'Create a project (admins only)',
-        description: 'Like `docwright projects create`. The forge follows from the repository when omitted; forgeToken (GitHub or GitLab) is stored encrypted and never returned. Needs X-CSRF-Token.',
+        description:
+          'Like `docwright projects create`. The forge follows from the repository when omitted; forgeToken (GitHub or GitLab) is stored encrypted and never returned. Needs X-CSRF-Token.',
         security,
         body: newProjectBodySchema,
         response: { 201: projectSchema, ...badBody, ...sessionProblems },
@@ -63,7 +69,8 @@ export function registerProjectManagementRoutes(app: FastifyInstance, services: 
       schema: {
         tags: TAGS,
         summary: "Change a project's name, ref, forge token or settings (admins only)",
-        description: 'Only the fields given change. In settings, a key set to null is removed (the default applies again). forgeToken is write-only; null removes the stored credentials. Needs X-CSRF-Token.',
+        description:
+          'Only the fields given change. In settings, a key set to null is removed (the default applies again). forgeToken is write-only; null removes the stored credentials. Needs X-CSRF-Token.',
         security,
         params: projectParamsSchema,
         body: projectPatchBodySchema,

@@ -53,7 +53,10 @@ export function registerLocalPullRequestRoutes(app: FastifyInstance, services: S
       // Counted before the lookup, so misses spend the budget too.
       const retryAfter = limiter.take(request.ip);
       if (retryAfter > 0) {
-        throw new DocwrightError('rate_limited', 'Too many pull request reads from this address; try again later.', { status: 429, headers: { 'Retry-After': String(retryAfter) } });
+        throw new DocwrightError('rate_limited', 'Too many pull request reads from this address; try again later.', {
+          status: 429,
+          headers: { 'Retry-After': String(retryAfter) },
+        });
       }
       const { projectId, number } = request.params;
       const view = await services.pullRequests.view(projectId, number, { token: request.query.token, user: request.user });
@@ -90,7 +93,10 @@ export function registerLocalPullRequestRoutes(app: FastifyInstance, services: S
       const user = requireUser(request);
       reply.headers(PRIVATE_HEADERS);
       const view = await services.pullRequests.merge(request.params.projectId, request.params.number, user);
-      request.log.info({ userId: user.id, projectId: request.params.projectId, number: request.params.number, mergeCommit: view.mergeCommit }, 'local pull request merged');
+      request.log.info(
+        { userId: user.id, projectId: request.params.projectId, number: request.params.number, mergeCommit: view.mergeCommit },
+        'local pull request merged',
+      );
       return view;
     },
   );

@@ -16,7 +16,12 @@ export async function jobForBranch(executor: Executor, projectId: string, branch
  * diff. An open or closed pull request shows its branches as they are now; a merged one the
  * commits it was merged with, since its head is part of the base afterwards.
  */
-export async function buildPullRequestView(database: Database, diffs: PullRequestDiffCache, repository: string, pr: LocalPullRequest): Promise<PullRequestView> {
+export async function buildPullRequestView(
+  database: Database,
+  diffs: PullRequestDiffCache,
+  repository: string,
+  pr: LocalPullRequest,
+): Promise<PullRequestView> {
   const [job, diff] = await Promise.all([
     jobForBranch(database.db, pr.projectId, pr.head),
     // A broken repository (moved, branch deleted) still shows the description.

@@ -72,7 +72,13 @@ export class LocalPullRequests {
       const merged = await this.decide(project.id, pr, job?.id ?? null, 'merge', async (executor, current) => {
         if (current.base !== pr.base || current.head !== pr.head) return false;
         if (plan.kind === 'merge') {
-          const moved = await advanceBranch(project.repository, branchRef(pr.base, 'base'), plan.baseCommit, plan.mergeCommit, `docwright: merge pull request #${number}`);
+          const moved = await advanceBranch(
+            project.repository,
+            branchRef(pr.base, 'base'),
+            plan.baseCommit,
+            plan.mergeCommit,
+            `docwright: merge pull request #${number}`,
+          );
           if (moved === 'moved') return false;
         }
         await this.record(executor, current, 'merged', plan);
@@ -136,7 +142,12 @@ export class LocalPullRequests {
       .where('project_id', '=', pr.projectId)
       .where('number', '=', pr.number)
       .execute();
-    await executor.updateTable('jobs').set({ pr_status: state, updated_at: now }).where('project_id', '=', pr.projectId).where('branch', '=', pr.head).execute();
+    await executor
+      .updateTable('jobs')
+      .set({ pr_status: state, updated_at: now })
+      .where('project_id', '=', pr.projectId)
+      .where('branch', '=', pr.head)
+      .execute();
   }
 
   private async announce(project: Project, number: number): Promise<PullRequestView> {
@@ -149,18 +160,24 @@ export class LocalPullRequests {
 }
 
 function assertOpen(pr: LocalPullRequest, action: 'merge' | 'close'): void {
-  if (pr.state === 'merged') throw conflict(`Pull request #${pr.number} is already merged; it cannot be ${action === 'merge' ? 'merged' : 'closed'}.`, 'pull_request_merged');
-  if (pr.state === 'closed') throw conflict(`Pull request #${pr.number} is closed; it cannot be ${action === 'merge' ? 'merged' : 'closed again'}.`, 'pull_request_closed');
+  if (pr.state === 'merged')
+    throw conflict(`Pull request #${pr.number} is already merged; it cannot be ${action === 'merge' ? 'merged' : 'closed'}.`, 'pull_request_merged');
+  if (pr.state === 'closed')
+    throw conflict(`Pull request #${pr.number} is closed; it cannot be ${action === 'merge' ? 'merged' : 'closed again'}.`, 'pull_request_closed');
 }
 
 const jobActive = (done: 'merged' | 'closed'): DocwrightError =>
   conflict(`The agent is still working on this pull request; it can be ${done} once its job is no longer active (or archive the job).`, 'job_active');
 
 function mergeConflict(pr: LocalPullRequest, files: string[]): DocwrightError {
-  return new DocwrightError('merge_conflict', `${pr.head} cannot be merged into ${pr.base} without conflicts in ${files.length} file${files.length === 1 ? '' : 's'}; nothing was changed.`, {
-    status: 409,
-    errors: files.map((path) => ({ path, message: 'merge conflict' })),
-  });
+  return new DocwrightError(
+    'merge_conflict',
+    `${pr.head} cannot be merged into ${pr.base} without conflicts in ${files.length} file${files.length === 1 ? '' : 's'}; nothing was changed.`,
+    {
+      status: 409,
+      errors: files.map((path) => ({ path, message: 'merge conflict' })),
+    },
+  );
 }
 
 /** Who merged goes into a trailer; an address with characters that do not belong there is left out. */

@@ -21,7 +21,12 @@ export interface PullRequestDiffCacheOptions {
   maxFiles: number;
 }
 
-export const DEFAULT_PULL_REQUEST_DIFF_CACHE: PullRequestDiffCacheOptions = { maxEntries: 256, maxCharacters: 32 * 1024 * 1024, maxDiffBytes: 1024 * 1024, maxFiles: 3_000 };
+export const DEFAULT_PULL_REQUEST_DIFF_CACHE: PullRequestDiffCacheOptions = {
+  maxEntries: 256,
+  maxCharacters: 32 * 1024 * 1024,
+  maxDiffBytes: 1024 * 1024,
+  maxFiles: 3_000,
+};
 
 interface DiffSource {
   repository: string;
@@ -56,7 +61,12 @@ export class PullRequestDiffCache {
           readDiff(context.repository, range, { maxBytes: this.options.maxDiffBytes }),
           diffFiles(context.repository, range, { maxFiles: this.options.maxFiles }),
         ]);
-        return { diff: text.truncated ? cutAtLineEnd(text.text) : text.text, diffTruncated: text.truncated, files: files.files, filesTruncated: files.truncated };
+        return {
+          diff: text.truncated ? cutAtLineEnd(text.text) : text.text,
+          diffTruncated: text.truncated,
+          files: files.files,
+          filesTruncated: files.truncated,
+        };
       },
     });
   }

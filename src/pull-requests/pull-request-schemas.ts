@@ -11,7 +11,9 @@ export const pullRequestSchema = z
     number: z.number().int(),
     title: z.string(),
     body: z.string().describe('The description as Markdown.'),
-    bodyHtml: z.string().describe('The description rendered as sanitised HTML (GitHub-flavoured Markdown; raw HTML escaped, only http(s)/mailto links, images shown as links).'),
+    bodyHtml: z
+      .string()
+      .describe('The description rendered as sanitised HTML (GitHub-flavoured Markdown; raw HTML escaped, only http(s)/mailto links, images shown as links).'),
     status: z.enum(['open', 'merged', 'closed']),
     base: z.string().describe('The branch it merges into.'),
     head: z.string().describe("The job's branch."),

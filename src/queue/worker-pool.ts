@@ -66,9 +66,7 @@ export class WorkerPool {
     if (this.claiming !== null) return;
     this.claiming = true;
     this.unsubscribeQueued = this.options.notifier.subscribe('docwright_jobs', () => this.poke());
-    this.unsubscribers.push(
-      this.options.notifier.subscribe('docwright_job_control', (jobId) => this.abort(jobId, 'archived')),
-    );
+    this.unsubscribers.push(this.options.notifier.subscribe('docwright_job_control', (jobId) => this.abort(jobId, 'archived')));
     this.loop = this.run();
   }
 
@@ -130,14 +128,17 @@ export class WorkerPool {
     const entry: RunningJob = { controller, reason: null, done: Promise.resolve() };
     this.running.set(jobId, entry);
     const claim: LeaseClaim = { jobId, workerId: this.workerId, token };
-    const heartbeat = setInterval(() => {
-      void queue.extendLease(claim, leaseMs).then(
-        (held) => {
-          if (!held) abortRun(entry, 'lease_lost');
-        },
-        (error: unknown) => logger.warn({ err: error, jobId }, 'lease renewal failed; will retry'),
-      );
-    }, Math.max(50, Math.floor(leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        void queue.extendLease(claim, leaseMs).then(
+          (held) => {
+            if (!held) abortRun(entry, 'lease_lost');
+          },
+          (error: unknown) => logger.warn({ err: error, jobId }, 'lease renewal failed; will retry'),
+        );
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
     const lease: Lease = { ...claim, signal: controller.signal, stopReason: () => entry.reason, lost: () => abortRun(entry, 'lease_lost') };
     entry.done = handler(lease)
       .catch((error: unknown) => logger.error({ err: error, jobId }, 'job handler failed; the lease will expire and the job be retried'))

@@ -46,9 +46,20 @@ interface WindowView {
  */
 export function windowViewQuery(executor: Executor, projectId: string, bucket: string, since: number) {
   const hits = executor.selectFrom('rate_limit_hits').select(['seq', 'at', 'kept']).where('project_id', '=', projectId).where('bucket', '=', bucket);
-  const newest = hits.select(sql<string>`'newest'`.as('which')).orderBy('seq', 'desc').limit(1);
-  const oldest = hits.select(sql<string>`'oldest'`.as('which')).where('at', '>', since).orderBy('at', 'asc').orderBy('seq', 'asc').limit(1);
-  return executor.selectFrom(newest.as('newest')).selectAll().unionAll(executor.selectFrom(oldest.as('oldest')).selectAll());
+  const newest = hits
+    .select(sql<string>`'newest'`.as('which'))
+    .orderBy('seq', 'desc')
+    .limit(1);
+  const oldest = hits
+    .select(sql<string>`'oldest'`.as('which'))
+    .where('at', '>', since)
+    .orderBy('at', 'asc')
+    .orderBy('seq', 'asc')
+    .limit(1);
+  return executor
+    .selectFrom(newest.as('newest'))
+    .selectAll()
+    .unionAll(executor.selectFrom(oldest.as('oldest')).selectAll());
 }
 
 const countOf = (view: WindowView): number => (view.oldestInWindow && view.newest ? view.newest.seq - view.oldestInWindow.seq + 1 : 0);
@@ -113,7 +124,10 @@ export class SlidingWindowLimiter {
     // Never before the newest hit: a process whose clock lags must not break the order
     // the count relies on (its hit then leaves the window with the newest, not earlier).
     const hit = { seq: (view.newest?.seq ?? 0) + 1, at: Math.max(now, view.newest?.at ?? now) };
-    await executor.insertInto('rate_limit_hits').values({ project_id: projectId, bucket: this.policy, ...hit, kept: limit }).execute();
+    await executor
+      .insertInto('rate_limit_hits')
+      .values({ project_id: projectId, bucket: this.policy, ...hit, kept: limit })
+      .execute();
     // Keep the last `limit`. Stored hits go back at most `newest.kept` places, so the range
     // is bounded on both sides: one row while the limit stands, none after it grew, the
     // surplus once after it shrank; never rows deleted earlier (dead index entries).

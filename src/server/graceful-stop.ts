@@ -42,9 +42,11 @@ export async function stopGracefully(target: StopTarget): Promise<void> {
   const sweeperStopped = target.sweeper?.stop();
   if (worker) {
     await worker.stopClaiming();
-    if (worker.activeJobs > 0) logger.info({ turns: worker.activeJobs, graceSeconds: seconds(target.graceMs) }, 'shutdown: waiting for running turns to finish');
+    if (worker.activeJobs > 0)
+      logger.info({ turns: worker.activeJobs, graceSeconds: seconds(target.graceMs) }, 'shutdown: waiting for running turns to finish');
     const drained = await worker.drain(target.graceMs);
-    if (drained.handedBack > 0) logger.info({ turns: drained.handedBack }, 'shutdown: grace period over: handed the running turns back (their attempt does not count)');
+    if (drained.handedBack > 0)
+      logger.info({ turns: drained.handedBack }, 'shutdown: grace period over: handed the running turns back (their attempt does not count)');
   }
   await sweeperStopped;
   await listenerDelay;

@@ -92,7 +92,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
 }
 
 /** A worker-only process: `docwright worker`. Refuses to start without DOCWRIGHT_PUBLIC_URL. */
-export async function startWorker(options: { config: Config; logger: Logger; workerOptions?: JobWorkerOptions; overrides?: ServiceOverrides }): Promise<{ services: Services; worker: WorkerPool; stop(): Promise<void> }> {
+export async function startWorker(options: {
+  config: Config;
+  logger: Logger;
+  workerOptions?: JobWorkerOptions;
+  overrides?: ServiceOverrides;
+}): Promise<{ services: Services; worker: WorkerPool; stop(): Promise<void> }> {
   const { config, logger } = options;
   requirePublicUrlForWorker(config);
   const services = await openRuntime(config, undefined, options.overrides, logger);

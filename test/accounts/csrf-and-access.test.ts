@@ -50,17 +50,33 @@ describe.each(BACKENDS)('CSRF and access by role [%s]', (dialect) => {
     expect(blind.json().code).toBe('csrf_failed');
     await browser.open();
     const otherBrowsersToken = (await new Browser(t.app).open()).json().csrfToken as string;
-    const mismatched = await browser.request({ method: 'POST', url: '/v1/session', payload: MEMBER, headers: { 'x-csrf-token': otherBrowsersToken }, csrf: false });
+    const mismatched = await browser.request({
+      method: 'POST',
+      url: '/v1/session',
+      payload: MEMBER,
+      headers: { 'x-csrf-token': otherBrowsersToken },
+      csrf: false,
+    });
     expect(mismatched.json().code).toBe('csrf_failed');
     expect((await browser.request({ method: 'POST', url: '/v1/session', payload: MEMBER })).statusCode).toBe(200);
   });
 
   test('Bearer requests need no CSRF token and are unaffected by cookies; the public beacon needs none either', async () => {
-    const job = await t.app.inject({ method: 'POST', url: `/v2/agent/${project.id}/job`, headers: { authorization: `Bearer ${adminKey}` }, payload: { prompt: 'Fix typos' } });
+    const job = await t.app.inject({
+      method: 'POST',
+      url: `/v2/agent/${project.id}/job`,
+      headers: { authorization: `Bearer ${adminKey}` },
+      payload: { prompt: 'Fix typos' },
+    });
     expect(job.statusCode).toBe(201);
     // A browser's cookies beside a key change nothing: the key decides.
     const member = await signedIn(t.app, t.services, 'member');
-    const withCookies = await member.request({ method: 'POST', url: `/v2/agent/${project.id}/job/${job.json().id}/archive`, headers: { authorization: `Bearer ${adminKey}` }, csrf: false });
+    const withCookies = await member.request({
+      method: 'POST',
+      url: `/v2/agent/${project.id}/job/${job.json().id}/archive`,
+      headers: { authorization: `Bearer ${adminKey}` },
+      csrf: false,
+    });
     expect(withCookies.statusCode).toBe(200);
 
     await t.services.projects.update(project.id, { settings: { allowedOrigins: ['https://docs.example.com'] } });
@@ -121,7 +137,7 @@ describe.each(BACKENDS)('CSRF and access by role [%s]', (dialect) => {
     expect((await member.request({ url: '/test/whoami' })).json().user).toBeNull();
   });
 
-  test('admins manage users; nobody deletes themselves; a deleted user\'s session stops at once', async () => {
+  test("admins manage users; nobody deletes themselves; a deleted user's session stops at once", async () => {
     const admin = await signedIn(t.app, t.services, 'admin');
     t.clock.advance(1_000); // users are listed oldest first
     const created = await admin.request({ method: 'POST', url: '/v1/users', payload: { ...MEMBER } });

@@ -31,7 +31,16 @@ test('no password, session secret or CSRF token reaches the log, even at trace l
 
     const log = lines.join('');
     expect(log).toContain('"msg":"structured"');
-    for (const secret of [ADMIN.password, 'brand new password', browser.cookies.get('dw_session')!, browser.csrfToken!, 'p1-secret', 's1-secret', 'c1-secret', 'f1-secret']) {
+    for (const secret of [
+      ADMIN.password,
+      'brand new password',
+      browser.cookies.get('dw_session')!,
+      browser.csrfToken!,
+      'p1-secret',
+      's1-secret',
+      'c1-secret',
+      'f1-secret',
+    ]) {
       expect(log).not.toContain(secret);
     }
   } finally {

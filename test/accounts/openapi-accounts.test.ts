@@ -30,7 +30,10 @@ test('the OpenAPI document lists every account and management route with tags, s
     expect(operation, `${method} ${path}`).toBeDefined();
     expect(operation.tags?.length, `${method} ${path}`).toBeGreaterThan(0);
     expect(operation.summary, `${method} ${path}`).toEqual(expect.any(String));
-    expect(Object.keys(operation.responses).some((status) => status.startsWith('2')), `${method} ${path}`).toBe(true);
+    expect(
+      Object.keys(operation.responses).some((status) => status.startsWith('2')),
+      `${method} ${path}`,
+    ).toBe(true);
     if (method !== 'get' || secured) expect(operation.responses['403'], `${method} ${path}`).toBeDefined();
     if (secured) {
       expect(operation.security, `${method} ${path}`).toContainEqual({ cookieAuth: [] });

@@ -52,7 +52,9 @@ describe.each(BACKENDS)('setup and sign-in [%s]', (dialect) => {
     try {
       const browsers = Array.from({ length: 8 }, (_, index) => new Browser(index % 2 === 0 ? t.app : other.app));
       for (const browser of browsers) await browser.open();
-      const answers = await Promise.all(browsers.map((browser, index) => setup(browser, SETUP_TOKEN, { email: `admin${index}@example.com`, password: 'a long enough password' })));
+      const answers = await Promise.all(
+        browsers.map((browser, index) => setup(browser, SETUP_TOKEN, { email: `admin${index}@example.com`, password: 'a long enough password' })),
+      );
       const statuses = answers.map((answer) => answer.statusCode).sort();
       expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
       const users = await t.services.accounts.listUsers();
@@ -84,7 +86,10 @@ describe.each(BACKENDS)('setup and sign-in [%s]', (dialect) => {
     await browser.open();
 
     const bodies = new Set<string>();
-    for (const attempt of [{ email: ADMIN.email, password: 'wrong password!' }, { email: 'nobody@example.com', password: ADMIN.password }]) {
+    for (const attempt of [
+      { email: ADMIN.email, password: 'wrong password!' },
+      { email: 'nobody@example.com', password: ADMIN.password },
+    ]) {
       const response = await browser.request({ method: 'POST', url: '/v1/session', payload: attempt });
       expect(response.statusCode).toBe(401);
       expect(response.headers['set-cookie']).toBeUndefined();
@@ -117,7 +122,10 @@ describe.each(BACKENDS)('setup and sign-in [%s]', (dialect) => {
     const browser = new Browser(t.app);
     await browser.signIn(ADMIN.email, ADMIN.password);
     const secret = browser.cookies.get('dw_session')!;
-    const dump = JSON.stringify([await t.services.database.db.selectFrom('sessions').selectAll().execute(), await t.services.database.db.selectFrom('users').selectAll().execute()]);
+    const dump = JSON.stringify([
+      await t.services.database.db.selectFrom('sessions').selectAll().execute(),
+      await t.services.database.db.selectFrom('users').selectAll().execute(),
+    ]);
     expect(dump).not.toContain(secret);
     expect(dump).not.toContain(ADMIN.password);
     expect(dump).toContain('$argon2id$');
@@ -155,7 +163,10 @@ describe.each(BACKENDS)('setup and sign-in [%s]', (dialect) => {
     const attributes = (header: string | string[] | undefined, name: string) => {
       const line = [header ?? []].flat().find((value) => value.startsWith(`${name}=`));
       expect(line, name).toBeDefined();
-      return line!.split(';').map((part) => part.trim()).slice(1);
+      return line!
+        .split(';')
+        .map((part) => part.trim())
+        .slice(1);
     };
 
     const plain = new Browser(t.app);
@@ -171,7 +182,9 @@ describe.each(BACKENDS)('setup and sign-in [%s]', (dialect) => {
     // Behind the trusted proxy, which terminated https.
     const secure = new Browser(t.app, { headers: { 'x-forwarded-proto': 'https' } });
     expect(attributes((await secure.open()).headers['set-cookie'], 'dw_csrf')).toContain('Secure');
-    expect(attributes((await secure.signIn(ADMIN.email, ADMIN.password)).headers['set-cookie'], 'dw_session')).toEqual(expect.arrayContaining(['Secure', 'HttpOnly', 'SameSite=Lax']));
+    expect(attributes((await secure.signIn(ADMIN.email, ADMIN.password)).headers['set-cookie'], 'dw_session')).toEqual(
+      expect.arrayContaining(['Secure', 'HttpOnly', 'SameSite=Lax']),
+    );
 
     // An untrusted peer cannot claim https.
     const spoofed = new Browser(t.app, { headers: { 'x-forwarded-proto': 'https' }, remoteAddress: '203.0.113.9' });

@@ -102,7 +102,10 @@ describe('runAgent against the fake OpenAI-compatible server', () => {
   test('a failing tool is reported as a failed call and shown to the model; the run continues', async () => {
     const server = await fakeServer(
       scriptedToolCalls(
-        [{ name: 'write_note', arguments: { path: '../etc/passwd', content: 'x' } }, { name: 'read_note', arguments: { path: 'missing.md' } }],
+        [
+          { name: 'write_note', arguments: { path: '../etc/passwd', content: 'x' } },
+          { name: 'read_note', arguments: { path: 'missing.md' } },
+        ],
         'Could not write.',
       ),
     );
@@ -131,9 +134,7 @@ describe('runAgent against the fake OpenAI-compatible server', () => {
   });
 
   test('the token budget stops the loop once the reported usage reaches it', async () => {
-    const server = await fakeServer(
-      endlessToolLoop('write_note', { path: 'loop.md', content: 'again' }, { usage: { inputTokens: 600, outputTokens: 100 } }),
-    );
+    const server = await fakeServer(endlessToolLoop('write_note', { path: 'loop.md', content: 'again' }, { usage: { inputTokens: 600, outputTokens: 100 } }));
     const error = await rejection(runAgent(options(server, { budgets: resolveBudgets({ maxTokens: 1500 }) })));
     expect(error.code).toBe('budget_exceeded');
     expect(error).toMatchObject({ budget: 'tokens' });
@@ -169,9 +170,7 @@ describe('runAgent against the fake OpenAI-compatible server', () => {
   });
 
   test('HTTP 401 is a non-retryable model_error whose message carries no key', async () => {
-    const server = await fakeServer(
-      failWith(401, { body: { error: { message: `Incorrect API key provided: ${API_KEY}`, type: 'invalid_request_error' } } }),
-    );
+    const server = await fakeServer(failWith(401, { body: { error: { message: `Incorrect API key provided: ${API_KEY}`, type: 'invalid_request_error' } } }));
     const error = await rejection(runAgent(options(server, { maxRetries: 2 })));
     expect(error.code).toBe('model_error');
     expect(isRetryable(error)).toBe(false);

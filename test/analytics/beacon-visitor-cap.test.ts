@@ -11,7 +11,8 @@ import { createAnalyticsKit, DAY, type AnalyticsKit } from '../helpers/analytics
 
 const SITE = 'https://docs.example.com';
 /** A real browser's user agent with a varied build number: human, and a new visitor per `index`. */
-const browser = (index: number) => `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.${index}.0 Safari/537.36`;
+const browser = (index: number) =>
+  `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.${index}.0 Safari/537.36`;
 
 describe.each(BACKENDS)('beacon cap on new visitors per address [%s]', (dialect) => {
   let kit: AnalyticsKit;
@@ -34,8 +35,9 @@ describe.each(BACKENDS)('beacon cap on new visitors per address [%s]', (dialect)
       payload: JSON.stringify({ path }),
       remoteAddress: ip,
     });
-  const humans = async () => ((await kit.get('visitors')).json<{ totals: { human: number } }>()).totals.human;
-  const hits = async () => ((await kit.get('traffic')).json<{ classes: Array<{ class: string; hits: number }> }>()).classes.find((row) => row.class === 'human')!.hits;
+  const humans = async () => (await kit.get('visitors')).json<{ totals: { human: number } }>().totals.human;
+  const hits = async () =>
+    (await kit.get('traffic')).json<{ classes: Array<{ class: string; hits: number }> }>().classes.find((row) => row.class === 'human')!.hits;
 
   /** A second app, as another process would run it: its own connection, services and memory, the same database and secret. */
   async function secondInstance(): Promise<FastifyInstance> {

@@ -10,12 +10,17 @@ describe.each(BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
   let kit: AnalyticsKit;
   afterEach(async () => kit.close());
 
-  async function setUp(settings: { allowedOrigins?: string[]; rotateVisitorIdsDaily?: boolean } = { allowedOrigins: [SITE] }, environment: Record<string, string> = {}) {
+  async function setUp(
+    settings: { allowedOrigins?: string[]; rotateVisitorIdsDaily?: boolean } = { allowedOrigins: [SITE] },
+    environment: Record<string, string> = {},
+  ) {
     kit = await createAnalyticsKit(dialect, environment);
     await kit.t.services.projects.update(kit.projectId, { settings });
   }
 
-  const collect = (options: { origin?: string; body?: string; contentType?: string; ip?: string; forwardedFor?: string; userAgent?: string; projectId?: string } = {}) => {
+  const collect = (
+    options: { origin?: string; body?: string; contentType?: string; ip?: string; forwardedFor?: string; userAgent?: string; projectId?: string } = {},
+  ) => {
     const headers: Record<string, string> = {
       'content-type': options.contentType ?? 'text/plain;charset=UTF-8',
       'user-agent': options.userAgent ?? USER_AGENTS.human,
@@ -53,7 +58,11 @@ describe.each(BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
     const beacons: Array<{ url: string; body: unknown }> = [];
     const listeners: Record<string, () => void> = {};
     const location = { pathname: '/docs/start' };
-    const history = { pushState(_state: unknown, _title: string, url: string) { location.pathname = url; } };
+    const history = {
+      pushState(_state: unknown, _title: string, url: string) {
+        location.pathname = url;
+      },
+    };
     runInNewContext(script, {
       document: {
         currentScript: { src: 'https://analytics.example.com/script.js', getAttribute: (name: string) => (name === 'data-project' ? kit.projectId : null) },
@@ -70,7 +79,10 @@ describe.each(BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
     history.pushState(null, '', '/docs/next');
     history.pushState(null, '', '/docs/next');
     listeners.popstate?.();
-    expect(beacons.map((beacon) => beacon.url)).toEqual([`https://analytics.example.com/v1/analytics/${kit.projectId}/collect`, `https://analytics.example.com/v1/analytics/${kit.projectId}/collect`]);
+    expect(beacons.map((beacon) => beacon.url)).toEqual([
+      `https://analytics.example.com/v1/analytics/${kit.projectId}/collect`,
+      `https://analytics.example.com/v1/analytics/${kit.projectId}/collect`,
+    ]);
     // A string body is sent as text/plain;charset=UTF-8: a CORS-safelisted request, no preflight.
     expect(beacons.every((beacon) => typeof beacon.body === 'string')).toBe(true);
     expect(JSON.parse(beacons[0]!.body as string)).toEqual({ path: '/docs/start', referrer: 'https://www.google.com/' });
@@ -183,7 +195,13 @@ describe.each(BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
     const second = await openSecondInstance(kit.t);
     try {
       const beacon = (app: typeof kit.t.app, ip: string) =>
-        app.inject({ method: 'POST', url: `/v1/analytics/${kit.projectId}/collect`, headers: { origin: SITE, 'content-type': 'text/plain', 'user-agent': USER_AGENTS.human }, payload: '{"path":"/docs/start"}', remoteAddress: ip });
+        app.inject({
+          method: 'POST',
+          url: `/v1/analytics/${kit.projectId}/collect`,
+          headers: { origin: SITE, 'content-type': 'text/plain', 'user-agent': USER_AGENTS.human },
+          payload: '{"path":"/docs/start"}',
+          remoteAddress: ip,
+        });
       const statuses = await Promise.all(Array.from({ length: 10 }, (_, index) => beacon(index % 2 === 0 ? kit.t.app : second.app, '203.0.113.7')));
       expect(statuses.filter((response) => response.statusCode === 204)).toHaveLength(6);
       expect(statuses.filter((response) => response.statusCode === 429)).toHaveLength(4);

@@ -56,7 +56,9 @@ describe.each(BACKENDS)('concurrent ingest, folds and queries [%s]', (dialect) =
         let offset = 0;
         const work: Array<Promise<unknown>> = [];
         for (const [index, batch] of batches.entries()) {
-          const events = hits.slice(offset, offset + batch.length).map((hit) => ({ timestamp: new Date(hit.at).toISOString(), path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent }));
+          const events = hits
+            .slice(offset, offset + batch.length)
+            .map((hit) => ({ timestamp: new Date(hit.at).toISOString(), path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent }));
           offset += batch.length;
           work.push(service.ingest(kit.projectId, events).then((result) => expect(result.accepted).toBe(events.length)));
           if (index % 3 === 1) work.push(service.fold());

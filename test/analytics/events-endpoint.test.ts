@@ -73,7 +73,10 @@ describe.each(BACKENDS)('POST /v1/analytics/{projectId}/events [%s]', (dialect) 
     for (const rejection of body.rejected) expect(rejection.message.length).toBeGreaterThan(5);
     expect(body.accepted).toBe(4);
     expect(body.accepted + body.rejected.length).toBe(batch.length);
-    const pages = (await kit.get('visitors')).json().visitors.map((entry: { path: string }) => entry.path).sort();
+    const pages = (await kit.get('visitors'))
+      .json()
+      .visitors.map((entry: { path: string }) => entry.path)
+      .sort();
     expect(pages).toEqual(['/edge-of-future', '/edge-of-retention', '/ok', '/v6']);
   });
 
@@ -82,7 +85,7 @@ describe.each(BACKENDS)('POST /v1/analytics/{projectId}/events [%s]', (dialect) 
     expect((await kit.get('visitors')).json().visitors).toEqual([{ path: '/guide', human: 2, ai: 0, total: 2 }]);
   });
 
-  test('an event without timestamp happens at the clock\'s now', async () => {
+  test("an event without timestamp happens at the clock's now", async () => {
     await kit.send([good()]);
     const now = kit.t.clock.now();
     const count = async (dateFrom: number, dateTo: number) =>
@@ -139,7 +142,7 @@ describe.each(BACKENDS)('POST /v1/analytics/{projectId}/events [%s]', (dialect) 
     expect(response.json()).toMatchObject({ accepted: 1, duplicates: 0 });
   });
 
-  test('concurrent batches for two projects, retrying each other\'s ids, store every hit once and in the right project', async () => {
+  test("concurrent batches for two projects, retrying each other's ids, store every hit once and in the right project", async () => {
     const other = await createTestProject(kit.t.services, { name: 'Concurrent' });
     const otherKey = (await kit.t.services.keys.create({ projectId: other.id, scope: 'ingest' })).key;
     const sendOther = (events: unknown[]) =>

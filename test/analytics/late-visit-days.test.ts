@@ -14,7 +14,12 @@ describe.each(BACKENDS)('late and out-of-order hits [%s]', (dialect) => {
   });
   afterEach(async () => kit.close());
 
-  const hit = (day: number, userAgent: string = USER_AGENTS.human, path = '/p') => ({ timestamp: dayTime(kit.t, day, 3_600_000), path, visitorId: 'reader', userAgent });
+  const hit = (day: number, userAgent: string = USER_AGENTS.human, path = '/p') => ({
+    timestamp: dayTime(kit.t, day, 3_600_000),
+    path,
+    visitorId: 'reader',
+    userAgent,
+  });
   const visitors = async (query: Record<string, string> = {}) => (await kit.get('visitors', query)).json();
   const date = (day: number) => dayTime(kit.t, day).slice(0, 10);
 

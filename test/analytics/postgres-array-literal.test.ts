@@ -38,15 +38,19 @@ describe('PostgreSQL array literals against a real PostgreSQL', () => {
     // PostgreSQL text cannot hold NUL; everything else must survive.
     const text = fc.string({ unit: 'grapheme', maxLength: 20 }).filter((value) => !value.includes('\0'));
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.option(text, { nil: null }), { maxLength: 12 }), fc.array(fc.option(fc.maxSafeInteger(), { nil: null }), { maxLength: 12 }), async (strings, integers) => {
-        const { rows } = await pool.query<{ strings: Array<string | null>; integers: Array<string | null> }>('select $1::text[] as strings, $2::bigint[] as integers', [
-          textArrayLiteral(all(strings.length), (index) => strings[index]!),
-          integerArrayLiteral(all(integers.length), (index) => integers[index]!),
-        ]);
-        expect(rows[0]!.strings).toEqual(strings);
-        // bigint[] elements come back as text (only scalar int8 has a number parser).
-        expect(rows[0]!.integers).toEqual(integers.map((value) => (value === null ? null : String(value))));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.option(text, { nil: null }), { maxLength: 12 }),
+        fc.array(fc.option(fc.maxSafeInteger(), { nil: null }), { maxLength: 12 }),
+        async (strings, integers) => {
+          const { rows } = await pool.query<{ strings: Array<string | null>; integers: Array<string | null> }>(
+            'select $1::text[] as strings, $2::bigint[] as integers',
+            [textArrayLiteral(all(strings.length), (index) => strings[index]!), integerArrayLiteral(all(integers.length), (index) => integers[index]!)],
+          );
+          expect(rows[0]!.strings).toEqual(strings);
+          // bigint[] elements come back as text (only scalar int8 has a number parser).
+          expect(rows[0]!.integers).toEqual(integers.map((value) => (value === null ? null : String(value))));
+        },
+      ),
       { numRuns: 150 },
     );
   });

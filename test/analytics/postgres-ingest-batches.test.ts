@@ -24,7 +24,13 @@ describe('PostgreSQL ingest batches and folds', () => {
   beforeEach(async () => {
     kit = await createAnalyticsKit('postgres');
     today = Math.floor(kit.t.clock.now() / DAY);
-    service = new AnalyticsService({ database: kit.t.services.database, clock: kit.t.clock, secret: TEST_SECRET, retentionDays: 30, projectSettings: async () => ({}) });
+    service = new AnalyticsService({
+      database: kit.t.services.database,
+      clock: kit.t.clock,
+      secret: TEST_SECRET,
+      retentionDays: 30,
+      projectSettings: async () => ({}),
+    });
     const database = kit.t.services.database.raw;
     if (database.dialect !== 'postgres') throw new Error('expected PostgreSQL');
     held = await database.pool.connect();
@@ -36,7 +42,12 @@ describe('PostgreSQL ingest batches and folds', () => {
     await kit.close();
   });
 
-  const event = (visitorId: string, path = '/a') => ({ timestamp: new Date(today * DAY - 3_600_000).toISOString(), path, visitorId, userAgent: USER_AGENTS.human });
+  const event = (visitorId: string, path = '/a') => ({
+    timestamp: new Date(today * DAY - 3_600_000).toISOString(),
+    path,
+    visitorId,
+    userAgent: USER_AGENTS.human,
+  });
   const ingest = async (visitorId: string) => expect(await service.ingest(kit.projectId, [event(visitorId)])).toMatchObject({ accepted: 1, rejected: [] });
   const totalVisitors = async () => (await service.visitors(kit.projectId)).totals.total;
   /** An ingest transaction left open, written as the store writes one: a batch row and a copy of a stored hit under another visitor. */

@@ -24,7 +24,7 @@ function events(tag: string, today: number, days: number[], count: number): unkn
   return result;
 }
 
-describe.each(BACKENDS)('deleting a project\'s analytics rows [%s]', (dialect) => {
+describe.each(BACKENDS)("deleting a project's analytics rows [%s]", (dialect) => {
   let t: TestApp;
   let service: AnalyticsService;
   let today: number;
@@ -44,7 +44,10 @@ describe.each(BACKENDS)('deleting a project\'s analytics rows [%s]', (dialect) =
     today = Math.floor(t.clock.now() / DAY);
     doomed = (await createTestProject(t.services, { name: 'Doomed' })).id;
     kept = (await createTestProject(t.services, { name: 'Kept' })).id;
-    const projects = [[doomed, 'd'], [kept, 'k']] as const;
+    const projects = [
+      [doomed, 'd'],
+      [kept, 'k'],
+    ] as const;
     for (const [projectId, tag] of projects) {
       for (const batch of [events(tag, today, [-5, -4, -3], 300), events(tag, today, [-2, -1], 200)]) {
         expect((await service.ingest(projectId, batch)).rejected).toEqual([]);
@@ -118,7 +121,7 @@ describe.each(BACKENDS)('deleting a project\'s analytics rows [%s]', (dialect) =
     expect(await service.store.deleteProjectData(doomed, 7)).toEqual(NOTHING_DELETED);
   });
 
-  test('the other project\'s reports are unchanged (whole days, date-time edges, daily, traffic)', async () => {
+  test("the other project's reports are unchanged (whole days, date-time edges, daily, traffic)", async () => {
     const expected = await reports(kept);
     expect(expected.visitors.visitors.length).toBeGreaterThan(0);
     expect(expected.edges.totals.total).toBeGreaterThan(0);

@@ -43,7 +43,8 @@ describe.each(BACKENDS)('report endpoints: parameters and access [%s]', (dialect
   });
 
   test('limit 1 and 250 and offset 0 are accepted; limit defaults to 50', async () => {
-    for (const query of [{ limit: 1 }, { limit: 250 }, { offset: 0 }, { offset: 100000 }] as Array<Record<string, number>>) expect((await kit.get('visitors', query)).statusCode).toBe(200);
+    for (const query of [{ limit: 1 }, { limit: 250 }, { offset: 0 }, { offset: 100000 }] as Array<Record<string, number>>)
+      expect((await kit.get('visitors', query)).statusCode).toBe(200);
     const events = Array.from({ length: 60 }, (_, index) => ({ path: `/p${index}`, visitorId: `v${index}`, userAgent: USER_AGENTS.human }));
     expect((await kit.send(events)).statusCode).toBe(202);
     const first = (await kit.get('visitors')).json();
@@ -126,7 +127,7 @@ describe.each(BACKENDS)('report endpoints: parameters and access [%s]', (dialect
     }
   });
 
-  test('no key is a 401, another project\'s key a 404, on reports and events alike', async () => {
+  test("no key is a 401, another project's key a 404, on reports and events alike", async () => {
     const other = await createTestProject(kit.t.services, { name: 'Other' });
     const otherKey = (await kit.t.services.keys.create({ projectId: other.id, scope: 'admin' })).key;
     const noKey = await kit.t.app.inject({ method: 'GET', url: `/v1/analytics/${kit.projectId}/visitors` });

@@ -84,7 +84,13 @@ describe.each(BACKENDS)('retention [%s]', (dialect) => {
     await send(-2, 'v');
     kit.t.clock.advance(20 * DAY);
     await service.prune();
-    const generous = new AnalyticsService({ database: kit.t.services.database, clock: kit.t.clock, secret: TEST_SECRET, retentionDays: 100, projectSettings: async () => ({}) });
+    const generous = new AnalyticsService({
+      database: kit.t.services.database,
+      clock: kit.t.clock,
+      secret: TEST_SECRET,
+      retentionDays: 100,
+      projectSettings: async () => ({}),
+    });
     try {
       const old = new Date(kit.t.clock.now() - 15 * DAY).toISOString();
       const result = await generous.ingest(kit.projectId, [{ timestamp: old, path: '/a', visitorId: 'v' }]);

@@ -16,12 +16,17 @@ describe('VisitorIdentity', () => {
 
   test('is HMAC-SHA256 of "ip\\nuserAgent" (and "\\nday" when rotating), truncated to 63 bits', () => {
     fc.assert(
-      fc.property(fc.ipV4(), fc.string({ maxLength: 1200, unit: 'grapheme' }), fc.option(fc.integer({ min: 0, max: 40_000 }), { nil: null }), (ip, userAgent, day) => {
-        const expected = reference('project-1', day === null ? `${ip}\n${userAgent}` : `${ip}\n${userAgent}\n${day}`);
-        const actual = identity.fromAddress('project-1', ip, userAgent, day);
-        expect(actual).toBe(expected);
-        expect(actual >= 0n && actual < 2n ** 63n).toBe(true);
-      }),
+      fc.property(
+        fc.ipV4(),
+        fc.string({ maxLength: 1200, unit: 'grapheme' }),
+        fc.option(fc.integer({ min: 0, max: 40_000 }), { nil: null }),
+        (ip, userAgent, day) => {
+          const expected = reference('project-1', day === null ? `${ip}\n${userAgent}` : `${ip}\n${userAgent}\n${day}`);
+          const actual = identity.fromAddress('project-1', ip, userAgent, day);
+          expect(actual).toBe(expected);
+          expect(actual >= 0n && actual < 2n ** 63n).toBe(true);
+        },
+      ),
     );
   });
 

@@ -19,7 +19,9 @@ async function dumpDatabase(database: Database): Promise<string> {
     for (const { name } of tables) parts.push(name, stringify(connection.prepare(`select * from "${name}"`).safeIntegers(true).all()));
     expect(tables.map((table) => table.name)).toContain('analytics_hits');
   } else {
-    const { rows: tables } = await database.raw.pool.query<{ name: string }>("select table_name as name from information_schema.tables where table_schema = 'public'");
+    const { rows: tables } = await database.raw.pool.query<{ name: string }>(
+      "select table_name as name from information_schema.tables where table_schema = 'public'",
+    );
     for (const { name } of tables) parts.push(name, stringify((await database.raw.pool.query(`select * from "${name}"`)).rows));
     expect(tables.map((table) => table.name)).toContain('analytics_hits');
   }
@@ -35,10 +37,12 @@ describe.each(BACKENDS)('visitor privacy [%s]', (dialect) => {
   test('raw IP addresses are stored nowhere: not in any table, not in the database files, not in the logs', async () => {
     kit = await createAnalyticsKit(dialect);
     const logLines: string[] = [];
-    const destination = new Writable({ write: (chunk, _encoding, callback) => {
-      logLines.push(String(chunk));
-      callback();
-    } });
+    const destination = new Writable({
+      write: (chunk, _encoding, callback) => {
+        logLines.push(String(chunk));
+        callback();
+      },
+    });
     // A second app on the same services, logging everything, to check the request logs too.
     const app = await buildApp({ services: kit.t.services, logger: createLogger({ level: 'trace', destination }), features });
     await kit.t.services.projects.update(kit.projectId, { settings: { allowedOrigins: ['https://docs.example.com'] } });
@@ -104,7 +108,12 @@ describe.each(BACKENDS)('visitor privacy [%s]', (dialect) => {
   test.each([true, false])('with rotateVisitorIdsDaily %s, the same address and agent on two days is two visitors only when rotating', async (rotate) => {
     kit = await createAnalyticsKit(dialect);
     await kit.t.services.projects.update(kit.projectId, { settings: { rotateVisitorIdsDaily: rotate } });
-    const hit = (day: number, hour: number) => ({ path: '/a', ip: '203.0.113.9', userAgent: USER_AGENTS.human, timestamp: dayTime(kit.t, day, hour * 3_600_000) });
+    const hit = (day: number, hour: number) => ({
+      path: '/a',
+      ip: '203.0.113.9',
+      userAgent: USER_AGENTS.human,
+      timestamp: dayTime(kit.t, day, hour * 3_600_000),
+    });
     await kit.send([hit(-2, 1), hit(-2, 23), hit(-1, 0), hit(-1, 12)]);
     const [first, sameDay, nextDay, nextDayLater] = await storedVisitors();
     expect(sameDay).toBe(first);
@@ -113,7 +122,10 @@ describe.each(BACKENDS)('visitor privacy [%s]', (dialect) => {
     else expect(nextDay).toBe(first);
     expect((await kit.get('visitors')).json().totals.human).toBe(rotate ? 2 : 1);
     // A visitor id the sender supplies is the sender's to rotate: it is never mixed with the day.
-    await kit.send([{ path: '/b', visitorId: 'reader', userAgent: USER_AGENTS.human, timestamp: dayTime(kit.t, -2) }, { path: '/b', visitorId: 'reader', userAgent: USER_AGENTS.human, timestamp: dayTime(kit.t, -1) }]);
+    await kit.send([
+      { path: '/b', visitorId: 'reader', userAgent: USER_AGENTS.human, timestamp: dayTime(kit.t, -2) },
+      { path: '/b', visitorId: 'reader', userAgent: USER_AGENTS.human, timestamp: dayTime(kit.t, -1) },
+    ]);
     expect((await kit.get('visitors')).json().visitors).toContainEqual({ path: '/b', human: 1, ai: 0, total: 1 });
   });
 });

@@ -6,7 +6,15 @@ import { DAY, USER_AGENTS } from '../helpers/analytics-kit.js';
 import { bruteForceClasses, bruteForceVisitors, oracleOrder, type OracleHit } from '../helpers/analytics-oracle.js';
 
 const PATHS = ['/', '/guide', '/guide.md', '/api', '/api/auth', '/z'];
-const AGENTS = [USER_AGENTS.human, USER_AGENTS.humanFirefox, USER_AGENTS.ai, USER_AGENTS.aiClaude, USER_AGENTS.aiSearch, USER_AGENTS.aiTraining, USER_AGENTS.bot];
+const AGENTS = [
+  USER_AGENTS.human,
+  USER_AGENTS.humanFirefox,
+  USER_AGENTS.ai,
+  USER_AGENTS.aiClaude,
+  USER_AGENTS.aiSearch,
+  USER_AGENTS.aiTraining,
+  USER_AGENTS.bot,
+];
 const DAYS = 8;
 
 const hitArbitrary = fc.record({
@@ -22,7 +30,11 @@ const hitArbitrary = fc.record({
 
 /** A bound: open, a date, or a date-time (sometimes exactly on a day boundary). */
 const boundArbitrary = fc.option(
-  fc.record({ day: fc.integer({ min: -1, max: DAYS + 1 }), ms: fc.oneof(fc.constant(0), fc.constantFrom(1, DAY / 2, DAY - 1), fc.integer({ min: 0, max: DAY - 1 })), asDate: fc.boolean() }),
+  fc.record({
+    day: fc.integer({ min: -1, max: DAYS + 1 }),
+    ms: fc.oneof(fc.constant(0), fc.constantFrom(1, DAY / 2, DAY - 1), fc.integer({ min: 0, max: DAY - 1 })),
+    asDate: fc.boolean(),
+  }),
   { nil: null },
 );
 
@@ -90,7 +102,9 @@ describe.each(BACKENDS)('visitor counts equal a brute-force count [%s]', (dialec
             method: 'POST',
             url: `/v1/analytics/${project.id}/events`,
             headers,
-            payload: { events: batch.map((hit) => ({ timestamp: new Date(hit.at).toISOString(), path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent })) },
+            payload: {
+              events: batch.map((hit) => ({ timestamp: new Date(hit.at).toISOString(), path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent })),
+            },
           });
           expect(response.statusCode).toBe(202);
           expect(response.json().accepted).toBe(batch.length);

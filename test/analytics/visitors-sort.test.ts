@@ -19,7 +19,11 @@ function dataset(kit: AnalyticsKit): OracleHit[] {
     const at = Date.parse(dayTime(kit.t, -2, 1000 * index));
     for (let v = 0; v < index % 3; v++) hits.push({ at, path, visitor: `h${v}`, userAgent: USER_AGENTS.human });
     for (let v = 0; v < index % 4; v++) hits.push({ at: at + 1, path, visitor: `a${v}`, userAgent: USER_AGENTS.ai });
-    if (index % 2 === 0) hits.push({ at: at + 2, path, visitor: `both${index}`, userAgent: USER_AGENTS.human }, { at: at + 3, path, visitor: `both${index}`, userAgent: USER_AGENTS.ai });
+    if (index % 2 === 0)
+      hits.push(
+        { at: at + 2, path, visitor: `both${index}`, userAgent: USER_AGENTS.human },
+        { at: at + 3, path, visitor: `both${index}`, userAgent: USER_AGENTS.ai },
+      );
   }
   return hits;
 }
@@ -33,7 +37,9 @@ describe.each(BACKENDS)('visitors sort and order [%s]', (dialect) => {
   beforeAll(async () => {
     kit = await createAnalyticsKit(dialect);
     hits = dataset(kit);
-    const response = await kit.send(hits.map((hit) => ({ timestamp: new Date(hit.at).toISOString(), path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent })));
+    const response = await kit.send(
+      hits.map((hit) => ({ timestamp: new Date(hit.at).toISOString(), path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent })),
+    );
     expect(response.json().accepted).toBe(hits.length);
   });
   afterAll(async () => kit.close());
@@ -43,23 +49,26 @@ describe.each(BACKENDS)('visitors sort and order [%s]', (dialect) => {
     ...(order === undefined ? {} : { order }),
   });
 
-  test.each(SORTS.flatMap((sort) => ORDERS.map((order) => [sort, order] as const)))('sort %s, order %s: every page of every size matches the oracle', async (sort, order) => {
-    const expected = oracleOrder(bruteForceVisitors(hits, null, null).visitors, sort, order);
-    expect(expected.length).toBe(14);
-    for (const limit of [1, 2, 5, 14, 250]) {
-      const walked: unknown[] = [];
-      for (let offset = 0; ; offset += limit) {
-        const response = await kit.get('visitors', { ...ordering(sort, order), limit, offset });
-        expect(response.statusCode).toBe(200);
-        const page = response.json();
-        expect(page.visitors).toEqual(expected.slice(offset, offset + limit));
-        expect(page.hasMore).toBe(offset + limit < expected.length);
-        walked.push(...page.visitors);
-        if (!page.hasMore) break;
+  test.each(SORTS.flatMap((sort) => ORDERS.map((order) => [sort, order] as const)))(
+    'sort %s, order %s: every page of every size matches the oracle',
+    async (sort, order) => {
+      const expected = oracleOrder(bruteForceVisitors(hits, null, null).visitors, sort, order);
+      expect(expected.length).toBe(14);
+      for (const limit of [1, 2, 5, 14, 250]) {
+        const walked: unknown[] = [];
+        for (let offset = 0; ; offset += limit) {
+          const response = await kit.get('visitors', { ...ordering(sort, order), limit, offset });
+          expect(response.statusCode).toBe(200);
+          const page = response.json();
+          expect(page.visitors).toEqual(expected.slice(offset, offset + limit));
+          expect(page.hasMore).toBe(offset + limit < expected.length);
+          walked.push(...page.visitors);
+          if (!page.hasMore) break;
+        }
+        expect(walked).toEqual(expected);
       }
-      expect(walked).toEqual(expected);
-    }
-  });
+    },
+  );
 
   test('the default is byte for byte the spec order (total descending, then path) and equals sort=total&order=desc', async () => {
     const plain = await kit.get('visitors', { limit: 250 });
@@ -67,7 +76,12 @@ describe.each(BACKENDS)('visitors sort and order [%s]', (dialect) => {
     expect(plain.payload).toBe((await kit.get('visitors', { sort: 'total', order: 'desc', limit: 250 })).payload);
     expect(plain.json().visitors).toEqual(bruteForceVisitors(hits, null, null).visitors);
     // By hand: /B and /日本 have 5 visitors, /guide/ and /é 4.
-    expect(plain.json().visitors.map((page: { path: string }) => page.path).slice(0, 4)).toEqual(['/B', '/日本', '/guide/', '/é']);
+    expect(
+      plain
+        .json()
+        .visitors.map((page: { path: string }) => page.path)
+        .slice(0, 4),
+    ).toEqual(['/B', '/日本', '/guide/', '/é']);
   });
 
   test('path ascending compares UTF-16 code units, descending is its exact reverse', async () => {
@@ -78,7 +92,13 @@ describe.each(BACKENDS)('visitors sort and order [%s]', (dialect) => {
   });
 
   test('the service refuses an unknown sort or order with validation_failed naming each field', async () => {
-    const service = new AnalyticsService({ database: kit.t.services.database, clock: kit.t.clock, secret: TEST_SECRET, retentionDays: 30, projectSettings: async () => ({}) });
+    const service = new AnalyticsService({
+      database: kit.t.services.database,
+      clock: kit.t.clock,
+      secret: TEST_SECRET,
+      retentionDays: 30,
+      projectSettings: async () => ({}),
+    });
     const bad = { sort: 'hits', order: 'sideways' } as unknown as VisitorsQuery;
     const error = await service.visitors(kit.projectId, bad).catch((caught: unknown) => caught);
     await service.close();

@@ -29,10 +29,22 @@ describe('percentile', () => {
 
 describe('metric', () => {
   test('derives the ratio against the baseline and checks the target', () => {
-    const rate = metric({ name: 'ingest', value: 30, unit: 'hits/s', baseline: { name: 'raw', value: 100 }, target: { of: 'ratio', comparison: 'at-least', limit: 0.3 } });
+    const rate = metric({
+      name: 'ingest',
+      value: 30,
+      unit: 'hits/s',
+      baseline: { name: 'raw', value: 100 },
+      target: { of: 'ratio', comparison: 'at-least', limit: 0.3 },
+    });
     expect(rate.ratio).toBeCloseTo(0.3);
     expect(rate.passed).toBe(true);
-    const slow = metric({ name: 'query', value: 300, unit: 'ms', baseline: { name: 'duckdb', value: 100 }, target: { of: 'ratio', comparison: 'at-most', limit: 2 } });
+    const slow = metric({
+      name: 'query',
+      value: 300,
+      unit: 'ms',
+      baseline: { name: 'duckdb', value: 100 },
+      target: { of: 'ratio', comparison: 'at-most', limit: 2 },
+    });
     expect(slow.ratio).toBe(3);
     expect(slow.passed).toBe(false);
     expect(metric({ name: 'q', value: 501, unit: 'ms', target: { of: 'value', comparison: 'at-most', limit: 500 } }).passed).toBe(false);
@@ -45,7 +57,13 @@ describe('metric', () => {
       title: 'analytics on sqlite',
       context: ['10 hits'],
       metrics: [
-        metric({ name: 'ingest rate', value: 12_345.6, unit: 'hits/s', baseline: { name: 'raw insert', value: 41_152 }, target: { of: 'ratio', comparison: 'at-least', limit: 0.3 } }),
+        metric({
+          name: 'ingest rate',
+          value: 12_345.6,
+          unit: 'hits/s',
+          baseline: { name: 'raw insert', value: 41_152 },
+          target: { of: 'ratio', comparison: 'at-least', limit: 0.3 },
+        }),
         metric({ name: 'query p50', value: 812, unit: 'ms', target: { of: 'value', comparison: 'at-most', limit: 500 }, note: 'slow disk' }),
       ],
       notes: ['answers agree'],

@@ -61,7 +61,10 @@ describe('scripts/build-server.mjs', () => {
   });
 
   test('a new worker bootstrap becomes an entry by itself', () => {
-    writeFileSync(join(copy, 'src', 'core', 'probe-worker-bootstrap.mjs'), "if (!import.meta.docwrightCompiled) await import('tsx/esm/api');\nawait import('./probe-worker.ts');\n");
+    writeFileSync(
+      join(copy, 'src', 'core', 'probe-worker-bootstrap.mjs'),
+      "if (!import.meta.docwrightCompiled) await import('tsx/esm/api');\nawait import('./probe-worker.ts');\n",
+    );
     writeFileSync(join(copy, 'src', 'core', 'probe-worker.ts'), "export const probe: string = 'probe';\n");
     try {
       const result = build('--quiet');
@@ -88,5 +91,4 @@ describe('scripts/build-server.mjs', () => {
       writeFileSync(file, original);
     }
   });
-
 });

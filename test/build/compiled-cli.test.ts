@@ -124,7 +124,9 @@ describe('the compiled build', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'docwright-build-serve-'));
     const recording = recordingEnvironment();
     const environment = { DOCWRIGHT_DATA_DIR: dataDir, ...recording.environment };
-    const project = JSON.parse((await runCli(['projects', 'create', '--name', 'Docs', '--repository', gitRepository(), '--json'], environment)).stdout) as { id: string };
+    const project = JSON.parse((await runCli(['projects', 'create', '--name', 'Docs', '--repository', gitRepository(), '--json'], environment)).stdout) as {
+      id: string;
+    };
     const key = JSON.parse((await runCli(['keys', 'create', '--project', project.id, '--scope', 'ingest', '--json'], environment)).stdout) as { key: string };
 
     const child = spawn(process.execPath, [CLI, 'serve'], {
@@ -150,7 +152,9 @@ describe('the compiled build', () => {
       const ingest = await fetch(`${url}/v1/analytics/${project.id}/events`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ events: [{ path: '/guide', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/140.0 Safari/537.36', ip: '192.0.2.1' }] }),
+        body: JSON.stringify({
+          events: [{ path: '/guide', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/140.0 Safari/537.36', ip: '192.0.2.1' }],
+        }),
       });
       expect(ingest.status, await ingest.text()).toBe(202);
     } finally {

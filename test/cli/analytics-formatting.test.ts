@@ -61,7 +61,10 @@ function render(format: VisitorsFormat, pages: Array<Array<{ path: string; human
 }
 
 const PAGES = [
-  [{ path: '/docs', human: 1000, ai: 300, total: 1250 }, { path: '/a,"b"', human: 5, ai: 0, total: 5 }],
+  [
+    { path: '/docs', human: 1000, ai: 300, total: 1250 },
+    { path: '/a,"b"', human: 5, ai: 0, total: 5 },
+  ],
   [{ path: '/c', human: 1, ai: 1, total: 1 }],
 ];
 
@@ -72,7 +75,12 @@ describe('visitors writers', () => {
     expect(text).toContain('  total  1,500  (human and AI deduplicated)');
     const lines = text.split('\n');
     const header = lines.findIndex((line) => line.endsWith('PATH'));
-    expect(lines.slice(header, header + 4)).toEqual(['TOTAL  HUMAN   AI  PATH', '1,250  1,000  300  /docs', '    5      5    0  /a,"b"', '    1      1    1  /c']);
+    expect(lines.slice(header, header + 4)).toEqual([
+      'TOTAL  HUMAN   AI  PATH',
+      '1,250  1,000  300  /docs',
+      '    5      5    0  /a,"b"',
+      '    1      1    1  /c',
+    ]);
     expect(text.trimEnd().endsWith('3 pages.')).toBe(true);
   });
 

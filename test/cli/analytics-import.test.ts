@@ -95,7 +95,20 @@ describe('docwright analytics import', () => {
     ];
     writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
     const result = await importCli([
-      '--format', 'jsonl', '--field', 'timestamp=when', '--field', 'path=uri', '--field', 'userAgent=agent', '--field', 'ip=addr', '--field', 'status=code', file, '--json',
+      '--format',
+      'jsonl',
+      '--field',
+      'timestamp=when',
+      '--field',
+      'path=uri',
+      '--field',
+      'userAgent=agent',
+      '--field',
+      'ip=addr',
+      '--field',
+      'status=code',
+      file,
+      '--json',
     ]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ hits: 2, accepted: 2, malformed: 0 });
@@ -127,7 +140,10 @@ describe('docwright analytics import', () => {
   test('stops at once on an error that retrying cannot fix', async () => {
     const file = join(directory, 'refused.log');
     writeFileSync(file, `${combinedLine('198.51.100.99', '/docs/x', BROWSER)}\n`);
-    const proxy = await startFaultProxy(server.url, () => ({ status: 413, body: JSON.stringify({ status: 413, code: 'payload_too_large', detail: 'The body is too large.' }) }));
+    const proxy = await startFaultProxy(server.url, () => ({
+      status: 413,
+      body: JSON.stringify({ status: 413, code: 'payload_too_large', detail: 'The body is too large.' }),
+    }));
     try {
       const result = await importCli([file], proxy.url);
       expect(result.code).toBe(1);

@@ -39,7 +39,13 @@ describe('withRetries', () => {
   test('jitter keeps each delay between half and all of its ceiling', async () => {
     const delays: number[] = [];
     await expect(
-      withRetries(async () => Promise.reject(unavailable()), { retries: 2, baseDelayMs: 1000, maxDelayMs: 10_000, random: () => 0, sleep: async (ms) => void delays.push(ms) }),
+      withRetries(async () => Promise.reject(unavailable()), {
+        retries: 2,
+        baseDelayMs: 1000,
+        maxDelayMs: 10_000,
+        random: () => 0,
+        sleep: async (ms) => void delays.push(ms),
+      }),
     ).rejects.toThrow('down');
     expect(delays).toEqual([500, 1000]);
   });
@@ -61,10 +67,13 @@ describe('withRetries', () => {
   test('does not retry a client error, nor after an abort', async () => {
     let calls = 0;
     await expect(
-      withRetries(async () => {
-        calls++;
-        throw new DocwrightError('validation_failed', 'bad', { status: 400 });
-      }, { retries: 5, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => {} }),
+      withRetries(
+        async () => {
+          calls++;
+          throw new DocwrightError('validation_failed', 'bad', { status: 400 });
+        },
+        { retries: 5, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => {} },
+      ),
     ).rejects.toThrow('bad');
     expect(calls).toBe(1);
     const controller = new AbortController();

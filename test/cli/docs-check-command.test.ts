@@ -36,7 +36,11 @@ describe('docwright docs check', () => {
     fixture = site();
     const result = await runCliIn(fixture.directory, ['docs', 'check', 'docs', '--base', 'main']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('Checked 2 pages against main (' + fixtureGit(fixture.directory, 'rev-parse', 'main').slice(0, 12) + ').\nNo new problems.\n\n1 pre-existing problem already on main (1 broken-link); --show-existing lists them.\n');
+    expect(result.stdout).toBe(
+      'Checked 2 pages against main (' +
+        fixtureGit(fixture.directory, 'rev-parse', 'main').slice(0, 12) +
+        ').\nNo new problems.\n\n1 pre-existing problem already on main (1 broken-link); --show-existing lists them.\n',
+    );
   }, 60_000);
 
   test('without --base every problem counts, and a usage error exits 2', async () => {

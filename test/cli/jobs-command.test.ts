@@ -55,7 +55,10 @@ describe('docwright jobs against a running server', () => {
     expect(await api(`/v2/agent/${h.projectId}/job/${jobId}`)).toMatchObject({ status: 'completed', prLink });
 
     // The project comes from DOCWRIGHT_PROJECT this time.
-    const followUp = await runCli(['jobs', 'message', jobId!, '--prompt', 'Mention the verbose flag', '--wait'], { ...environment, DOCWRIGHT_PROJECT: h.projectId });
+    const followUp = await runCli(['jobs', 'message', jobId!, '--prompt', 'Mention the verbose flag', '--wait'], {
+      ...environment,
+      DOCWRIGHT_PROJECT: h.projectId,
+    });
     expect(followUp.code, followUp.stderr).toBe(0);
     expect(followUp.stdout.trimEnd().split('\n').at(-1)).toBe(`Pull request: ${prLink}`);
     expectInOrder(followUp.stderr, [
@@ -97,7 +100,14 @@ describe('docwright jobs against a running server', () => {
     expect(created.code, created.stderr).toBe(0);
     const job = JSON.parse(created.stdout) as { id: string; createdAt: string };
     expect(Object.keys(job).sort()).toEqual(JOB_KEYS);
-    expect(job).toMatchObject({ status: 'active', prLink: null, archivedAt: null, error: null, model: 'openai-compatible:fake-model', source: { repository: h.repository, ref: 'main' } });
+    expect(job).toMatchObject({
+      status: 'active',
+      prLink: null,
+      archivedAt: null,
+      error: null,
+      model: 'openai-compatible:fake-model',
+      source: { repository: h.repository, ref: 'main' },
+    });
     const fromApi = (await api(`/v2/agent/${h.projectId}/job/${job.id}`)) as Record<string, unknown>;
     expect(Object.keys(job)).toEqual(Object.keys(fromApi));
     expect(job.createdAt).toBe(fromApi['createdAt']);
@@ -136,13 +146,25 @@ describe('docwright jobs against a running server', () => {
   test('a failing job: retries shown, failure code and message printed, exit 1', async () => {
     const result = await runCli(['jobs', 'create', '--project', h.projectId, '--prompt', 'provider down please', '--wait'], environment);
     expect(result.code).toBe(1);
-    expectInOrder(result.stderr, ['▸ turn 1 started: provider down please\n', '  ↻ attempt 1 failed (model_error: ', '▸ turn 1 started (attempt 2)', '✗ turn 1 failed: model_error: ', '(model_error)\n']);
+    expectInOrder(result.stderr, [
+      '▸ turn 1 started: provider down please\n',
+      '  ↻ attempt 1 failed (model_error: ',
+      '▸ turn 1 started (attempt 2)',
+      '✗ turn 1 failed: model_error: ',
+      '(model_error)\n',
+    ]);
     expect(result.stderr).toMatch(/docwright: job \S+ failed: .+ \(model_error\)\n$/);
     expect(result.stdout).toBe('');
   });
 
   test('errors: field errors, missing key, a usage error, and 429 with when to retry', async () => {
-    const limited = await h.services.projects.create({ name: 'Limited', repository: h.repository, ref: 'main', forge: 'local', settings: { rateLimitPerHour: 1 } });
+    const limited = await h.services.projects.create({
+      name: 'Limited',
+      repository: h.repository,
+      ref: 'main',
+      forge: 'local',
+      settings: { rateLimitPerHour: 1 },
+    });
     const limitedKey = (await h.services.keys.create({ projectId: limited.id })).key;
     const first = await fetch(`${environment.DOCWRIGHT_URL}/v2/agent/${limited.id}/job`, {
       method: 'POST',

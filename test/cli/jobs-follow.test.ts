@@ -27,7 +27,14 @@ describe('following a job through a flaky connection', () => {
     const job = await api.create(prompt);
     const events: JobStreamEvent[] = [];
     const notices: string[] = [];
-    const result = await followJob({ api, jobId: job.id, onEvent: (event) => events.push(event), onNotice: (notice) => notices.push(notice), reconnectDelayMs: 20, ...tuning });
+    const result = await followJob({
+      api,
+      jobId: job.id,
+      onEvent: (event) => events.push(event),
+      onNotice: (notice) => notices.push(notice),
+      reconnectDelayMs: 20,
+      ...tuning,
+    });
     const stored = await h.services.database.db.selectFrom('job_events').select(['id', 'type']).where('job_id', '=', job.id).orderBy('id').execute();
     return { job, result, events, notices, stored: stored.map((row) => ({ id: Number(row.id), type: row.type })), requests: proxy.eventRequests };
   }
@@ -57,7 +64,9 @@ describe('following a job through a flaky connection', () => {
     const { result, events, notices } = await follow('Add a troubleshooting page', ['unavailable'], { pollIntervalMs: 30 });
     expect(result).toMatchObject({ timedOut: false, job: { status: 'completed' } });
     expect(events).toEqual([]);
-    expect(notices).toEqual(['event stream unavailable (the server answered 503: Too many open event streams; poll the job instead.); polling the job instead']);
+    expect(notices).toEqual([
+      'event stream unavailable (the server answered 503: Too many open event streams; poll the job instead.); polling the job instead',
+    ]);
   });
 
   test('a silent connection is given up after the idle timeout and reopened', async () => {
@@ -80,7 +89,10 @@ describe('following a job through a flaky connection', () => {
   test('an unknown job is the server’s 404, not a fallback to polling', async () => {
     const api = new JobsApi(new ApiClient({ url: upstream, apiKey: h.key }), h.projectId);
     const notices: string[] = [];
-    await expect(followJob({ api, jobId: 'no-such-job', onEvent: () => undefined, onNotice: (notice) => notices.push(notice) })).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    await expect(followJob({ api, jobId: 'no-such-job', onEvent: () => undefined, onNotice: (notice) => notices.push(notice) })).rejects.toMatchObject({
+      code: 'not_found',
+      status: 404,
+    });
     expect(notices).toEqual([]);
   });
 });

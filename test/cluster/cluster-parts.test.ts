@@ -10,7 +10,14 @@ import { freePort } from '../helpers/free-port.js';
 describe('npm run cluster: arguments', () => {
   test('defaults, counts, --no-proxy and --dir', () => {
     expect(parseClusterArguments([])).toEqual({ help: false, api: 2, workers: 2, port: 3000, proxy: true, directory: undefined });
-    expect(parseClusterArguments(['--api', '3', '--workers', '0', '--port', '0', '--no-proxy', '--dir', '/tmp/c'])).toEqual({ help: false, api: 3, workers: 0, port: 0, proxy: false, directory: '/tmp/c' });
+    expect(parseClusterArguments(['--api', '3', '--workers', '0', '--port', '0', '--no-proxy', '--dir', '/tmp/c'])).toEqual({
+      help: false,
+      api: 3,
+      workers: 0,
+      port: 0,
+      proxy: false,
+      directory: '/tmp/c',
+    });
     expect(parseClusterArguments(['-h']).help).toBe(true);
   });
 
@@ -22,7 +29,8 @@ describe('npm run cluster: arguments', () => {
 describe('npm run cluster: output', () => {
   test('every line after its name, the column as wide as the longest name; colour only when asked', () => {
     let text = '';
-    const sink = new Writable({ write: (chunk: Buffer, _encoding, done) => {
+    const sink = new Writable({
+      write: (chunk: Buffer, _encoding, done) => {
         text += chunk.toString();
         done();
       },

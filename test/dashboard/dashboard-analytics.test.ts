@@ -19,7 +19,12 @@ function isoDay(days: number): string {
 
 /** Known hits: the page must show exactly what they add up to. */
 function events(): unknown[] {
-  const hit = (visitorId: string, path: string, days: number, userAgent: string = USER_AGENTS.human) => ({ visitorId, path, timestamp: daysAgo(days), userAgent });
+  const hit = (visitorId: string, path: string, days: number, userAgent: string = USER_AGENTS.human) => ({
+    visitorId,
+    path,
+    timestamp: daysAgo(days),
+    userAgent,
+  });
   return [
     hit('h1', '/guide', 1),
     hit('h2', '/guide', 1),
@@ -36,7 +41,10 @@ function events(): unknown[] {
 }
 
 async function rows(page: Page, testId: string): Promise<string[][]> {
-  return page.getByTestId(testId).locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())));
+  return page
+    .getByTestId(testId)
+    .locator('tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())));
 }
 
 describe('analytics page in Chromium', () => {
@@ -69,7 +77,14 @@ describe('analytics page in Chromium', () => {
     // 30 pages: /p01 has 30 visitors, /p02 29, … /p30 1.
     await send(
       manyPagesId,
-      Array.from({ length: 30 }, (_, page) => Array.from({ length: 30 - page }, (_, visitor) => ({ visitorId: `v${visitor}`, path: `/p${String(page + 1).padStart(2, '0')}`, timestamp: daysAgo(1), userAgent: USER_AGENTS.human }))).flat(),
+      Array.from({ length: 30 }, (_, page) =>
+        Array.from({ length: 30 - page }, (_, visitor) => ({
+          visitorId: `v${visitor}`,
+          path: `/p${String(page + 1).padStart(2, '0')}`,
+          timestamp: daysAgo(1),
+          userAgent: USER_AGENTS.human,
+        })),
+      ).flat(),
     );
     browser = await launchChromium();
     ({ context, page, problems } = await openPage(browser, server.url));
@@ -111,7 +126,9 @@ describe('analytics page in Chromium', () => {
     const classes = Object.fromEntries((await rows(page, 'classes-table')).map((row) => [row[0]!.split(' ')[0]!, row.slice(1)]));
     expect(classes).toEqual({ human: ['5', '4'], ai: ['2', '2'], 'ai-search': ['0', '0'], 'ai-training': ['1', '1'], bot: ['1', '1'] });
     const agents = await rows(page, 'agents-table');
-    expect(agents).toEqual(expect.arrayContaining([expect.arrayContaining(['GPTBot', 'ai-training', '1', '1']), expect.arrayContaining(['Googlebot', 'bot', '1', '1'])]));
+    expect(agents).toEqual(
+      expect.arrayContaining([expect.arrayContaining(['GPTBot', 'ai-training', '1', '1']), expect.arrayContaining(['Googlebot', 'bot', '1', '1'])]),
+    );
 
     await page.locator('.chart-table summary').click();
     await expectAccessible(page, 'analytics');
@@ -121,11 +138,13 @@ describe('analytics page in Chromium', () => {
   it('sorts the top pages on the server by the column clicked', async () => {
     await page.getByRole('button', { name: 'Page' }).click();
     await page.waitForURL('**/analytics?range=7d&sort=path&order=asc');
-    await expect.poll(() => rows(page, 'pages-table')).toEqual([
-      ['/api', '0', '1', '1'],
-      ['/guide', '3', '1', '4'],
-      ['/start', '2', '0', '2'],
-    ]);
+    await expect
+      .poll(() => rows(page, 'pages-table'))
+      .toEqual([
+        ['/api', '0', '1', '1'],
+        ['/guide', '3', '1', '4'],
+        ['/start', '2', '0', '2'],
+      ]);
     expect(await page.getByRole('columnheader', { name: 'Page' }).getAttribute('aria-sort')).toBe('ascending');
     await page.getByRole('button', { name: 'AI' }).click();
     await page.waitForURL('**/analytics?range=7d&sort=ai&order=desc');
@@ -141,7 +160,9 @@ describe('analytics page in Chromium', () => {
     expect((await rows(page, 'pages-table'))[0]).toEqual(['/p01', '30', '0', '30']);
     await page.getByRole('button', { name: 'Next →' }).click();
     await page.waitForURL('**/analytics?range=7d&page=2');
-    await expect.poll(() => rows(page, 'pages-table')).toEqual([26, 27, 28, 29, 30].map((number) => [`/p${number}`, String(31 - number), '0', String(31 - number)]));
+    await expect
+      .poll(() => rows(page, 'pages-table'))
+      .toEqual([26, 27, 28, 29, 30].map((number) => [`/p${number}`, String(31 - number), '0', String(31 - number)]));
     expect(await page.getByText('Rows 26–30').count()).toBe(1);
     expect(await page.getByRole('button', { name: 'Next →' }).isDisabled()).toBe(true);
     await page.goto(`/projects/${projectId}/analytics?range=7d`);

@@ -24,7 +24,9 @@ describe.each(BACKENDS)('agent jobs in Chromium, against the fake model (%s)', (
   const repository = createDocsRepository();
 
   beforeAll(async () => {
-    model = await startFakeModelServer({ script: async (request, index) => ({ ...(await docsAgentScript(request, index)), delayMs: request.toolRounds === 0 ? THINKING_MS : 0 }) });
+    model = await startFakeModelServer({
+      script: async (request, index) => ({ ...(await docsAgentScript(request, index)), delayMs: request.toolRounds === 0 ? THINKING_MS : 0 }),
+    });
     server = await startDashboardServer({
       dialect,
       environment: { ...fakeModelEnvironment(model.url), DOCWRIGHT_JOB_MAX_ATTEMPTS: '1' },
@@ -73,7 +75,10 @@ describe.each(BACKENDS)('agent jobs in Chromium, against the fake model (%s)', (
     await signIn(phone.page, server);
     for (const path of [`/projects/${projectId}/jobs`, `/projects/${projectId}/jobs/${jobId}`]) {
       await phone.page.goto(path);
-      await phone.page.locator(path.endsWith('/jobs') ? '.job-row' : '.turn').first().waitFor();
+      await phone.page
+        .locator(path.endsWith('/jobs') ? '.job-row' : '.turn')
+        .first()
+        .waitFor();
       expect(await phone.page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
       await expectAccessible(phone.page, `${path} at 390 px`);
     }

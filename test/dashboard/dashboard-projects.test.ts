@@ -108,7 +108,11 @@ describe.each(BACKENDS)('projects, API keys, settings and users in Chromium (%s)
     await expectAccessible(page, 'settings page');
 
     const saved = server.server.services.projects.get(projectId);
-    expect((await saved).settings).toMatchObject({ rateLimitPerHour: 25, allowedOrigins: ['https://docs.example.com', 'https://www.example.com'], rotateVisitorIdsDaily: true });
+    expect((await saved).settings).toMatchObject({
+      rateLimitPerHour: 25,
+      allowedOrigins: ['https://docs.example.com', 'https://www.example.com'],
+      rotateVisitorIdsDaily: true,
+    });
 
     await page.reload();
     expect(await page.getByLabel('Job rate limit per hour').inputValue()).toBe('25');

@@ -50,7 +50,11 @@ describe('local pull requests in Chromium', () => {
 
   it('opens from the job list with its description, files and a side-by-side or unified diff', async () => {
     prLink = await jobWithPullRequest('Add a troubleshooting page');
-    await page.locator('.job-row').filter({ hasText: 'Add a troubleshooting page' }).getByRole('link', { name: /Pull request/ }).click();
+    await page
+      .locator('.job-row')
+      .filter({ hasText: 'Add a troubleshooting page' })
+      .getByRole('link', { name: /Pull request/ })
+      .click();
     await page.waitForURL(`**${prLink}`);
     await page.locator('.pr-title').waitFor();
     expect(await page.locator('.pr-meta [data-status="open"]').count()).toBe(1);
@@ -98,7 +102,10 @@ describe('local pull requests in Chromium', () => {
     await expectAccessible(page, 'pull request with a conflict');
 
     await page.getByRole('button', { name: 'Close pull request' }).click();
-    await page.getByRole('dialog', { name: /Close pull request/ }).getByRole('button', { name: 'Close pull request' }).click();
+    await page
+      .getByRole('dialog', { name: /Close pull request/ })
+      .getByRole('button', { name: 'Close pull request' })
+      .click();
     await page.locator('.pr-meta [data-status="closed"]').waitFor();
     expectNoProblems(problems);
   });

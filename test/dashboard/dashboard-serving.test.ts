@@ -38,23 +38,31 @@ describe('dashboard serving (the real features, the built web/dist)', () => {
   });
   afterAll(() => close(served));
 
-  it.each(['/', '/setup', '/signin', '/users', '/projects', '/projects/p1/jobs', '/projects/p1/jobs/j1', '/projects/p1/analytics?range=7d', '/projects/p1/keys', '/projects/p1/settings'])(
-    'GET %s answers the app shell with a strict CSP',
-    async (url) => {
-      const response = await served.app.inject({ method: 'GET', url });
-      expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(response.body).toContain('<div id="app"></div>');
-      expect(response.body).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
-      const csp = String(response.headers['content-security-policy']);
-      expect(csp).toContain("script-src 'self'");
-      expect(csp).toContain("connect-src 'self'");
-      expect(csp).toContain("frame-ancestors 'none'");
-      expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
-      expect(response.headers['x-content-type-options']).toBe('nosniff');
-      expect(response.headers['cache-control']).toBe('no-cache');
-    },
-  );
+  it.each([
+    '/',
+    '/setup',
+    '/signin',
+    '/users',
+    '/projects',
+    '/projects/p1/jobs',
+    '/projects/p1/jobs/j1',
+    '/projects/p1/analytics?range=7d',
+    '/projects/p1/keys',
+    '/projects/p1/settings',
+  ])('GET %s answers the app shell with a strict CSP', async (url) => {
+    const response = await served.app.inject({ method: 'GET', url });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.body).toContain('<div id="app"></div>');
+    expect(response.body).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
+    const csp = String(response.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['cache-control']).toBe('no-cache');
+  });
 
   it('a pull request page (its URL carries the share token) leaks no referrer and is neither cached nor indexed', async () => {
     const response = await served.app.inject({ method: 'GET', url: '/projects/p1/pulls/3?token=secret-share-token' });

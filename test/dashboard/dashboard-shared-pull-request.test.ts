@@ -21,9 +21,14 @@ describe('a shared pull request link in Chromium', () => {
     const { services } = server.server;
     const projectId = (await services.projects.create({ name: 'Docs', repository: createDocsRepository(), ref: 'main', forge: 'local', settings: {} })).id;
     const headers = { authorization: `Bearer ${(await services.keys.create({ projectId, scope: 'admin' })).key}`, 'content-type': 'application/json' };
-    const created = (await (await fetch(`${server.url}/v2/agent/${projectId}/job`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'Add a troubleshooting page' }) })).json()) as { id: string };
+    const created = (await (
+      await fetch(`${server.url}/v2/agent/${projectId}/job`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'Add a troubleshooting page' }) })
+    ).json()) as { id: string };
     for (let attempt = 0; attempt < 300; attempt++) {
-      const job = (await (await fetch(`${server.url}/v2/agent/${projectId}/job/${created.id}`, { headers })).json()) as { status: string; prLink: string | null };
+      const job = (await (await fetch(`${server.url}/v2/agent/${projectId}/job/${created.id}`, { headers })).json()) as {
+        status: string;
+        prLink: string | null;
+      };
       if (job.status !== 'active') {
         if (!job.prLink) throw new Error(`the job ended ${job.status} without a pull request`);
         prLink = job.prLink;

@@ -32,7 +32,16 @@ describe('Mintlify rules', () => {
         { source: '/gone', destination: '/nowhere' },
         { source: '/external', destination: 'https://example.com/docs' },
       ]),
-      'index.mdx': ['# Home', '', '[a](/beta/intro) [b](/articles/concepts-x) [c](/old-page) [d](/external)', '', '[broken wildcard](/beta/missing)', '', '[broken destination](/gone)', ''].join('\n'),
+      'index.mdx': [
+        '# Home',
+        '',
+        '[a](/beta/intro) [b](/articles/concepts-x) [c](/old-page) [d](/external)',
+        '',
+        '[broken wildcard](/beta/missing)',
+        '',
+        '[broken destination](/gone)',
+        '',
+      ].join('\n'),
       'v2/intro.mdx': '# Intro\n',
       'new/page.mdx': '# New\n',
     });
@@ -54,7 +63,7 @@ describe('Mintlify rules', () => {
     expect(problems).toEqual(['index.mdx:5 broken-link Link "/drafts/plan" does not point to an existing page or file.']);
   });
 
-  test('versions and languages: an unprefixed link reaches the default version or language, or the page\'s own', async () => {
+  test("versions and languages: an unprefixed link reaches the default version or language, or the page's own", async () => {
     const problems = await check({
       'docs.json': docsJson({
         navigation: {
@@ -104,7 +113,14 @@ describe('Mintlify rules', () => {
         },
       }),
       'api/openapi.json': JSON.stringify(spec),
-      'index.mdx': ['# Home', '', '[get](/api-reference/users/get-user) [create](/api-reference/plants/create-a-plant) [remote](/admin-api/anything)', '', '[missing](/api-reference/users/delete-user)', ''].join('\n'),
+      'index.mdx': [
+        '# Home',
+        '',
+        '[get](/api-reference/users/get-user) [create](/api-reference/plants/create-a-plant) [remote](/admin-api/anything)',
+        '',
+        '[missing](/api-reference/users/delete-user)',
+        '',
+      ].join('\n'),
     });
     expect(problems).toEqual(['index.mdx:5 broken-link Link "/api-reference/users/delete-user" does not point to an existing page or file.']);
   });
@@ -112,7 +128,22 @@ describe('Mintlify rules', () => {
   test('custom heading ids and LaTeX are valid Mintlify MDX; a real syntax error is still reported with its line', async () => {
     const problems = await check({
       'docs.json': docsJson({ navigation: { pages: ['math', 'broken'] } }),
-      'math.mdx': ['---', 'title: Math', '---', '', '## Installation {#install}', '', 'Inline $\\frac{a}{b}$ and a block:', '', '$$', 'x = {y \\over z}', '$$', '', '[jump](#install)', ''].join('\n'),
+      'math.mdx': [
+        '---',
+        'title: Math',
+        '---',
+        '',
+        '## Installation {#install}',
+        '',
+        'Inline $\\frac{a}{b}$ and a block:',
+        '',
+        '$$',
+        'x = {y \\over z}',
+        '$$',
+        '',
+        '[jump](#install)',
+        '',
+      ].join('\n'),
       'broken.mdx': ['# Broken', '', 'Text', '', '{1 +}', ''].join('\n'),
     });
     expect(problems).toEqual([expect.stringMatching(/^broken\.mdx:5 mdx-syntax MDX syntax error: Could not parse expression/)]);
@@ -125,7 +156,9 @@ describe('Mintlify rules', () => {
       'navigation/guides.json': navigation,
       'guides/a.mdx': '# A\n',
     });
-    expect(problems).toEqual(['navigation/guides.json:3 navigation Navigation page "guides/missing" does not exist (expected guides/missing.mdx or guides/missing.md).']);
+    expect(problems).toEqual([
+      'navigation/guides.json:3 navigation Navigation page "guides/missing" does not exist (expected guides/missing.mdx or guides/missing.md).',
+    ]);
   });
 
   test('in a monorepo the docs root is the folder holding docs.json: files outside are not pages', async () => {

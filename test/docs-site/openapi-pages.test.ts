@@ -4,7 +4,7 @@ import { MAX_OPERATIONS, openApiPages } from '../../src/docs-site/openapi-pages.
 const spec = (body: Record<string, unknown>): string => JSON.stringify({ openapi: '3.1.0', info: { title: 'T', version: '1' }, ...body });
 
 describe('openApiPages', () => {
-  test('directory / first tag / summary slug, with Mintlify\'s character rules', () => {
+  test("directory / first tag / summary slug, with Mintlify's character rules", () => {
     const text = spec({
       paths: {
         '/users/{id}': {
@@ -51,7 +51,12 @@ describe('openApiPages', () => {
     const yaml = 'openapi: 3.0.0\ninfo: {title: T, version: "1"}\npaths:\n  /users:\n    get:\n      summary: List users\n      tags: [Users]\n';
     expect(openApiPages(yaml, 'api-reference')).toEqual({ pages: ['api-reference/users/list-users'] });
     const bomb = ['openapi: 3.0.0', 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let level = 1; level < 12; level += 1) bomb.push(`a${level}: &a${level} [${Array(10).fill(`*a${level - 1}`).join(', ')}]`);
+    for (let level = 1; level < 12; level += 1)
+      bomb.push(
+        `a${level}: &a${level} [${Array(10)
+          .fill(`*a${level - 1}`)
+          .join(', ')}]`,
+      );
     const result = openApiPages(bomb.join('\n'), 'api-reference');
     expect(result.pages).toEqual([]);
     expect(result.problem).toMatch(/alias/i);

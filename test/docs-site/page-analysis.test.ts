@@ -6,22 +6,40 @@ const lines = (...parts: string[]): string => parts.join('\n');
 describe('analyzePage: syntax errors keep file and line', () => {
   test('a mismatched closing tag is reported at its line, after the frontmatter', async () => {
     const { problems } = await analyzePage('broken.mdx', '---\ntitle: Broken\n---\n\n# Heading\n\n<Note>\nUnclosed note\n</Warning>\n');
-    expect(problems).toEqual([{ path: 'broken.mdx', line: 9, kind: 'mdx-syntax', message: expect.stringMatching(/^MDX syntax error: Unexpected closing tag `<\/Warning>`/) }]);
+    expect(problems).toEqual([
+      { path: 'broken.mdx', line: 9, kind: 'mdx-syntax', message: expect.stringMatching(/^MDX syntax error: Unexpected closing tag `<\/Warning>`/) },
+    ]);
   });
 
   test('an unclosed Mintlify component is reported at its opening tag', async () => {
     const { problems } = await analyzePage('note.mdx', 'Intro\n\n<Note>\nnever closed\n');
-    expect(problems).toEqual([{ path: 'note.mdx', line: 3, kind: 'mdx-syntax', message: expect.stringMatching(/^MDX syntax error: Expected a closing tag for `<Note>`/) }]);
+    expect(problems).toEqual([
+      { path: 'note.mdx', line: 3, kind: 'mdx-syntax', message: expect.stringMatching(/^MDX syntax error: Expected a closing tag for `<Note>`/) },
+    ]);
   });
 
   test('a closed Mintlify component is plain JSX', async () => {
-    const page = lines('<Tabs>', '  <Tab title="One">', '    <Card title="A" href="/a">x</Card>', '  </Tab>', '</Tabs>', '', '<CodeGroup>', '```js a.js', 'x', '```', '</CodeGroup>');
+    const page = lines(
+      '<Tabs>',
+      '  <Tab title="One">',
+      '    <Card title="A" href="/a">x</Card>',
+      '  </Tab>',
+      '</Tabs>',
+      '',
+      '<CodeGroup>',
+      '```js a.js',
+      'x',
+      '```',
+      '</CodeGroup>',
+    );
     expect((await analyzePage('tabs.mdx', page)).problems).toEqual([]);
   });
 
   test('a bad expression is reported at its line', async () => {
     const { problems } = await analyzePage('expression.mdx', 'Text\n\n{1 +}\n');
-    expect(problems).toEqual([{ path: 'expression.mdx', line: 3, kind: 'mdx-syntax', message: expect.stringMatching(/^MDX syntax error: Could not parse expression/) }]);
+    expect(problems).toEqual([
+      { path: 'expression.mdx', line: 3, kind: 'mdx-syntax', message: expect.stringMatching(/^MDX syntax error: Could not parse expression/) },
+    ]);
   });
 
   test('frontmatter braces are not MDX, and frontmatter problems still come first', async () => {
@@ -52,7 +70,17 @@ describe('analyzePage: what Mintlify accepts beyond MDX', () => {
   });
 
   test('custom heading ids parse and become the anchor; other headings get GitHub slugs', async () => {
-    const page = lines('# Getting Started {#start}', '', '## Getting Started', '', '## Getting Started', '', '### What’s new in v2.0?', '', '> ## Quoted {#quoted}');
+    const page = lines(
+      '# Getting Started {#start}',
+      '',
+      '## Getting Started',
+      '',
+      '## Getting Started',
+      '',
+      '### What’s new in v2.0?',
+      '',
+      '> ## Quoted {#quoted}',
+    );
     const analysis = await analyzePage('ids.mdx', page);
     expect(analysis.problems).toEqual([]);
     expect(analysis.anchors).toEqual(['start', 'getting-started', 'getting-started-1', 'whats-new-in-v20', 'quoted']);
@@ -64,7 +92,10 @@ describe('analyzePage: what Mintlify accepts beyond MDX', () => {
   });
 
   test('HTML comments are accepted in MDX, and links inside them are not links', async () => {
-    const analysis = await analyzePage('comments.mdx', lines('<!-- [old](/old) {x} -->', '', 'Text <!-- inline --> and [new](/new).', '', '<!--', 'multi', '-->'));
+    const analysis = await analyzePage(
+      'comments.mdx',
+      lines('<!-- [old](/old) {x} -->', '', 'Text <!-- inline --> and [new](/new).', '', '<!--', 'multi', '-->'),
+    );
     expect(analysis.problems).toEqual([]);
     expect(analysis.links.map((link) => link.target)).toEqual(['/new']);
   });

@@ -148,19 +148,17 @@ describe('RedirectTable against a brute-force oracle', () => {
   it('agrees on random rules and paths', () => {
     const literal = fc.constantFrom('a', 'b', 'ab');
     const sourceSegment = fc.oneof(literal, fc.constantFrom(':p', ':q', 'a*', '*'));
-    const rule = fc
-      .record({ segments: fc.array(sourceSegment, { maxLength: 3 }), rest: fc.constantFrom(undefined, 0, 1, 2, 3) })
-      .map(({ segments, rest }) => {
-        const parts: string[] = [...segments];
-        if (rest !== undefined) parts.splice(Math.min(rest, parts.length), 0, ':r*');
-        // Names must be distinct for the oracle's plain replacement to be meaningful.
-        const seen = new Set<string>();
-        const unique = parts.filter((part) => !part.startsWith(':') || (!seen.has(part) && seen.add(part)));
-        const names = unique.filter((part) => part.startsWith(':')).map((part) => part.replace('*', ''));
-        const stars = unique.filter((part) => !part.startsWith(':') && part.endsWith('*')).length;
-        const destination = `/d/${[...names.map((name) => (name === ':r' ? ':r*' : name)), ...Array.from({ length: stars }, () => 'x*')].join('/')}`;
-        return { source: `/${unique.join('/')}`, destination };
-      });
+    const rule = fc.record({ segments: fc.array(sourceSegment, { maxLength: 3 }), rest: fc.constantFrom(undefined, 0, 1, 2, 3) }).map(({ segments, rest }) => {
+      const parts: string[] = [...segments];
+      if (rest !== undefined) parts.splice(Math.min(rest, parts.length), 0, ':r*');
+      // Names must be distinct for the oracle's plain replacement to be meaningful.
+      const seen = new Set<string>();
+      const unique = parts.filter((part) => !part.startsWith(':') || (!seen.has(part) && seen.add(part)));
+      const names = unique.filter((part) => part.startsWith(':')).map((part) => part.replace('*', ''));
+      const stars = unique.filter((part) => !part.startsWith(':') && part.endsWith('*')).length;
+      const destination = `/d/${[...names.map((name) => (name === ':r' ? ':r*' : name)), ...Array.from({ length: stars }, () => 'x*')].join('/')}`;
+      return { source: `/${unique.join('/')}`, destination };
+    });
     fc.assert(
       fc.property(fc.array(rule, { maxLength: 6 }), fc.array(fc.constantFrom('a', 'b', 'ab', 'aa', 'c'), { maxLength: 5 }), (rules, path) => {
         const sitePath = `/${path.join('/')}`;

@@ -89,7 +89,17 @@ describe('buildSiteConfig: navigation and $ref', () => {
     const texts = new Map<string, string | null>([
       [
         'docs/docs.json',
-        json({ navigation: { groups: [{ $ref: 'https://evil.example/nav.json' }, { $ref: '/etc/nav.json' }, { $ref: '../outside.json' }, { $ref: 'a/../../../x.json' }, { $ref: 'nav.yaml' }] } }),
+        json({
+          navigation: {
+            groups: [
+              { $ref: 'https://evil.example/nav.json' },
+              { $ref: '/etc/nav.json' },
+              { $ref: '../outside.json' },
+              { $ref: 'a/../../../x.json' },
+              { $ref: 'nav.yaml' },
+            ],
+          },
+        }),
       ],
     ]);
     const result = buildSiteConfig('docs/docs.json', texts);
@@ -133,7 +143,8 @@ describe('buildSiteConfig: redirects', () => {
 
   it('reports redirects without strings, with an anchor or query in the source, or with two multi-segment wildcards', () => {
     const { config } = build('docs.json', {
-      'docs.json': '{\n"redirects": [\n{ "source": "/a#b", "destination": "/c" },\n{ "source": "/d?e=1", "destination": "/f" },\n{ "source": "/g" },\n{ "source": "/:a*/x/:b*", "destination": "/h" },\n{ "source": "/ok", "destination": "/fine" }\n]\n}',
+      'docs.json':
+        '{\n"redirects": [\n{ "source": "/a#b", "destination": "/c" },\n{ "source": "/d?e=1", "destination": "/f" },\n{ "source": "/g" },\n{ "source": "/:a*/x/:b*", "destination": "/h" },\n{ "source": "/ok", "destination": "/fine" }\n]\n}',
     });
     expect(config.redirects.map((rule) => rule.source)).toEqual(['/ok']);
     expect(config.problems.map((problem) => problem.line)).toEqual([3, 4, 5, 6]);
@@ -248,7 +259,8 @@ describe('buildSiteConfig: hostile input', () => {
 
   it('caps a million navigation entries (split over $ref files) at 100,000 and answers quickly', () => {
     const files: Record<string, string> = { 'docs.json': json({ navigation: { groups: [0, 1, 2, 3].map((index) => ({ $ref: `part-${index}.json` })) } }) };
-    for (let index = 0; index < 4; index += 1) files[`part-${index}.json`] = JSON.stringify({ group: 'big', pages: Array.from({ length: 250_000 }, () => 'a') });
+    for (let index = 0; index < 4; index += 1)
+      files[`part-${index}.json`] = JSON.stringify({ group: 'big', pages: Array.from({ length: 250_000 }, () => 'a') });
     const started = performance.now();
     const { config } = build('docs.json', files);
     expect(performance.now() - started).toBeLessThan(3000);
@@ -276,7 +288,9 @@ describe('buildSiteConfig: hostile input', () => {
   });
 
   it('reads at most 200 $ref files', () => {
-    const files: Record<string, string> = { 'docs.json': json({ navigation: { groups: Array.from({ length: 300 }, (_, index) => ({ $ref: `g/${index}.json` })) } }) };
+    const files: Record<string, string> = {
+      'docs.json': json({ navigation: { groups: Array.from({ length: 300 }, (_, index) => ({ $ref: `g/${index}.json` })) } }),
+    };
     for (let index = 0; index < 300; index += 1) files[`g/${index}.json`] = json({ group: `${index}`, pages: [`p${index}`] });
     const { config } = build('docs.json', files);
     expect(config.files).toHaveLength(200);
@@ -295,7 +309,15 @@ describe('buildSiteConfig: hostile input', () => {
   });
 
   it('never throws on odd values', () => {
-    for (const text of ['null', '"x"', '{"navigation": 5, "redirects": "no"}', '{"navigation": {"pages": [null, 1, true, {}, []]}, "redirects": [null, 1]}', '{"navigation": {"versions": [1, {"version": 2}, {"version": "v"}]}}', '\uFEFF{"navigation": {"pages": ["bom"]}}', '{"$ref": "docs.json"}']) {
+    for (const text of [
+      'null',
+      '"x"',
+      '{"navigation": 5, "redirects": "no"}',
+      '{"navigation": {"pages": [null, 1, true, {}, []]}, "redirects": [null, 1]}',
+      '{"navigation": {"versions": [1, {"version": 2}, {"version": "v"}]}}',
+      '\uFEFF{"navigation": {"pages": ["bom"]}}',
+      '{"$ref": "docs.json"}',
+    ]) {
       const { config } = build('docs.json', { 'docs.json': text });
       expect(Array.isArray(config.problems)).toBe(true);
     }

@@ -159,7 +159,8 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
     if (typeof claims.iat !== 'number' || claims.iat > seconds + 60) {
       return error(401, "'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued.");
     }
-    if (typeof claims.exp !== 'number' || claims.exp <= seconds) return error(401, "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires.");
+    if (typeof claims.exp !== 'number' || claims.exp <= seconds)
+      return error(401, "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires.");
     if (claims.exp - claims.iat > 600) return error(401, "'Expiration time' claim ('exp') is too far in the future.");
     if (app.installationId !== installationId) return error(404, 'Not Found');
     const expiresAt = (seconds + (options.installationTokenTtlSeconds ?? 3600)) * 1000;
@@ -176,9 +177,21 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
     };
   }
 
-  function renderPull(owner: string, name: string, number: number, fields: { title: string; body: string | null; head: string; base: string; login: string; headSha: string; baseSha: string; draft: boolean }): FakePullRequest {
+  function renderPull(
+    owner: string,
+    name: string,
+    number: number,
+    fields: { title: string; body: string | null; head: string; base: string; login: string; headSha: string; baseSha: string; draft: boolean },
+  ): FakePullRequest {
     const timestamp = new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const repo = { id: 1000, name, full_name: `${owner}/${name}`, private: true, owner: { login: owner, type: 'Organization' }, html_url: `${htmlBase}/${owner}/${name}` };
+    const repo = {
+      id: 1000,
+      name,
+      full_name: `${owner}/${name}`,
+      private: true,
+      owner: { login: owner, type: 'Organization' },
+      html_url: `${htmlBase}/${owner}/${name}`,
+    };
     const apiPull = `${apiUrl}/repos/${owner}/${name}/pulls/${number}`;
     return {
       url: apiPull,
@@ -230,7 +243,8 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
       const perPage = Math.min(Math.max(1, Number(request.query.per_page ?? 30)), 100);
       const page = Math.max(1, Number(request.query.page ?? 1));
       const lastPage = Math.max(1, Math.ceil(selected.length / perPage));
-      const pageUrl = (target: number) => `${apiUrl}${request.path}?${new URLSearchParams({ ...request.query, per_page: String(perPage), page: String(target) }).toString()}`;
+      const pageUrl = (target: number) =>
+        `${apiUrl}${request.path}?${new URLSearchParams({ ...request.query, per_page: String(perPage), page: String(target) }).toString()}`;
       const headers: Record<string, string> = page < lastPage ? { Link: `<${pageUrl(page + 1)}>; rel="next", <${pageUrl(lastPage)}>; rel="last"` } : {};
       return { status: 200, body: selected.slice((page - 1) * perPage, page * perPage), headers };
     }
@@ -249,7 +263,8 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
       if (repositoryPulls.some((pull) => pull.state === 'open' && pull.head.ref === head && pull.base.ref === base)) {
         return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${owner}:${head}.` }]);
       }
-      if (commitsBetween(owner, name, base, head) === 0) return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` }]);
+      if (commitsBetween(owner, name, base, head) === 0)
+        return validationFailed([{ resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` }]);
       const key = `${owner}/${name}`;
       const assigned = nextNumber.get(key) ?? 1;
       nextNumber.set(key, assigned + 1);
@@ -298,7 +313,10 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
     if (!repositoryVisible(owner, name, identity.installation)) return error(404, 'Not Found');
     if (!request.path.includes('/pulls')) {
       if (request.method !== 'GET') return error(404, 'Not Found');
-      return { status: 200, body: { id: 1000, name, full_name: `${owner}/${name}`, private: true, default_branch: 'main', html_url: `${htmlBase}/${owner}/${name}` } };
+      return {
+        status: 200,
+        body: { id: 1000, name, full_name: `${owner}/${name}`, private: true, default_branch: 'main', html_url: `${htmlBase}/${owner}/${name}` },
+      };
     }
     return handlePulls(request, owner, name, identity.login, number);
   }
@@ -316,11 +334,21 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
       } catch {
         answer = error(400, 'Problems parsing JSON');
       }
-      const request: RecordedRequest = { method: incoming.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: { ...incoming.headers }, body };
+      const request: RecordedRequest = {
+        method: incoming.method ?? 'GET',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: { ...incoming.headers },
+        body,
+      };
       requests.push(request);
       answer ??= route(request);
       const payload = answer.body === undefined ? '' : JSON.stringify(answer.body);
-      outgoing.writeHead(answer.status, { 'Content-Type': 'application/json; charset=utf-8', 'X-GitHub-Media-Type': 'github.v3; format=json', ...answer.headers });
+      outgoing.writeHead(answer.status, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'X-GitHub-Media-Type': 'github.v3; format=json',
+        ...answer.headers,
+      });
       outgoing.end(payload);
     });
   });

@@ -49,7 +49,11 @@ export interface FakeGitLabServer {
 }
 
 /** `headers` lets a test answer a redirect (`Location`). */
-export interface Answer { status: number; body?: unknown; headers?: Record<string, string> }
+export interface Answer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
 
 export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {}): Promise<FakeGitLabServer> {
   const now = options.now ?? Date.now;
@@ -65,7 +69,10 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
   function branchCommit(path: string, branch: string): string | null {
     if (!options.gitRoot) return '0'.repeat(40);
     try {
-      return execFileSync('git', ['--git-dir', join(options.gitRoot, `${path}.git`), 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], { encoding: 'utf8', env: gitEnv }).trim();
+      return execFileSync('git', ['--git-dir', join(options.gitRoot, `${path}.git`), 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], {
+        encoding: 'utf8',
+        env: gitEnv,
+      }).trim();
     } catch {
       return null;
     }
@@ -83,7 +90,9 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
     const sha = branchCommit(path, source);
     if (sha === null) return { status: 400, body: { message: [`Source branch "${source}" does not exist`] } };
     if (branchCommit(path, target) === null) return { status: 400, body: { message: [`Target branch "${target}" does not exist`] } };
-    const duplicate = mergeRequests.find((request) => request.project_path === path && request.state === 'opened' && request.source_branch === source && request.target_branch === target);
+    const duplicate = mergeRequests.find(
+      (request) => request.project_path === path && request.state === 'opened' && request.source_branch === source && request.target_branch === target,
+    );
     if (duplicate) return { status: 409, body: { message: [`Another open merge request already exists for this source branch: !${duplicate.iid}`] } };
     const iid = mergeRequests.filter((request) => request.project_path === path).length + 1;
     const mergeRequest: FakeMergeRequest = {
@@ -134,7 +143,8 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
       // omitted), source_branch, target_branch, newest first, per_page (20, at most 100),
       // page, and GitLab's X-Total / X-Page / X-Next-Page headers.
       const { state, source_branch: source, target_branch: target } = request.query;
-      if (state !== undefined && !['opened', 'closed', 'merged', 'locked', 'all'].includes(state)) return { status: 400, body: { error: 'state does not have a valid value' } };
+      if (state !== undefined && !['opened', 'closed', 'merged', 'locked', 'all'].includes(state))
+        return { status: 400, body: { error: 'state does not have a valid value' } };
       const selected = own
         .filter((candidate) => state === undefined || state === 'all' || candidate.state === state)
         .filter((candidate) => source === undefined || candidate.source_branch === source)
@@ -186,7 +196,13 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
       } catch {
         answer = { status: 400, body: { error: 'The provided content-type is not supported.' } };
       }
-      const request: RecordedGitLabRequest = { method: incoming.method ?? 'GET', path: rawPath, query: Object.fromEntries(url.searchParams), headers: { ...incoming.headers }, body };
+      const request: RecordedGitLabRequest = {
+        method: incoming.method ?? 'GET',
+        path: rawPath,
+        query: Object.fromEntries(url.searchParams),
+        headers: { ...incoming.headers },
+        body,
+      };
       requests.push(request);
       answer ??= route(request, rawPath);
       outgoing.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers });

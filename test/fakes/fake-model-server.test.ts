@@ -83,7 +83,14 @@ describe('fake model server', () => {
 
   test('speaks the Anthropic messages API', async () => {
     const server = await start(replySequence({ toolCalls: [{ name: 'look', arguments: { q: 1 } }], text: 'Looking.' }, { text: 'Done.' }));
-    const first = (await (await post(server, '/messages', { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: 'go' }], tools: [{ name: 'look', input_schema: {} }] })).json()) as {
+    const first = (await (
+      await post(server, '/messages', {
+        model: 'claude',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'go' }],
+        tools: [{ name: 'look', input_schema: {} }],
+      })
+    ).json()) as {
       content: Array<{ type: string }>;
       stop_reason: string;
     };
@@ -122,10 +129,24 @@ describe('fake model server', () => {
   });
 
   test('scriptedToolCalls follows the conversation, not the call count', async () => {
-    const script = scriptedToolCalls([{ name: 'a', arguments: {} }, [{ name: 'b', arguments: {} }, { name: 'c', arguments: {} }]], 'end');
+    const script = scriptedToolCalls(
+      [
+        { name: 'a', arguments: {} },
+        [
+          { name: 'b', arguments: {} },
+          { name: 'c', arguments: {} },
+        ],
+      ],
+      'end',
+    );
     const request = (toolRounds: number) => ({ toolRounds }) as Parameters<FakeModelScript>[0];
     expect(await script(request(0), 7)).toEqual({ toolCalls: [{ name: 'a', arguments: {} }] });
-    expect(await script(request(1), 0)).toEqual({ toolCalls: [{ name: 'b', arguments: {} }, { name: 'c', arguments: {} }] });
+    expect(await script(request(1), 0)).toEqual({
+      toolCalls: [
+        { name: 'b', arguments: {} },
+        { name: 'c', arguments: {} },
+      ],
+    });
     expect(await script(request(2), 0)).toEqual({ text: 'end' });
   });
 });

@@ -93,10 +93,7 @@ function describeRequest(protocol: FakeProtocol, path: string, request: Incoming
     const blocks = asArray(message['content']).filter(isObject);
     if (message['role'] === 'tool') toolResults.push(textOf(message['content']));
     if (message['role'] === 'assistant') {
-      const callsTools =
-        protocol === 'openai-chat'
-          ? asArray(message['tool_calls']).length > 0
-          : blocks.some((block) => block['type'] === 'tool_use');
+      const callsTools = protocol === 'openai-chat' ? asArray(message['tool_calls']).length > 0 : blocks.some((block) => block['type'] === 'tool_use');
       if (callsTools) toolRounds += 1;
     }
     if (message['role'] === 'user') {
@@ -155,9 +152,7 @@ function usageOf(reply: FakeReply, request: FakeModelRequest): { inputTokens: nu
 function defaultErrorBody(protocol: FakeProtocol, status: number): object {
   const message = `fake model server error ${status}`;
   const type = status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
-  return protocol === 'openai-chat'
-    ? { error: { message, type, param: null, code: null } }
-    : { type: 'error', error: { type, message } };
+  return protocol === 'openai-chat' ? { error: { message, type, param: null, code: null } } : { type: 'error', error: { type, message } };
 }
 
 function openAiToolCalls(toolCalls: FakeToolCall[], callIndex: number): JsonObject[] {

@@ -14,9 +14,13 @@ function recordingLoad(rows: Row[]) {
     await gate;
     return rows.filter((row) => keys.includes(row.id));
   };
-  return { calls, load, hold: (until: Promise<void>) => {
+  return {
+    calls,
+    load,
+    hold: (until: Promise<void>) => {
       gate = until;
-    } };
+    },
+  };
 }
 
 describe('createBatchedRead', () => {

@@ -91,7 +91,19 @@ describe('CLI errors and help', () => {
     const environment = { DOCWRIGHT_DATA_DIR: mkdtempSync(join(tmpdir(), 'docwright-cli-')) };
     const root = await runCli(['--help'], environment);
     expect(root.code).toBe(0);
-    const commands = ['serve', 'worker', 'migrate', 'projects create', 'projects set-credentials', 'projects set-write-policy', 'projects list', 'projects show', 'keys create', 'keys list', 'keys revoke'];
+    const commands = [
+      'serve',
+      'worker',
+      'migrate',
+      'projects create',
+      'projects set-credentials',
+      'projects set-write-policy',
+      'projects list',
+      'projects show',
+      'keys create',
+      'keys list',
+      'keys revoke',
+    ];
     const results = await Promise.all(commands.map((command) => runCli([...command.split(' '), '--help'], environment)));
     results.forEach((result, index) => {
       expect(result.code, commands[index]).toBe(0);

@@ -47,7 +47,8 @@ describe('configuration', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
-    for (const name of ['PORT', 'DOCWRIGHT_DATABASE_URL', 'DOCWRIGHT_MODEL', 'DOCWRIGHT_SECRET', 'DOCWRIGHT_WORKER_CONCURRENCY']) expect(message).toContain(name);
+    for (const name of ['PORT', 'DOCWRIGHT_DATABASE_URL', 'DOCWRIGHT_MODEL', 'DOCWRIGHT_SECRET', 'DOCWRIGHT_WORKER_CONCURRENCY'])
+      expect(message).toContain(name);
     expect(message).toContain('"eighty"');
     expect(message).not.toContain('short-secret-value');
   });

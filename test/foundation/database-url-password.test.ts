@@ -53,7 +53,7 @@ describe('masking', () => {
         done();
       },
     });
-    createLogger({ level: 'info', destination }).error({ err: new Error(`cannot reach postgres://docwright:${PASSWORD}@db/x` ) }, 'oops');
+    createLogger({ level: 'info', destination }).error({ err: new Error(`cannot reach postgres://docwright:${PASSWORD}@db/x`) }, 'oops');
     expect(lines.join('')).toContain('postgres://docwright:****@db/x');
     expect(lines.join('')).not.toContain(PASSWORD);
   });

@@ -42,7 +42,12 @@ describe('problem bodies and operations routes', () => {
   });
 
   test('a body over the configured limit is a 413', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ a: 'x'.repeat(4096) }) });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/test/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ a: 'x'.repeat(4096) }),
+    });
     expectProblem(response, 413, 'payload_too_large');
   });
 

@@ -57,7 +57,12 @@ describe('HTTP server deadlines', () => {
 
   test('defaults, and a header deadline beyond the request deadline is refused', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'docwright-timeouts-'));
-    expect(loadConfig({ DOCWRIGHT_DATA_DIR: dataDir }).http).toEqual({ headersTimeoutMs: 20_000, requestTimeoutMs: 120_000, keepAliveTimeoutMs: 72_000, idleTimeoutMs: 600_000 });
+    expect(loadConfig({ DOCWRIGHT_DATA_DIR: dataDir }).http).toEqual({
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 120_000,
+      keepAliveTimeoutMs: 72_000,
+      idleTimeoutMs: 600_000,
+    });
     expect(() => loadConfig({ DOCWRIGHT_DATA_DIR: dataDir, DOCWRIGHT_HEADERS_TIMEOUT_SECONDS: '30', DOCWRIGHT_REQUEST_TIMEOUT_SECONDS: '10' })).toThrow(
       /DOCWRIGHT_HEADERS_TIMEOUT_SECONDS: must not exceed DOCWRIGHT_REQUEST_TIMEOUT_SECONDS/,
     );
@@ -85,7 +90,9 @@ describe('HTTP server deadlines', () => {
     server = await startListeningTestApp('sqlite', { DOCWRIGHT_HEADERS_TIMEOUT_SECONDS: '1', DOCWRIGHT_REQUEST_TIMEOUT_SECONDS: '2' });
     const connection = await openRaw(server.url);
     raw.push(connection);
-    connection.socket.write(`POST /v1/analytics/${server.projectId}/collect HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 400\r\n\r\n`);
+    connection.socket.write(
+      `POST /v1/analytics/${server.projectId}/collect HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\nContent-Length: 400\r\n\r\n`,
+    );
     const sender = trickle(connection.socket, 'x'.repeat(400), 100);
     const elapsed = await connection.closedWithin(10_000);
     sender.stop();
@@ -114,7 +121,11 @@ describe('HTTP server deadlines', () => {
     server = await startListeningTestApp('sqlite', { DOCWRIGHT_HEADERS_TIMEOUT_SECONDS: '0.5', DOCWRIGHT_REQUEST_TIMEOUT_SECONDS: '1' });
     const headers = { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' };
     // No worker runs in the test app, so the job stays active and its stream stays open.
-    const created = await fetch(`${server.url}/v2/agent/${server.projectId}/job`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'Fix the typo' }) });
+    const created = await fetch(`${server.url}/v2/agent/${server.projectId}/job`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt: 'Fix the typo' }),
+    });
     expect(created.status).toBe(201);
     const jobId = ((await created.json()) as { id: string }).id;
     const stream = await fetch(`${server.url}/v2/agent/${server.projectId}/job/${jobId}/events`, { headers: { authorization: headers.authorization } });
@@ -134,7 +145,10 @@ describe('HTTP server deadlines', () => {
     await new Promise((resolve) => setTimeout(resolve, 3_500));
     expect(ended).toBe(false);
     expect(text).toContain('event: job.created');
-    const archived = await fetch(`${server.url}/v2/agent/${server.projectId}/job/${jobId}/archive`, { method: 'POST', headers: { authorization: headers.authorization } });
+    const archived = await fetch(`${server.url}/v2/agent/${server.projectId}/job/${jobId}/archive`, {
+      method: 'POST',
+      headers: { authorization: headers.authorization },
+    });
     expect(archived.status).toBe(200);
     await reading;
     // Still the same stream: the archive's event arrived on it, and the server ended it normally.

@@ -9,7 +9,11 @@ describe.each(BACKENDS)('migration 005, share tokens of local pull requests [%s]
   test('pull requests opened before it get tokens, and the links already handed out carry them', async () => {
     const t = await openTestDatabase(dialect, { migrate: false });
     try {
-      const before = await migrate(t.database, systemClock, loadMigrations(dialect).filter((migration) => migration.version < 5));
+      const before = await migrate(
+        t.database,
+        systemClock,
+        loadMigrations(dialect).filter((migration) => migration.version < 5),
+      );
       expect(before.current).toBe(4);
       const db = t.database.db;
       // Rows as the code before migration 005 wrote them (raw SQL: today's types know the new column).
@@ -62,7 +66,10 @@ describe.each(BACKENDS)('migration 005, share tokens of local pull requests [%s]
       expect(await forge.findShared('p1', 1, first)).toMatchObject({ number: 1, title: 'Docs: one' });
       expect(await forge.findShared('p1', 1, second)).toBeNull();
       expect(await forge.findShared('p1', 1, undefined)).toBeNull();
-      const updated = await forge.openOrUpdatePullRequest({ id: 'p1', repository: '/srv/docs', ref: 'main', credentials: null }, { base: 'main', head: 'docwright/j1', title: 'Docs: one', body: 'b2' });
+      const updated = await forge.openOrUpdatePullRequest(
+        { id: 'p1', repository: '/srv/docs', ref: 'main', credentials: null },
+        { base: 'main', head: 'docwright/j1', title: 'Docs: one', body: 'b2' },
+      );
       expect(updated).toEqual({ number: 1, created: false, url: `http://docs.test/projects/p1/pulls/1?token=${first}`, status: 'open' });
     } finally {
       await t.close();

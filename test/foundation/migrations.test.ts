@@ -11,7 +11,10 @@ import { tmpdir } from 'node:os';
 
 describe('migration files', () => {
   test('both backends have the same numbered migrations, without gaps', () => {
-    const names = (dialect: string) => readdirSync(join(MIGRATIONS_ROOT, dialect)).filter((file) => file.endsWith('.sql')).sort();
+    const names = (dialect: string) =>
+      readdirSync(join(MIGRATIONS_ROOT, dialect))
+        .filter((file) => file.endsWith('.sql'))
+        .sort();
     expect(names('sqlite')).toEqual(names('postgres'));
     expect(names('sqlite').length).toBeGreaterThan(0);
     for (const dialect of BACKENDS) {
@@ -53,7 +56,11 @@ describe('docwright migrate from several processes at the same moment', () => {
     const url = await createEmptyPostgresDatabase();
     const dataDir = mkdtempSync(join(tmpdir(), 'docwright-migrate-'));
     const environment = { DOCWRIGHT_DATABASE_URL: url, DOCWRIGHT_DATA_DIR: dataDir, DOCWRIGHT_SECRET: 'x'.repeat(40) };
-    const runs = await Promise.all([runCli(['migrate', '--json'], environment), runCli(['migrate', '--json'], environment), runCli(['migrate', '--json'], environment)]);
+    const runs = await Promise.all([
+      runCli(['migrate', '--json'], environment),
+      runCli(['migrate', '--json'], environment),
+      runCli(['migrate', '--json'], environment),
+    ]);
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     const applied = runs.flatMap((run) => (JSON.parse(run.stdout) as { applied: string[] }).applied);
     expect(applied.length).toBe(loadMigrations('postgres').length);

@@ -10,14 +10,20 @@ describe('prepareSqliteRead', () => {
   afterEach(async () => t?.close());
 
   async function seedProject(id: string): Promise<void> {
-    await t.database.db.insertInto('projects').values({ id, name: id, repository: '/srv/docs', ref: 'main', forge: 'local', settings: '{}', created_at: 1, updated_at: 1 }).execute();
+    await t.database.db
+      .insertInto('projects')
+      .values({ id, name: id, repository: '/srv/docs', ref: 'main', forge: 'local', settings: '{}', created_at: 1, updated_at: 1 })
+      .execute();
   }
 
   test('runs the compiled query with new parameters on every call, and finds nothing for unknown ones', async () => {
     t = await openTestDatabase(dialect);
     await seedProject('p1');
     await seedProject('p2');
-    const read = prepareSqliteRead<{ id: string; name: string }>(t.database, t.database.db.selectFrom('projects').select(['id', 'name']).where('id', '=', '').compile());
+    const read = prepareSqliteRead<{ id: string; name: string }>(
+      t.database,
+      t.database.db.selectFrom('projects').select(['id', 'name']).where('id', '=', '').compile(),
+    );
     expect(await read.first(['p1'])).toEqual({ id: 'p1', name: 'p1' });
     expect(await read.first(['p2'])).toEqual({ id: 'p2', name: 'p2' });
     expect(await read.first(['nope'])).toBeUndefined();

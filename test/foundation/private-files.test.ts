@@ -80,7 +80,12 @@ test('a data dir made for the generated secret is owner-only, as is the secret',
 test('a prepared workspace is owner-only, and so is the directory made to hold it', async () => {
   const repository = createDocsRepository();
   try {
-    const workspace = await prepareWorkspace({ remoteUrl: repository, baseRef: 'main', branch: 'docwright/modes', directory: join(root, 'workspaces', 'job-1') });
+    const workspace = await prepareWorkspace({
+      remoteUrl: repository,
+      baseRef: 'main',
+      branch: 'docwright/modes',
+      directory: join(root, 'workspaces', 'job-1'),
+    });
     expect(modeOf(join(root, 'workspaces'))).toBe('700');
     expect(modeOf(workspace.directory)).toBe('700');
     expect(readdirSync(workspace.directory)).toContain('docs.json');

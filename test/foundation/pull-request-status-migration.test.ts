@@ -8,7 +8,11 @@ describe.each(BACKENDS)('migration 009, pull request status [%s]', (dialect) => 
   test("jobs of local projects take their pull request's state; other jobs get null", async () => {
     const t = await openTestDatabase(dialect, { migrate: false });
     try {
-      const before = await migrate(t.database, systemClock, loadMigrations(dialect).filter((migration) => migration.version < 9));
+      const before = await migrate(
+        t.database,
+        systemClock,
+        loadMigrations(dialect).filter((migration) => migration.version < 9),
+      );
       expect(before.current).toBe(8);
       const db = t.database.db;
       // Rows as the code before migration 009 wrote them.

@@ -11,15 +11,23 @@ describe.each(BACKENDS)('migration 012, rate-limit hits by sequence [%s]', (dial
   test('the hits of the old table are numbered in time order per project and bucket, and the budget carries over', async () => {
     const t = await openTestDatabase(dialect, { migrate: false });
     try {
-      const before = await migrate(t.database, systemClock, loadMigrations(dialect).filter((migration) => migration.version < 12));
+      const before = await migrate(
+        t.database,
+        systemClock,
+        loadMigrations(dialect).filter((migration) => migration.version < 12),
+      );
       expect(before.current).toBe(11);
       const db = t.database.db;
       const hour = 3_600_000;
       const now = 10 * hour;
-      await sql`insert into projects (id, name, repository, ref, forge, created_at, updated_at) values ('p1', 'One', '/srv/one', 'main', 'local', 1, 1), ('p2', 'Two', '/srv/two', 'main', 'local', 1, 1)`.execute(db);
+      await sql`insert into projects (id, name, repository, ref, forge, created_at, updated_at) values ('p1', 'One', '/srv/one', 'main', 'local', 1, 1), ('p2', 'Two', '/srv/two', 'main', 'local', 1, 1)`.execute(
+        db,
+      );
       // As the old limiter wrote them: insertion order is not time order across processes.
       await sql`insert into rate_limit_hits (project_id, bucket, at) values
-        ('p1', 'agent', ${now - 1_000}), ('p1', 'agent', ${now - 30 * 60_000}), ('p2', 'agent', ${now - 5_000}), ('p1', 'agent', ${now - 2 * hour})`.execute(db);
+        ('p1', 'agent', ${now - 1_000}), ('p1', 'agent', ${now - 30 * 60_000}), ('p2', 'agent', ${now - 5_000}), ('p1', 'agent', ${now - 2 * hour})`.execute(
+        db,
+      );
 
       await migrate(t.database, systemClock);
       const rows = await db.selectFrom('rate_limit_hits').select(['project_id', 'seq', 'at', 'kept']).orderBy('project_id').orderBy('seq').execute();
@@ -33,7 +41,9 @@ describe.each(BACKENDS)('migration 012, rate-limit hits by sequence [%s]', (dial
       expect(await limiter.peek('p1', 3)).toMatchObject({ remaining: 1, resetSeconds: 30 * 60 });
       expect(await writeTransaction(t.database, (executor) => limiter.consume(executor, 'p1', 3))).toMatchObject({ remaining: 0 });
       // Accepted with limit 3: the hit three places back (outside the window) went.
-      expect((await db.selectFrom('rate_limit_hits').select('seq').where('project_id', '=', 'p1').orderBy('seq').execute()).map((row) => Number(row.seq))).toEqual([2, 3, 4]);
+      expect(
+        (await db.selectFrom('rate_limit_hits').select('seq').where('project_id', '=', 'p1').orderBy('seq').execute()).map((row) => Number(row.seq)),
+      ).toEqual([2, 3, 4]);
     } finally {
       await t.close();
     }

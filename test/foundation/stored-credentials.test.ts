@@ -33,7 +33,11 @@ describe.each(BACKENDS)('stored forge credentials [%s]', (dialect) => {
   const stored = async (id: string) =>
     (await store.database.db.selectFrom('projects').select('forge_credentials').where('id', '=', id).executeTakeFirstOrThrow()).forge_credentials;
   const copyCredentials = async (from: string, to: string) =>
-    store.database.db.updateTable('projects').set({ forge_credentials: await stored(from) }).where('id', '=', to).execute();
+    store.database.db
+      .updateTable('projects')
+      .set({ forge_credentials: await stored(from) })
+      .where('id', '=', to)
+      .execute();
 
   /** A second connection to the same database, as another process would have. */
   function secondConnection(): Database {
@@ -45,7 +49,11 @@ describe.each(BACKENDS)('stored forge credentials [%s]', (dialect) => {
   /** A database as the version before migration 008 left it; `finish` applies 008 and later. */
   async function openBeforeMigration008(): Promise<{ finish: () => Promise<void> }> {
     store = await openTestDatabase(dialect, { migrate: false });
-    await migrate(store.database, systemClock, loadMigrations(dialect).filter((migration) => migration.version < 8));
+    await migrate(
+      store.database,
+      systemClock,
+      loadMigrations(dialect).filter((migration) => migration.version < 8),
+    );
     return {
       finish: async () => {
         await migrate(store.database, systemClock);
@@ -87,7 +95,8 @@ describe.each(BACKENDS)('stored forge credentials [%s]', (dialect) => {
     const [a, b, current, none, foreign] = await Promise.all(['A', 'B', 'Current', 'None', 'Foreign'].map((name) => projects.create(input(name))));
     const legacyA = sealLikeV1(TEST_SECRET, JSON.stringify({ token: TOKEN_A }));
     const legacyForeign = sealLikeV1('another-instance-secret-0123456789abcdef', JSON.stringify({ token: TOKEN_B }));
-    const write = (id: string, value: string | null) => store.database.db.updateTable('projects').set({ forge_credentials: value }).where('id', '=', id).execute();
+    const write = (id: string, value: string | null) =>
+      store.database.db.updateTable('projects').set({ forge_credentials: value }).where('id', '=', id).execute();
     await write(a!.id, legacyA);
     await write(b!.id, sealLikeV1(TEST_SECRET, JSON.stringify({ appId: '1', privateKey: 'pem', installationId: '2' })));
     await projects.update(current!.id, { credentials: { token: TOKEN_B } });
@@ -139,7 +148,11 @@ describe.each(BACKENDS)('stored forge credentials [%s]', (dialect) => {
         .execute();
     }
     await finish();
-    const results = await Promise.all([projects.upgradeLegacyCredentials(), repository(secondConnection()).upgradeLegacyCredentials(), repository(secondConnection()).upgradeLegacyCredentials()]);
+    const results = await Promise.all([
+      projects.upgradeLegacyCredentials(),
+      repository(secondConnection()).upgradeLegacyCredentials(),
+      repository(secondConnection()).upgradeLegacyCredentials(),
+    ]);
     expect(results.reduce((sum, result) => sum + result.upgraded, 0)).toBe(rows.length);
     for (const [index, row] of rows.entries()) expect(await projects.credentials(row.id)).toEqual({ token: `${TOKEN_A}-${index}` });
   });

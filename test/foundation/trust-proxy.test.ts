@@ -6,7 +6,8 @@ import { ConfigError, loadConfig } from '../../src/config/load-config.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const dataDir = () => mkdtempSync(join(tmpdir(), 'docwright-proxy-'));
-const trustProxy = (value: string | undefined) => loadConfig({ DOCWRIGHT_DATA_DIR: dataDir(), ...(value === undefined ? {} : { DOCWRIGHT_TRUST_PROXY: value }) }).trustProxy;
+const trustProxy = (value: string | undefined) =>
+  loadConfig({ DOCWRIGHT_DATA_DIR: dataDir(), ...(value === undefined ? {} : { DOCWRIGHT_TRUST_PROXY: value }) }).trustProxy;
 
 function configError(value: string): string {
   try {
@@ -60,7 +61,7 @@ describe('the client address behind proxies', () => {
       headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
     });
     expect(response.statusCode).toBe(200);
-    return (response.json<{ ip: string }>()).ip;
+    return response.json<{ ip: string }>().ip;
   }
 
   test('by default X-Forwarded-For is ignored', async () => {

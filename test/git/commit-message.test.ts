@@ -44,11 +44,16 @@ describe('deriveCommitMessage', () => {
 
   test('every subject is one non-empty line of at most 72 characters', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), fc.option(fc.string({ maxLength: 300 })), fc.array(fc.string({ minLength: 1, maxLength: 20 }), { maxLength: 5 }), (prompt, summary, changedFiles) => {
-        const subject = subjectOf(deriveCommitMessage({ prompt, summary, changedFiles }));
-        expect(subject.trim().length).toBeGreaterThan(0);
-        expect(Array.from(subject).length).toBeLessThanOrEqual(MAX_SUBJECT_LENGTH);
-      }),
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 300 }),
+        fc.option(fc.string({ maxLength: 300 })),
+        fc.array(fc.string({ minLength: 1, maxLength: 20 }), { maxLength: 5 }),
+        (prompt, summary, changedFiles) => {
+          const subject = subjectOf(deriveCommitMessage({ prompt, summary, changedFiles }));
+          expect(subject.trim().length).toBeGreaterThan(0);
+          expect(Array.from(subject).length).toBeLessThanOrEqual(MAX_SUBJECT_LENGTH);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

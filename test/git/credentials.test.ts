@@ -30,10 +30,7 @@ beforeAll(async () => {
   argvLog = join(temp.path, 'argv.log');
   envLog = join(temp.path, 'env.log');
   execFileSync('mkdir', ['-p', wrapperDirectory]);
-  writeFileSync(
-    join(wrapperDirectory, 'git'),
-    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${argvLog}'\nenv >> '${envLog}'\nexec '${realGit}' "$@"\n`,
-  );
+  writeFileSync(join(wrapperDirectory, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${argvLog}'\nenv >> '${envLog}'\nexec '${realGit}' "$@"\n`);
   chmodSync(join(wrapperDirectory, 'git'), 0o755);
   writeFileSync(argvLog, '');
   writeFileSync(envLog, '');
@@ -96,7 +93,13 @@ describe('credentials over smart HTTP', () => {
   test('a wrong token fails with git_failed and the message does not reveal it', async () => {
     const wrong: GitAuth = { username: 'x-access-token', password: 'ghs_WrongToken9876543210zyxwvutsrqponm' };
     const error = await rejection(
-      prepareWorkspace({ remoteUrl: `${server.url}/acme/docs.git`, baseRef: 'main', branch: 'docwright/denied', directory: join(temp.path, 'denied'), auth: wrong }),
+      prepareWorkspace({
+        remoteUrl: `${server.url}/acme/docs.git`,
+        baseRef: 'main',
+        branch: 'docwright/denied',
+        directory: join(temp.path, 'denied'),
+        auth: wrong,
+      }),
     );
     expect(error.code).toBe('git_failed');
     expect(error.message).toMatch(/ls-remote/);

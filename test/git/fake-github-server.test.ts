@@ -20,7 +20,12 @@ beforeEach(async () => {
   commitFiles(clone, { 'x.md': 'x\n' }, 'Feature');
   fixtureGit(clone, 'push', '--quiet', 'origin', 'feature', 'main:empty');
   now = Date.UTC(2026, 0, 1);
-  fake = await startFakeGitHubServer({ tokens: [TOKEN], gitRoot: join(temp.path, 'root'), apps: [{ appId: '42', publicKey: keys.publicKey, installationId: '7' }], now: () => now });
+  fake = await startFakeGitHubServer({
+    tokens: [TOKEN],
+    gitRoot: join(temp.path, 'root'),
+    apps: [{ appId: '42', publicKey: keys.publicKey, installationId: '7' }],
+    now: () => now,
+  });
 });
 afterEach(async () => {
   await fake.close();
@@ -31,7 +36,12 @@ afterEach(async () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see eslint.config.js on tests reading bodies as any
 type ResponseBody = any;
 
-async function call(method: string, path: string, body?: unknown, authorization: string | null = `token ${TOKEN}`): Promise<{ status: number; json: ResponseBody }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  authorization: string | null = `token ${TOKEN}`,
+): Promise<{ status: number; json: ResponseBody }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (authorization !== null) headers.authorization = authorization;
   const response = await fetch(`${fake.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -47,20 +57,34 @@ function jwt(claims: Record<string, unknown>): string {
 describe('fake GitHub server', () => {
   test('authentication answers like GitHub', async () => {
     expect(await call('GET', '/repos/acme/docs/pulls', undefined, null)).toMatchObject({ status: 401, json: { message: 'Requires authentication' } });
-    expect(await call('GET', '/repos/acme/docs/pulls', undefined, 'token nope')).toMatchObject({ status: 401, json: { message: 'Bad credentials', status: '401' } });
+    expect(await call('GET', '/repos/acme/docs/pulls', undefined, 'token nope')).toMatchObject({
+      status: 401,
+      json: { message: 'Bad credentials', status: '401' },
+    });
     expect(await call('GET', '/repos/acme/other/pulls')).toMatchObject({ status: 404, json: { message: 'Not Found' } });
     expect(await call('GET', '/repos/acme/docs')).toMatchObject({ status: 200, json: { full_name: 'acme/docs' } });
   });
 
   test('pull request validation: missing fields, unknown branches, no commits, duplicates', async () => {
-    expect((await call('POST', '/repos/acme/docs/pulls', { head: 'feature', base: 'main' })).json.errors).toEqual([{ resource: 'PullRequest', field: 'title', code: 'missing_field' }]);
-    expect((await call('POST', '/repos/acme/docs/pulls', { title: 't', head: 'ghost', base: 'main' })).json.errors).toEqual([{ resource: 'PullRequest', field: 'head', code: 'invalid' }]);
+    expect((await call('POST', '/repos/acme/docs/pulls', { head: 'feature', base: 'main' })).json.errors).toEqual([
+      { resource: 'PullRequest', field: 'title', code: 'missing_field' },
+    ]);
+    expect((await call('POST', '/repos/acme/docs/pulls', { title: 't', head: 'ghost', base: 'main' })).json.errors).toEqual([
+      { resource: 'PullRequest', field: 'head', code: 'invalid' },
+    ]);
     const none = await call('POST', '/repos/acme/docs/pulls', { title: 't', head: 'empty', base: 'main' });
     expect(none).toMatchObject({ status: 422, json: { message: 'Validation Failed', errors: [{ message: 'No commits between main and empty' }] } });
 
     const created = await call('POST', '/repos/acme/docs/pulls', { title: 'T', head: 'acme:feature', base: 'main', body: 'B' });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ number: 1, state: 'open', title: 'T', body: 'B', head: { ref: 'feature', label: 'acme:feature' }, user: { login: 'docs-maintainer' } });
+    expect(created.json).toMatchObject({
+      number: 1,
+      state: 'open',
+      title: 'T',
+      body: 'B',
+      head: { ref: 'feature', label: 'acme:feature' },
+      user: { login: 'docs-maintainer' },
+    });
     const duplicate = await call('POST', '/repos/acme/docs/pulls', { title: 'T', head: 'feature', base: 'main' });
     expect(duplicate.status).toBe(422);
     expect(duplicate.json.errors).toEqual([{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for acme:feature.' }]);
@@ -95,9 +119,13 @@ describe('fake GitHub server', () => {
     const seconds = Math.floor(now / 1000);
     const path = '/app/installations/7/access_tokens';
     expect((await call('POST', path, undefined, 'Bearer not.a.jwt')).status).toBe(401);
-    expect((await call('POST', path, undefined, `Bearer ${jwt({ iss: '42', iat: seconds, exp: seconds + 3600 })}`)).json.message).toContain('too far in the future');
+    expect((await call('POST', path, undefined, `Bearer ${jwt({ iss: '42', iat: seconds, exp: seconds + 3600 })}`)).json.message).toContain(
+      'too far in the future',
+    );
     expect((await call('POST', path, undefined, `Bearer ${jwt({ iss: '42', iat: seconds - 700, exp: seconds - 100 })}`)).status).toBe(401);
-    expect((await call('POST', '/app/installations/8/access_tokens', undefined, `Bearer ${jwt({ iss: '42', iat: seconds, exp: seconds + 500 })}`)).status).toBe(404);
+    expect((await call('POST', '/app/installations/8/access_tokens', undefined, `Bearer ${jwt({ iss: '42', iat: seconds, exp: seconds + 500 })}`)).status).toBe(
+      404,
+    );
 
     const issued = await call('POST', path, undefined, `Bearer ${jwt({ iss: '42', iat: seconds - 60, exp: seconds + 500 })}`);
     expect(issued).toMatchObject({ status: 201, json: { expires_at: '2026-01-01T01:00:00Z', repository_selection: 'all' } });

@@ -32,7 +32,8 @@ describe.each(Object.entries(remotes))('a fenced push to %s', (_name, makeRemote
     gitDir = remote.replace(/^file:\/\//, '');
   });
 
-  const clone = (name: string): Promise<Workspace> => prepareWorkspace({ remoteUrl: remote, baseRef: 'main', branch: BRANCH, directory: join(temp.path, name) });
+  const clone = (name: string): Promise<Workspace> =>
+    prepareWorkspace({ remoteUrl: remote, baseRef: 'main', branch: BRANCH, directory: join(temp.path, name) });
   const branchTip = (): string => fixtureGit(gitDir, 'rev-parse', `refs/heads/${BRANCH}`);
 
   async function edit(workspace: Workspace, file: string): Promise<string> {
@@ -49,7 +50,7 @@ describe.each(Object.entries(remotes))('a fenced push to %s', (_name, makeRemote
     expect(fixtureGit(gitDir, 'branch', '--list', BRANCH)).toBe('');
   });
 
-  test('a stale run that passed its check before losing the lease cannot overwrite the newer run\'s push', async () => {
+  test("a stale run that passed its check before losing the lease cannot overwrite the newer run's push", async () => {
     const stale = await clone('stale');
     const newer = await clone('newer');
     await edit(stale, 'stale.md');
@@ -63,7 +64,7 @@ describe.each(Object.entries(remotes))('a fenced push to %s', (_name, makeRemote
     expect(branchTip()).toBe(pushed);
   });
 
-  test('the run holding the lease replaces a stale run\'s commit pushed in the moment before it lost the lease', async () => {
+  test("the run holding the lease replaces a stale run's commit pushed in the moment before it lost the lease", async () => {
     const stale = await clone('stale');
     const holder = await clone('holder');
     const staleCommit = await edit(stale, 'stale.md');
@@ -75,7 +76,7 @@ describe.each(Object.entries(remotes))('a fenced push to %s', (_name, makeRemote
     expect(fixtureGit(gitDir, 'log', '--format=%ae', `refs/heads/${BRANCH}`, '-1')).toBe(AGENT_EMAIL);
   });
 
-  test('a person\'s commit on the branch is never replaced: the turn fails with git_push_rejected', async () => {
+  test("a person's commit on the branch is never replaced: the turn fails with git_push_rejected", async () => {
     const person = await clone('person');
     const holder = await clone('holder');
     writeFiles(person.directory, { 'person.md': 'by hand\n' });

@@ -48,7 +48,12 @@ describe('GitLab API redirects', () => {
   afterEach(async () => gitlab.close());
 
   const forge = () => new GitLabForge({ apiBaseUrl: gitlab.apiUrl, gitBaseUrl: join(temp.path, 'gitlab') });
-  const project = (repository = 'https://gitlab.com/acme/docs'): ForgeProject => ({ id: 'prj_gl', repository, ref: 'main', credentials: { token: GITLAB_TOKEN } });
+  const project = (repository = 'https://gitlab.com/acme/docs'): ForgeProject => ({
+    id: 'prj_gl',
+    repository,
+    ref: 'main',
+    credentials: { token: GITLAB_TOKEN },
+  });
 
   test.each([302, 307])('an HTTP %i to another origin fails the call, and PRIVATE-TOKEN never reaches it', async (status) => {
     const other = (elsewhere = await startRecordingServer({ status: 200, body: [] }));
@@ -112,7 +117,9 @@ describe('GitHub API redirects', () => {
       status: 200,
       body: [{ number: 99, html_url: 'https://evil.example/pull/99', title: 'x', body: 'x', head: { ref: 'docwright/redirected' } }],
     }));
-    github.intercept((request) => (request.path === '/repos/acme/docs/pulls' ? { status: 302, headers: { Location: `${other.url}/repos/acme/docs/pulls` } } : undefined));
+    github.intercept((request) =>
+      request.path === '/repos/acme/docs/pulls' ? { status: 302, headers: { Location: `${other.url}/repos/acme/docs/pulls` } } : undefined,
+    );
     const error = await rejection(forge().openOrUpdatePullRequest(project(), pr('docwright/redirected')));
     expect(error.code).toBe('forge_redirect_refused');
     expect(error.message).toContain('DOCWRIGHT_GITHUB_API_URL');
@@ -121,8 +128,13 @@ describe('GitHub API redirects', () => {
   });
 
   test('an App token exchange redirected (307) to another origin sends neither the JWT nor the request there', async () => {
-    const other = (elsewhere = await startRecordingServer({ status: 201, body: { token: 'ghs_ForgedInstallationToken0123456789', expires_at: '2026-01-10T10:00:00Z' } }));
-    github.intercept((request) => (request.path.endsWith('/access_tokens') ? { status: 307, headers: { Location: `${other.url}${request.path}` } } : undefined));
+    const other = (elsewhere = await startRecordingServer({
+      status: 201,
+      body: { token: 'ghs_ForgedInstallationToken0123456789', expires_at: '2026-01-10T10:00:00Z' },
+    }));
+    github.intercept((request) =>
+      request.path.endsWith('/access_tokens') ? { status: 307, headers: { Location: `${other.url}${request.path}` } } : undefined,
+    );
     const error = await rejection(forge().remote(project({ appId: app.appId, privateKey: app.privateKey, installationId: app.installationId })));
     expect(error.code).toBe('forge_redirect_refused');
     expect(other.everythingReceived()).not.toMatch(/Bearer|eyJ/);
@@ -148,7 +160,7 @@ describe('git remote redirects', () => {
   let redirector: Server;
   afterEach(async () => new Promise<void>((resolve) => redirector.close(() => resolve())));
 
-  test("a remote that redirects to another host fails the clone; that host never sees the credential", async () => {
+  test('a remote that redirects to another host fails the clone; that host never sees the credential', async () => {
     createBareRepository(join(temp.path, 'other', 'acme', 'docs.git'));
     // The other host serves the repository to anyone, and would happily take a token too.
     const other = await startGitHttpServer({ root: join(temp.path, 'other') });

@@ -65,5 +65,7 @@ export function writeFiles(directory: string, files: Record<string, string>): vo
 
 /** `git log` of a branch in any repository, bare or not: "sha author-email subject" per line. */
 export function logOf(repository: string, ref: string): string[] {
-  return fixtureGit(repository, 'log', '--format=%H %ae %s', ref, '--').split('\n').filter((line) => line.length > 0);
+  return fixtureGit(repository, 'log', '--format=%H %ae %s', ref, '--')
+    .split('\n')
+    .filter((line) => line.length > 0);
 }

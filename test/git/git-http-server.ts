@@ -31,8 +31,7 @@ export interface GitHttpServer {
 
 export async function startGitHttpServer(options: GitHttpServerOptions): Promise<GitHttpServer> {
   const requests: GitHttpRequest[] = [];
-  const expected =
-    options.username !== undefined ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}` : null;
+  const expected = options.username !== undefined ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}` : null;
 
   const server = createServer((request, response) => {
     if (options.hang) return;

@@ -119,7 +119,13 @@ describe('GitHubForge.openOrUpdatePullRequest', () => {
     const first = await github.openOrUpdatePullRequest(project(), pr('docwright/job-1'));
     expect(first).toEqual({ number: 1, url: 'https://github.com/acme/docs/pull/1', created: true });
     expect(fake.pulls).toHaveLength(1);
-    expect(fake.pulls[0]).toMatchObject({ title: 'Docs: fix typos', body: 'Requested by a job.', state: 'open', head: { ref: 'docwright/job-1' }, base: { ref: 'main' } });
+    expect(fake.pulls[0]).toMatchObject({
+      title: 'Docs: fix typos',
+      body: 'Requested by a job.',
+      state: 'open',
+      head: { ref: 'docwright/job-1' },
+      base: { ref: 'main' },
+    });
     expect(fake.pulls[0]?.head.sha).toBe(fixtureGit(join(gitRoot, 'acme', 'docs.git'), 'rev-parse', 'docwright/job-1'));
     const lookup = fake.requests[0];
     expect(lookup).toMatchObject({ method: 'GET', path: '/repos/acme/docs/pulls', query: { state: 'open', head: 'acme:docwright/job-1' } });
@@ -204,7 +210,9 @@ describe('GitHubForge.openOrUpdatePullRequest', () => {
     expect(noBranch.code).toBe('forge_request_failed');
     expect(noBranch.message).toContain('head invalid');
 
-    const unreachable = await rejection(new GitHubForge({ apiBaseUrl: 'http://127.0.0.1:1', gitBaseUrl: gitRoot }).openOrUpdatePullRequest(project(), pr('docwright/x')));
+    const unreachable = await rejection(
+      new GitHubForge({ apiBaseUrl: 'http://127.0.0.1:1', gitBaseUrl: gitRoot }).openOrUpdatePullRequest(project(), pr('docwright/x')),
+    );
     expect(unreachable.code).toBe('forge_unreachable');
 
     const badRepository = await rejection(github.openOrUpdatePullRequest(project({ token: TOKEN }, 'https://github.com/acme'), pr('docwright/x')));

@@ -32,7 +32,12 @@ afterEach(async () => {
 });
 
 const forge = () => new GitLabForge({ apiBaseUrl: api.apiUrl, gitBaseUrl: git.url });
-const project = (credentials: ForgeCredentials | null = { token: TOKEN }, repository = REPOSITORY): ForgeProject => ({ id: 'prj_gl', repository, ref: 'main', credentials });
+const project = (credentials: ForgeCredentials | null = { token: TOKEN }, repository = REPOSITORY): ForgeProject => ({
+  id: 'prj_gl',
+  repository,
+  ref: 'main',
+  credentials,
+});
 const mr = (head: string, title = 'Docs: clarify setup', body = 'From a job.') => ({ base: 'main', head, title, body });
 
 async function pushBranch(branch: string, file: string): Promise<void> {
@@ -50,7 +55,13 @@ describe('parseGitLabRepository', () => {
     expect(parseGitLabRepository('https://git.example.com/team/docs', 'https://git.example.com').path).toBe('team/docs');
   });
 
-  test.each(['https://gitlab.com/docs', 'https://gitlab.com/acme/docs/-/tree/main', 'https://github.com/acme/docs', 'https://gitlab.com/acme/../docs', 'gitlab.com/acme/docs'])('rejects %s', (repository) => {
+  test.each([
+    'https://gitlab.com/docs',
+    'https://gitlab.com/acme/docs/-/tree/main',
+    'https://github.com/acme/docs',
+    'https://gitlab.com/acme/../docs',
+    'gitlab.com/acme/docs',
+  ])('rejects %s', (repository) => {
     expect(() => parseGitLabRepository(repository)).toThrow(DocwrightError);
   });
 });
@@ -64,7 +75,11 @@ describe('GitLabForge', () => {
 
     const first = await forge().openOrUpdatePullRequest(project(), mr('docwright/job-1'));
     expect(first).toEqual({ number: 1, url: 'https://gitlab.com/acme/handbook/docs/-/merge_requests/1', created: true });
-    expect(api.requests[0]).toMatchObject({ method: 'GET', path: '/api/v4/projects/acme%2Fhandbook%2Fdocs/merge_requests', query: { state: 'opened', source_branch: 'docwright/job-1' } });
+    expect(api.requests[0]).toMatchObject({
+      method: 'GET',
+      path: '/api/v4/projects/acme%2Fhandbook%2Fdocs/merge_requests',
+      query: { state: 'opened', source_branch: 'docwright/job-1' },
+    });
     expect(api.requests[0]?.headers['private-token']).toBe(TOKEN);
     expect(api.mergeRequests[0]).toMatchObject({ title: 'Docs: clarify setup', description: 'From a job.', target_branch: 'main' });
 
@@ -127,7 +142,9 @@ describe('GitLabForge', () => {
     expect(badToken.message).toContain('401 Unauthorized');
     expect(badToken.message).not.toContain('glpat-WrongWrongWrong0123456789');
 
-    expect((await rejection(forge().openOrUpdatePullRequest(project({ token: TOKEN }, 'https://gitlab.com/acme/missing'), mr('docwright/x')))).code).toBe('forge_repository_not_found');
+    expect((await rejection(forge().openOrUpdatePullRequest(project({ token: TOKEN }, 'https://gitlab.com/acme/missing'), mr('docwright/x')))).code).toBe(
+      'forge_repository_not_found',
+    );
 
     const noBranch = await rejection(forge().openOrUpdatePullRequest(project(), mr('docwright/never-pushed')));
     expect(noBranch.code).toBe('forge_request_failed');

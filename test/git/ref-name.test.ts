@@ -21,22 +21,46 @@ describe('refNameProblem', () => {
     expect(gitAccepts(name)).toBe(true);
   });
 
-  test.each(['', '-rf', '--force', 'a..b', 'a b', 'a~1', 'a^', 'a:b', 'a?', 'a*', 'a[', 'a\\b', '/a', 'a/', 'a//b', 'a.', '.a', 'a/.b', 'a.lock', 'a/b.lock/c', 'a@{1}', '@', 'tab\there'])(
-    'rejects %j',
-    (name) => {
-      expect(refNameProblem(name)).not.toBeNull();
-    },
-  );
+  test.each([
+    '',
+    '-rf',
+    '--force',
+    'a..b',
+    'a b',
+    'a~1',
+    'a^',
+    'a:b',
+    'a?',
+    'a*',
+    'a[',
+    'a\\b',
+    '/a',
+    'a/',
+    'a//b',
+    'a.',
+    '.a',
+    'a/.b',
+    'a.lock',
+    'a/b.lock/c',
+    'a@{1}',
+    '@',
+    'tab\there',
+  ])('rejects %j', (name) => {
+    expect(refNameProblem(name)).not.toBeNull();
+  });
 
   // Ours is stricter in two ways: no leading "-" (option injection), and not "@" (git reads it as HEAD).
   test('agrees with git check-ref-format on generated names, plus our two extra rules', () => {
     const alphabet = fc.constantFrom('a', 'b', '.', '/', '-', '@', '{', '~', ' ', 'l', 'o', 'c', 'k', '*', ':', '\\');
     fc.assert(
-      fc.property(fc.array(alphabet, { minLength: 1, maxLength: 8 }).map((characters) => characters.join('')), (name) => {
-        const ours = refNameProblem(name) === null;
-        const expected = gitAccepts(name) && !name.startsWith('-') && name !== '@';
-        expect(ours, name).toBe(expected);
-      }),
+      fc.property(
+        fc.array(alphabet, { minLength: 1, maxLength: 8 }).map((characters) => characters.join('')),
+        (name) => {
+          const ours = refNameProblem(name) === null;
+          const expected = gitAccepts(name) && !name.startsWith('-') && name !== '@';
+          expect(ours, name).toBe(expected);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -60,14 +84,21 @@ describe('validateRefName and validateRemoteUrl', () => {
     expect(validateRemoteUrl('./docs')).toBe(`${process.cwd()}/docs`);
   });
 
-  test.each(['/srv/docs', 'https://github.com/acme/docs.git', 'file:///srv/docs.git', 'git@github.com:acme/docs.git', 'ssh://git@host:22/docs.git', 'https://token@host/docs.git'])(
-    'accepts remote %j',
+  test.each([
+    '/srv/docs',
+    'https://github.com/acme/docs.git',
+    'file:///srv/docs.git',
+    'git@github.com:acme/docs.git',
+    'ssh://git@host:22/docs.git',
+    'https://token@host/docs.git',
+  ])('accepts remote %j', (url) => {
+    expect(validateRemoteUrl(url)).toBe(url);
+  });
+
+  test.each(['', '-u', '--upload-pack=x', 'ext::sh -c x', 'fd::3', 'https://u:p@host/x.git', 'javascript://x', 'https://host/x\n.git'])(
+    'rejects remote %j',
     (url) => {
-      expect(validateRemoteUrl(url)).toBe(url);
+      expect(() => validateRemoteUrl(url)).toThrow(DocwrightError);
     },
   );
-
-  test.each(['', '-u', '--upload-pack=x', 'ext::sh -c x', 'fd::3', 'https://u:p@host/x.git', 'javascript://x', 'https://host/x\n.git'])('rejects remote %j', (url) => {
-    expect(() => validateRemoteUrl(url)).toThrow(DocwrightError);
-  });
 });

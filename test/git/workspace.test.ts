@@ -91,14 +91,26 @@ describe('prepareWorkspace against a non-bare local repository (local forge)', (
     const firstCommit = await first.commitAll({ message: 'Add a' });
     await first.push();
 
-    const hinted = await prepareWorkspace({ remoteUrl: source, baseRef: 'main', branch: 'docwright/hinted', directory: join(temp.path, 'turn2'), branchHint: 'exists' });
+    const hinted = await prepareWorkspace({
+      remoteUrl: source,
+      baseRef: 'main',
+      branch: 'docwright/hinted',
+      directory: join(temp.path, 'turn2'),
+      branchHint: 'exists',
+    });
     expect(hinted.continued).toBe(true);
     expect(hinted.startCommit).toBe(firstCommit);
     expect(fixtureGit(hinted.directory, 'symbolic-ref', '--short', 'HEAD')).toBe('docwright/hinted');
 
     // Someone deleted the branch (say, after merging its PR): the turn starts again from the base.
     fixtureGit(source, 'branch', '-D', 'docwright/hinted');
-    const restarted = await prepareWorkspace({ remoteUrl: source, baseRef: 'main', branch: 'docwright/hinted', directory: join(temp.path, 'turn3'), branchHint: 'exists' });
+    const restarted = await prepareWorkspace({
+      remoteUrl: source,
+      baseRef: 'main',
+      branch: 'docwright/hinted',
+      directory: join(temp.path, 'turn3'),
+      branchHint: 'exists',
+    });
     expect(restarted.continued).toBe(false);
     expect(restarted.startCommit).toBe(fixtureGit(source, 'rev-parse', 'main'));
     expect(existsSync(join(restarted.directory, 'a.md'))).toBe(false);

@@ -41,7 +41,11 @@ export async function createAnalyticsKit(dialect: Dialect, environment: Record<s
       t.app.inject({ method: 'POST', url: `/v1/analytics/${projectId}/events`, headers: { authorization: `Bearer ${key}` }, payload: { events } }),
     get: (report, query = {}, key = adminKey) => {
       const search = new URLSearchParams(Object.entries(query).map(([name, value]): [string, string] => [name, String(value)])).toString();
-      return t.app.inject({ method: 'GET', url: `/v1/analytics/${projectId}/${report}${search ? `?${search}` : ''}`, headers: { authorization: `Bearer ${key}` } });
+      return t.app.inject({
+        method: 'GET',
+        url: `/v1/analytics/${projectId}/${report}${search ? `?${search}` : ''}`,
+        headers: { authorization: `Bearer ${key}` },
+      });
     },
     close: () => t.close(),
   };

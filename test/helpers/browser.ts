@@ -64,7 +64,11 @@ export const ADMIN = { email: 'admin@example.com', password: 'correct horse batt
 export const MEMBER = { email: 'member@example.com', password: 'member password 1' };
 
 /** A signed-in browser for a user created directly in the store. */
-export async function signedIn(app: FastifyInstance, services: { accounts: { createUser(input: { email: string; password: string; role: 'admin' | 'member' }): Promise<unknown> } }, role: 'admin' | 'member'): Promise<Browser> {
+export async function signedIn(
+  app: FastifyInstance,
+  services: { accounts: { createUser(input: { email: string; password: string; role: 'admin' | 'member' }): Promise<unknown> } },
+  role: 'admin' | 'member',
+): Promise<Browser> {
   const who = role === 'admin' ? ADMIN : MEMBER;
   await services.accounts.createUser({ ...who, role });
   const browser = new Browser(app);

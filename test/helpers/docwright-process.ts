@@ -57,7 +57,10 @@ export interface StartDocwrightOptions {
  * PostgreSQL URL when the test is on PostgreSQL, info-level logs (the harness reads them),
  * and no inherited variables.
  */
-export function processEnvironment(testDatabase: Pick<TestDatabase, 'dialect' | 'location' | 'dataDir'>, extra: Record<string, string> = {}): Record<string, string> {
+export function processEnvironment(
+  testDatabase: Pick<TestDatabase, 'dialect' | 'location' | 'dataDir'>,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     DOCWRIGHT_DATA_DIR: testDatabase.dataDir,
     DOCWRIGHT_SECRET: TEST_SECRET,

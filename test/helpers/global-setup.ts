@@ -25,7 +25,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // run into exit 0 and CI could not fail. An exit with 0 now keeps a failure already
   // recorded.
   const exit = process.exit.bind(process);
-  process.exit = ((code?: number | string | null) => exit(code === 0 || code === undefined || code === null ? (process.exitCode ?? code) : code));
+  process.exit = (code?: number | string | null) => exit(code === 0 || code === undefined || code === null ? (process.exitCode ?? code) : code);
   const { startEmbeddedPostgres } = await import('./embedded-postgres-server.js');
   const postgres = await startEmbeddedPostgres({
     directoryPrefix: 'docwright-pg-',

@@ -18,7 +18,12 @@ export interface JobHarness extends TestApp {
   projectId: string;
   key: string;
   worker: WorkerPool;
-  request(method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: ResponseBody; headers: Record<string, unknown> }>;
+  request(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: ResponseBody; headers: Record<string, unknown> }>;
   /** Polls the job like a client would, until it is no longer active. */
   waitForSettled(jobId: string, timeoutMs?: number): Promise<Job>;
 }

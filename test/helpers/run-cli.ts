@@ -11,7 +11,11 @@ export interface CliResult {
 
 /** Runs the real `docwright` executable in a child process with only the given environment. */
 /** `input`, when given, is written to the child's standard input (a pipe, not a terminal); otherwise stdin is closed. */
-export function runCli(args: string[], environment: Record<string, string>, options: { timeoutMs?: number; cwd?: string; input?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  environment: Record<string, string>,
+  options: { timeoutMs?: number; cwd?: string; input?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...environment },

@@ -78,7 +78,10 @@ export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, s
   const t = await createTestApp(dialect, environment, { clock: systemClock });
   const project =
     forge === 'github'
-      ? await t.services.projects.create({ name: 'Acme Docs', repository: 'https://github.com/acme/docs', ref: 'main', forge: 'github', settings: {} }, { token: GITHUB_TOKEN })
+      ? await t.services.projects.create(
+          { name: 'Acme Docs', repository: 'https://github.com/acme/docs', ref: 'main', forge: 'github', settings: {} },
+          { token: GITHUB_TOKEN },
+        )
       : await t.services.projects.create({ name: 'Docs', repository: remote, ref: 'main', forge: 'local', settings: {} });
   const children: WorkerChild[] = [];
   const rescuers: WorkerPool[] = [];
@@ -111,7 +114,12 @@ export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, s
     },
     async expectedPrLink() {
       if (github) return 'https://github.com/acme/docs/pull/1';
-      const pull = await db.selectFrom('local_pull_requests').select('share_token').where('project_id', '=', project.id).where('number', '=', 1).executeTakeFirstOrThrow();
+      const pull = await db
+        .selectFrom('local_pull_requests')
+        .select('share_token')
+        .where('project_id', '=', project.id)
+        .where('number', '=', 1)
+        .executeTakeFirstOrThrow();
       return `http://docs.test/projects/${project.id}/pulls/1?token=${pull.share_token}`;
     },
     async waitForSettled(jobId, timeoutMs = 30_000) {
@@ -119,7 +127,8 @@ export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, s
       for (;;) {
         const job = await t.services.jobRepository.get(project.id, jobId);
         if (job.status !== 'active') return job;
-        if (Date.now() > deadline) throw new Error(`job ${jobId} still active after ${timeoutMs} ms; workers said: ${children.map((child) => child.log()).join('\n')}`);
+        if (Date.now() > deadline)
+          throw new Error(`job ${jobId} still active after ${timeoutMs} ms; workers said: ${children.map((child) => child.log()).join('\n')}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },
@@ -130,7 +139,8 @@ export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, s
         // git writes the index last, when the checkout is complete.
         const names = existsSync(workspaces) ? readdirSync(workspaces).filter((name) => name.startsWith(`${jobId}-1-`)) : [];
         if (names.some((name) => existsSync(join(workspaces, name, '.git', 'index')))) return;
-        if (Date.now() > deadline) throw new Error(`no clone of ${jobId} after ${timeoutMs} ms; workers said: ${children.map((child) => child.log()).join('\n')}`);
+        if (Date.now() > deadline)
+          throw new Error(`no clone of ${jobId} after ${timeoutMs} ms; workers said: ${children.map((child) => child.log()).join('\n')}`);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     },

@@ -18,7 +18,11 @@ const TEST_CSRF_TOKEN = 'T'.repeat(43);
 class TestSessions extends SessionStore {
   override async authenticate(secret: string): Promise<ActiveSession | null> {
     if (!secret.startsWith(TEST_SESSION_PREFIX)) return super.authenticate(secret);
-    const user = JSON.parse(Buffer.from(secret.slice(TEST_SESSION_PREFIX.length), 'base64url').toString('utf8')) as { id: string; email: string; role: UserRole };
+    const user = JSON.parse(Buffer.from(secret.slice(TEST_SESSION_PREFIX.length), 'base64url').toString('utf8')) as {
+      id: string;
+      email: string;
+      role: UserRole;
+    };
     return { id: `test-session-${user.id}`, user, csrfToken: TEST_CSRF_TOKEN };
   }
 }
@@ -29,7 +33,9 @@ export function buildSignedInApp(services: Services, logger: Logger = createLogg
 }
 
 /** Headers that sign a request in as `user` (a session cookie and its CSRF token). */
-export const signedIn = (user: { id: string; email: string; role: string } = { id: 'u1', email: 'reviewer@example.com', role: 'member' }): Record<string, string> => ({
+export const signedIn = (
+  user: { id: string; email: string; role: string } = { id: 'u1', email: 'reviewer@example.com', role: 'member' },
+): Record<string, string> => ({
   cookie: `dw_session=${TEST_SESSION_PREFIX}${Buffer.from(JSON.stringify(user)).toString('base64url')}`,
   'x-csrf-token': TEST_CSRF_TOKEN,
 });

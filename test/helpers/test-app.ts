@@ -48,7 +48,10 @@ export async function createTestApp(dialect: Dialect, environment: Record<string
 }
 
 /** A project whose repository is a directory that only has to exist for the row. */
-export async function createTestProject(services: Services, overrides: Partial<{ name: string; repository: string; forge: 'local' | 'github' | 'gitlab' }> = {}): Promise<Project> {
+export async function createTestProject(
+  services: Services,
+  overrides: Partial<{ name: string; repository: string; forge: 'local' | 'github' | 'gitlab' }> = {},
+): Promise<Project> {
   return services.projects.create({
     name: overrides.name ?? 'Docs',
     repository: overrides.repository ?? services.config.dataDir,

@@ -15,8 +15,26 @@ describe.each(BACKENDS)('agent jobs end to end [%s]', (dialect) => {
     h = await createJobHarness(dialect, docsAgentScript);
     const created = await h.request('POST', `/v2/agent/${h.projectId}/job`, { prompt: 'Add a troubleshooting page' });
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(['archivedAt', 'createdAt', 'error', 'id', 'model', 'prLink', 'prStatus', 'source', 'status', 'updatedAt']);
-    expect(created.body).toMatchObject({ status: 'active', prLink: null, prStatus: null, archivedAt: null, model: 'openai-compatible:fake-model', source: { repository: h.repository, ref: 'main' } });
+    expect(Object.keys(created.body).sort()).toEqual([
+      'archivedAt',
+      'createdAt',
+      'error',
+      'id',
+      'model',
+      'prLink',
+      'prStatus',
+      'source',
+      'status',
+      'updatedAt',
+    ]);
+    expect(created.body).toMatchObject({
+      status: 'active',
+      prLink: null,
+      prStatus: null,
+      archivedAt: null,
+      model: 'openai-compatible:fake-model',
+      source: { repository: h.repository, ref: 'main' },
+    });
     expect(created.headers['ratelimit-policy']).toBe('"agent";q=100;w=3600');
     expect(created.headers['ratelimit']).toBe('"agent";r=99;t=3600');
 

@@ -64,7 +64,10 @@ describe.each(BACKENDS)("a job never uses another project's credentials [%s]", (
     const createProject = async (name: string, token: string): Promise<string> => {
       const tokenFile = join(scratch!, `${name}.token`);
       writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
-      const result = await runCli(['projects', 'create', '--name', name, '--repository', 'https://github.com/acme/docs', '--token-file', tokenFile, '--json'], environment);
+      const result = await runCli(
+        ['projects', 'create', '--name', name, '--repository', 'https://github.com/acme/docs', '--token-file', tokenFile, '--json'],
+        environment,
+      );
       expect(result.code, result.stderr).toBe(0);
       return (JSON.parse(result.stdout) as { id: string }).id;
     };

@@ -15,10 +15,10 @@ export const docsAgentScript: FakeModelScript = (request, callIndex) => {
   const prompt = request.lastUserText ?? '';
   if (prompt.includes('injected')) {
     // What a model writes after reading prompt-injected repository content.
-    return scriptedToolCalls(
-      [{ name: 'write_file', arguments: { path: 'fixes #7 @alice.md', content: '# Notes\n' } }],
-      INJECTED_FINAL_MESSAGE,
-    )(request, callIndex);
+    return scriptedToolCalls([{ name: 'write_file', arguments: { path: 'fixes #7 @alice.md', content: '# Notes\n' } }], INJECTED_FINAL_MESSAGE)(
+      request,
+      callIndex,
+    );
   }
   if (prompt.includes('troubleshooting')) {
     return scriptedToolCalls(

@@ -34,7 +34,10 @@ describe('a job that breaks links on a site with old problems', () => {
 
   test('check_docs, the turn and the pull request list every new broken link first and only count the old problems', async () => {
     const script = scriptedToolCalls(
-      [{ name: 'delete_file', arguments: { path: 'guides/target.mdx' } }, { name: 'check_docs', arguments: {} }],
+      [
+        { name: 'delete_file', arguments: { path: 'guides/target.mdx' } },
+        { name: 'check_docs', arguments: {} },
+      ],
       'Deleted the target page.',
     );
     h = await createJobHarness('sqlite', script, {}, siteFiles());
@@ -45,7 +48,10 @@ describe('a job that breaks links on a site with old problems', () => {
     // What the model was told after check_docs.
     const toolResult = h.model.requests.flatMap((request) => request.toolResults ?? []).find((result) => result.includes('newProblems'));
     expect(toolResult).toBeDefined();
-    const report = JSON.parse(toolResult!) as { newProblems: Array<{ path: string; kind: string }>; preExisting: { total: number; byKind: Record<string, number> } };
+    const report = JSON.parse(toolResult!) as {
+      newProblems: Array<{ path: string; kind: string }>;
+      preExisting: { total: number; byKind: Record<string, number> };
+    };
     expect(report.newProblems).toHaveLength(LINKING_PAGES + 1);
     expect(report.preExisting).toEqual({ total: OLD_PROBLEMS, byKind: { 'broken-link': OLD_PROBLEMS } });
 

@@ -26,7 +26,7 @@ interface Answer {
  * and a problem body, never a bare 500) and it does not. A retry with the same
  * Idempotency-Key never makes a second job, and the pool recovers.
  */
-describe('job creates while PostgreSQL terminates the server\'s connections [postgres]', () => {
+describe("job creates while PostgreSQL terminates the server's connections [postgres]", () => {
   let t: TestApp;
   let server: DocwrightProcess | undefined;
   let admin: pg.Client | undefined;
@@ -50,17 +50,30 @@ describe('job creates while PostgreSQL terminates the server\'s connections [pos
     const create = async (prompt: string, idempotencyKey?: string): Promise<Answer> => {
       const response = await fetch(`${server!.url!}/v2/agent/${project.id}/job`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+        },
         body: JSON.stringify({ prompt }),
       });
-      return { prompt, idempotencyKey, status: response.status, contentType: response.headers.get('content-type'), retryAfter: response.headers.get('retry-after'), body: (await response.json()) as Answer['body'] };
+      return {
+        prompt,
+        idempotencyKey,
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        retryAfter: response.headers.get('retry-after'),
+        body: (await response.json()) as Answer['body'],
+      };
     };
 
     const random = createSeededRandom(4);
     const answers: Answer[] = [];
     let terminated = 0;
     for (let round = 0; round < ROUNDS; round += 1) {
-      const inFlight = Array.from({ length: PER_ROUND }, (_, index) => create(`round ${round} request ${index}`, index % 2 === 0 ? `key-${round}-${index}` : undefined));
+      const inFlight = Array.from({ length: PER_ROUND }, (_, index) =>
+        create(`round ${round} request ${index}`, index % 2 === 0 ? `key-${round}-${index}` : undefined),
+      );
       await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 25)));
       terminated += await terminate();
       answers.push(...(await Promise.all(inFlight)));
@@ -105,7 +118,10 @@ describe('job creates while PostgreSQL terminates the server\'s connections [pos
       expect(new Set(told.map((answer) => answer.body.id))).toEqual(new Set([job.id]));
     }
     // And the budget was charged once per job: failed requests rolled their charge back.
-    const charges = await t.services.database.db.selectFrom('rate_limit_hits').select(({ fn }) => fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const charges = await t.services.database.db
+      .selectFrom('rate_limit_hits')
+      .select(({ fn }) => fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(charges.n)).toBe(jobs.length);
   });
 });

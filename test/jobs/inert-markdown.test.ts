@@ -16,7 +16,9 @@ describe('inert text properties', () => {
 
   test('the text still reads the same: only zero-width spaces are added where nothing is rewritten', () => {
     // Without `[` and `<` there is no link to rewrite, so the visible text is the input's.
-    const plain = fc.array(fc.constantFrom(...PIECES.filter((piece) => !piece.includes('[') && !piece.includes('<'))), { maxLength: 60 }).map((pieces) => pieces.join(''));
+    const plain = fc
+      .array(fc.constantFrom(...PIECES.filter((piece) => !piece.includes('[') && !piece.includes('<'))), { maxLength: 60 })
+      .map((pieces) => pieces.join(''));
     fc.assert(
       fc.property(plain, (text) => {
         expect(visible(inertText(text))).toBe(normaliseUntrustedText(text));
@@ -51,7 +53,19 @@ describe('inert text examples', () => {
   });
 
   test('closing keywords in every spelling lose their meaning but not their look', () => {
-    for (const phrase of ['Fixes #12', 'fix: #1', 'CLOSES owner/repo#3', 'closed https://github.com/o/r/issues/4', 'Resolves: GH-7', 'resolved #8', 'Close #9', 'fixed #1, fixes #2', 'Closes !4', 'Implements #5', 'closing #6']) {
+    for (const phrase of [
+      'Fixes #12',
+      'fix: #1',
+      'CLOSES owner/repo#3',
+      'closed https://github.com/o/r/issues/4',
+      'Resolves: GH-7',
+      'resolved #8',
+      'Close #9',
+      'fixed #1, fixes #2',
+      'Closes !4',
+      'Implements #5',
+      'closing #6',
+    ]) {
       const output = inertText(phrase);
       expect(activeConstructs(output), phrase).toEqual([]);
       expect(visible(output)).toBe(phrase);

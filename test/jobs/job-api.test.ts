@@ -16,7 +16,12 @@ describe.each(BACKENDS)('job API without a worker [%s]', (dialect) => {
   afterEach(async () => t.close());
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url: path, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, payload: typeof body === 'string' ? body : JSON.stringify(body) });
+    t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+      payload: typeof body === 'string' ? body : JSON.stringify(body),
+    });
   const get = (path: string) => t.app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${key}` } });
 
   test('prompt validation answers 400 with field errors and charges nothing', async () => {
@@ -104,7 +109,17 @@ describe.each(BACKENDS)('job API without a worker [%s]', (dialect) => {
     expect(other.json().code).toBe('idempotency_key_reused');
     await t.services.database.db
       .insertInto('idempotency_keys')
-      .values({ project_id: projectId, key: 'busy', operation: '/v2/agent/:projectId/job', request_hash: 'x', state: 'in_flight', response_status: null, response_body: null, created_at: t.clock.now(), expires_at: t.clock.now() + 1_000 })
+      .values({
+        project_id: projectId,
+        key: 'busy',
+        operation: '/v2/agent/:projectId/job',
+        request_hash: 'x',
+        state: 'in_flight',
+        response_status: null,
+        response_body: null,
+        created_at: t.clock.now(),
+        expires_at: t.clock.now() + 1_000,
+      })
       .execute();
     const busy = await post(path, { prompt: 'once' }, { 'idempotency-key': 'busy' });
     expect(busy.statusCode).toBe(422);
@@ -120,11 +135,26 @@ describe.each(BACKENDS)('job API without a worker [%s]', (dialect) => {
   test('a request in flight under the same key gets 409', async () => {
     const path = `/v2/agent/${projectId}/job`;
     const body = { prompt: 'same' };
-    const request = { method: 'POST' as const, url: path, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'race' }, payload: JSON.stringify(body) };
+    const request = {
+      method: 'POST' as const,
+      url: path,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': 'race' },
+      payload: JSON.stringify(body),
+    };
     // The record a first request leaves while its handler still runs.
     await t.services.database.db
       .insertInto('idempotency_keys')
-      .values({ project_id: projectId, key: 'race', operation: '/v2/agent/:projectId/job', request_hash: requestHashOf(path, body), state: 'in_flight', response_status: null, response_body: null, created_at: t.clock.now(), expires_at: t.clock.now() + 86_400_000 })
+      .values({
+        project_id: projectId,
+        key: 'race',
+        operation: '/v2/agent/:projectId/job',
+        request_hash: requestHashOf(path, body),
+        state: 'in_flight',
+        response_status: null,
+        response_body: null,
+        created_at: t.clock.now(),
+        expires_at: t.clock.now() + 86_400_000,
+      })
       .execute();
     const response = await t.app.inject(request);
     expect(response.statusCode).toBe(409);
@@ -133,5 +163,7 @@ describe.each(BACKENDS)('job API without a worker [%s]', (dialect) => {
 });
 
 function requestHashOf(path: string, body: unknown): string {
-  return createHash('sha256').update(`/v2/agent/:projectId/job\n${path}\n${JSON.stringify(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`/v2/agent/:projectId/job\n${path}\n${JSON.stringify(body)}`)
+    .digest('hex');
 }

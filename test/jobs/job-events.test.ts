@@ -18,7 +18,14 @@ async function readStream(url: string, headers: Record<string, string>): Promise
   const text = await response.text();
   return text
     .split('\n\n')
-    .map((block) => Object.fromEntries(block.split('\n').filter((line) => /^(id|event|data): /.test(line)).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)])))
+    .map((block) =>
+      Object.fromEntries(
+        block
+          .split('\n')
+          .filter((line) => /^(id|event|data): /.test(line))
+          .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)]),
+      ),
+    )
     .filter((fields) => fields.id !== undefined)
     .map((fields) => ({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data!) as Record<string, unknown> }));
 }

@@ -10,12 +10,34 @@ describe.each(BACKENDS)('JobRepository.get, the poll read [%s]', (dialect) => {
 
   async function seed(): Promise<void> {
     for (const project of ['p1', 'p2']) {
-      await t.database.db.insertInto('projects').values({ id: project, name: project, repository: '/srv/docs', ref: 'main', forge: 'local', settings: '{}', created_at: 1, updated_at: 1 }).execute();
+      await t.database.db
+        .insertInto('projects')
+        .values({ id: project, name: project, repository: '/srv/docs', ref: 'main', forge: 'local', settings: '{}', created_at: 1, updated_at: 1 })
+        .execute();
     }
-    for (const [id, project] of [['j1', 'p1'], ['j2', 'p1'], ['j3', 'p2']] as const) {
+    for (const [id, project] of [
+      ['j1', 'p1'],
+      ['j2', 'p1'],
+      ['j3', 'p2'],
+    ] as const) {
       await t.database.db
         .insertInto('jobs')
-        .values({ id, project_id: project, status: 'active', model: 'm', repository: '/srv/docs', ref: 'main', branch: `docwright/${id}`, pr_number: null, pr_link: null, error_code: null, error_message: null, created_at: 1, updated_at: 1, archived_at: null })
+        .values({
+          id,
+          project_id: project,
+          status: 'active',
+          model: 'm',
+          repository: '/srv/docs',
+          ref: 'main',
+          branch: `docwright/${id}`,
+          pr_number: null,
+          pr_link: null,
+          error_code: null,
+          error_message: null,
+          created_at: 1,
+          updated_at: 1,
+          archived_at: null,
+        })
         .execute();
     }
   }

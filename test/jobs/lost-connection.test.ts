@@ -33,11 +33,23 @@ describe('a job create losing its database connection [postgres]', () => {
     t.app.inject({
       method: 'POST',
       url: `/v2/agent/${projectId}/job`,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+      },
       payload: JSON.stringify({ prompt }),
     });
   const jobIds = async () => (await t.services.database.db.selectFrom('jobs').select('id').execute()).map((row) => row.id);
-  const charges = async () => Number((await t.services.database.db.selectFrom('rate_limit_hits').select(({ fn }) => fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const charges = async () =>
+    Number(
+      (
+        await t.services.database.db
+          .selectFrom('rate_limit_hits')
+          .select(({ fn }) => fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   test('cut after the COMMIT reached the server: the job exists, so the answer is 201, and a retry with the key replays it', async () => {
     const faults = await setUp('after', (text) => text === 'commit');

@@ -68,10 +68,18 @@ describe('a worker paused (SIGSTOP) past its lease, then resumed', () => {
 
     // Past the first worker's lease, a second worker takes the job over.
     if (pause === 'waited out') await new Promise((resolve) => setTimeout(resolve, 1_500));
-    else await db.updateTable('job_queue').set({ locked_until: Date.now() - 1 }).where('job_id', '=', job.id).execute();
+    else
+      await db
+        .updateTable('job_queue')
+        .set({ locked_until: Date.now() - 1 })
+        .where('job_id', '=', job.id)
+        .execute();
     const firstClaim = await db.selectFrom('job_queue').select('lease_token').where('job_id', '=', job.id).executeTakeFirstOrThrow();
     scenario.startRescuer();
-    await Promise.race([secondHeld, new Promise((_, reject) => setTimeout(() => reject(new Error('the second worker never reached its final model call')), 30_000))]);
+    await Promise.race([
+      secondHeld,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('the second worker never reached its final model call')), 30_000)),
+    ]);
     const secondClaim = await db.selectFrom('job_queue').select('lease_token').where('job_id', '=', job.id).executeTakeFirstOrThrow();
     expect(secondClaim.lease_token).toBeGreaterThan(firstClaim.lease_token);
 

@@ -84,7 +84,9 @@ describe.each(BACKENDS)('polling a job through another process [%s]', (dialect) 
     const admin = new pg.Client({ connectionString: h.testDatabase.location });
     await admin.connect();
     try {
-      const terminated = await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen %' and pid <> pg_backend_pid()");
+      const terminated = await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen %' and pid <> pg_backend_pid()",
+      );
       expect(terminated.rowCount).toBeGreaterThanOrEqual(2);
       await expect.poll(() => other.services.notifier.listening, { timeout: 5_000, interval: 10 }).toBe(false);
       await admin.query("update jobs set status = 'failed', error_code = 'behind_your_back' where id = $1", [jobId]);

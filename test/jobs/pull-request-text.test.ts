@@ -42,38 +42,53 @@ const STRUCTURE_LINES = [
 describe('pull request text properties', () => {
   test('no pull request body or title carries an active construct, whatever the turns and problems say', () => {
     fc.assert(
-      fc.property(fc.array(turnArbitrary, { minLength: 1, maxLength: 3 }), fc.array(problemArbitrary, { maxLength: 3 }), preExistingArbitrary, (drafts, problems, preExisting) => {
-        const turns = turnsOf(drafts);
-        expect(activeConstructs(pullRequestBody({ jobId: 'J9abc', turns, problems, preExisting }))).toEqual([]);
-        expect(activeConstructs(pullRequestTitle(turns[0]!.prompt))).toEqual([]);
-      }),
+      fc.property(
+        fc.array(turnArbitrary, { minLength: 1, maxLength: 3 }),
+        fc.array(problemArbitrary, { maxLength: 3 }),
+        preExistingArbitrary,
+        (drafts, problems, preExisting) => {
+          const turns = turnsOf(drafts);
+          expect(activeConstructs(pullRequestBody({ jobId: 'J9abc', turns, problems, preExisting }))).toEqual([]);
+          expect(activeConstructs(pullRequestTitle(turns[0]!.prompt))).toEqual([]);
+        },
+      ),
       { numRuns: 1_500 },
     );
   });
 
   test('untrusted text cannot add, remove or reshape the structure Docwright writes', () => {
     fc.assert(
-      fc.property(fc.array(turnArbitrary, { minLength: 1, maxLength: 3 }), fc.array(problemArbitrary, { maxLength: 3 }), preExistingArbitrary, (drafts, problems, preExisting) => {
-        const turns = turnsOf(drafts);
-        const body = pullRequestBody({ jobId: 'J9abc', turns, problems, preExisting });
-        const lines = body.split('\n');
-        for (const line of lines) {
-          if (line.startsWith('>')) continue;
-          expect(STRUCTURE_LINES.some((shape) => shape.test(line)), `unexpected top-level line ${JSON.stringify(line)}`).toBe(true);
-        }
-        const headings = lines.filter((line) => line.startsWith('### '));
-        expect(headings).toEqual([...turns.map((turn) => (turn.sequence === 1 ? '### Instruction' : `### Follow-up ${turn.sequence - 1}`)), '### Documentation check']);
-        // Every new problem is listed; pre-existing ones only counted.
-        const fileLines = lines.filter((line) => line.startsWith("- `"));
-        const listed = problems.filter((problem) => problem.new !== false).length;
-        expect(fileLines).toHaveLength(turns.reduce((sum, turn) => sum + turn.filesChanged.length, 0) + listed);
-        const oldTotal = Object.values(preExisting).reduce((sum, count) => sum + count, 0);
-        expect(lines.some((line) => line.startsWith(`The base branch already had ${oldTotal} `))).toBe(oldTotal > 0);
-      }),
+      fc.property(
+        fc.array(turnArbitrary, { minLength: 1, maxLength: 3 }),
+        fc.array(problemArbitrary, { maxLength: 3 }),
+        preExistingArbitrary,
+        (drafts, problems, preExisting) => {
+          const turns = turnsOf(drafts);
+          const body = pullRequestBody({ jobId: 'J9abc', turns, problems, preExisting });
+          const lines = body.split('\n');
+          for (const line of lines) {
+            if (line.startsWith('>')) continue;
+            expect(
+              STRUCTURE_LINES.some((shape) => shape.test(line)),
+              `unexpected top-level line ${JSON.stringify(line)}`,
+            ).toBe(true);
+          }
+          const headings = lines.filter((line) => line.startsWith('### '));
+          expect(headings).toEqual([
+            ...turns.map((turn) => (turn.sequence === 1 ? '### Instruction' : `### Follow-up ${turn.sequence - 1}`)),
+            '### Documentation check',
+          ]);
+          // Every new problem is listed; pre-existing ones only counted.
+          const fileLines = lines.filter((line) => line.startsWith('- `'));
+          const listed = problems.filter((problem) => problem.new !== false).length;
+          expect(fileLines).toHaveLength(turns.reduce((sum, turn) => sum + turn.filesChanged.length, 0) + listed);
+          const oldTotal = Object.values(preExisting).reduce((sum, count) => sum + count, 0);
+          expect(lines.some((line) => line.startsWith(`The base branch already had ${oldTotal} `))).toBe(oldTotal > 0);
+        },
+      ),
       { numRuns: 500 },
     );
   });
-
 });
 
 describe('pull request text', () => {
@@ -133,7 +148,13 @@ describe('pull request text', () => {
   });
 
   test('a huge final message cannot push the body over GitHub’s limit', () => {
-    const turns = Array.from({ length: 30 }, (_, index) => ({ sequence: index + 1, prompt: 'p'.repeat(5_000), finalMessage: '@a '.repeat(5_000), filesChanged: ['a.md'], commit: null }));
+    const turns = Array.from({ length: 30 }, (_, index) => ({
+      sequence: index + 1,
+      prompt: 'p'.repeat(5_000),
+      finalMessage: '@a '.repeat(5_000),
+      filesChanged: ['a.md'],
+      commit: null,
+    }));
     const body = pullRequestBody({ jobId: 'J', turns, problems: [] });
     expect(body.length).toBeLessThanOrEqual(60_000);
     expect(body).toContain('… (cut: the full conversation is in the job');

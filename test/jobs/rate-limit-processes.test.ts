@@ -47,7 +47,9 @@ describe.each(BACKENDS)('the agent rate limit across two API processes [%s]', (d
     // Both processes accepted some: the budget really was shared, not split.
     expect(new Set(accepted.map((response) => response.server)).size).toBe(2);
     // Each charge saw the one before it, whichever process made it.
-    expect(accepted.map((response) => reset(response.headers.get('ratelimit')).remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, index) => index));
+    expect(accepted.map((response) => reset(response.headers.get('ratelimit')).remaining).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 100 }, (_, index) => index),
+    );
     for (const response of [...accepted, ...refused]) {
       expect(response.headers.get('ratelimit-policy')).toBe('"agent";q=100;w=3600');
       const { seconds } = reset(response.headers.get('ratelimit'));
@@ -61,7 +63,15 @@ describe.each(BACKENDS)('the agent rate limit across two API processes [%s]', (d
       expect(remaining).toBe(0);
       expect(response.headers.get('retry-after')).toBe(String(seconds));
     }
-    const count = async (table: 'jobs' | 'rate_limit_hits') => Number((await t.services.database.db.selectFrom(table).select(({ fn }) => fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async (table: 'jobs' | 'rate_limit_hits') =>
+      Number(
+        (
+          await t.services.database.db
+            .selectFrom(table)
+            .select(({ fn }) => fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     expect(await count('jobs')).toBe(100);
     expect(await count('rate_limit_hits')).toBe(100);
   });

@@ -30,7 +30,12 @@ describe.each(BACKENDS)('shared rate limit [%s]', (dialect) => {
     const services = await createServices({ config: t.config, database, clock: t.clock });
     second = { services, app: await buildApp({ services, logger: createLogger({ level: 'silent' }), features }) };
 
-    const seed = await t.app.inject({ method: 'POST', url: `/v2/agent/${project.id}/job`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: '{"prompt":"seed"}' });
+    const seed = await t.app.inject({
+      method: 'POST',
+      url: `/v2/agent/${project.id}/job`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: '{"prompt":"seed"}',
+    });
     expect(seed.statusCode).toBe(201);
     const jobId = seed.json().id;
     const apps = [t.app, second.app];
@@ -53,16 +58,29 @@ describe.each(BACKENDS)('shared rate limit [%s]', (dialect) => {
     expect(Number(rejected.headers['retry-after'])).toBe(3600);
     expect(rejected.headers['ratelimit']).toBe('"agent";r=0;t=3600');
     expect(rejected.headers['ratelimit-policy']).toBe('"agent";q=100;w=3600');
-    const hits = await t.services.database.db.selectFrom('rate_limit_hits').select(({ fn }) => fn.countAll().as('count')).executeTakeFirst();
+    const hits = await t.services.database.db
+      .selectFrom('rate_limit_hits')
+      .select(({ fn }) => fn.countAll().as('count'))
+      .executeTakeFirst();
     expect(Number(hits?.count)).toBe(100);
 
     // The window slides: all 100 were counted at the same instant, so an hour later all are free again.
     t.clock.advance(3_599_999);
-    const tooEarly = await t.app.inject({ method: 'POST', url: `/v2/agent/${project.id}/job`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: '{"prompt":"early"}' });
+    const tooEarly = await t.app.inject({
+      method: 'POST',
+      url: `/v2/agent/${project.id}/job`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: '{"prompt":"early"}',
+    });
     expect(tooEarly.statusCode).toBe(429);
     expect(tooEarly.headers['retry-after']).toBe('1');
     t.clock.advance(1);
-    const later = await t.app.inject({ method: 'POST', url: `/v2/agent/${project.id}/job`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: '{"prompt":"later"}' });
+    const later = await t.app.inject({
+      method: 'POST',
+      url: `/v2/agent/${project.id}/job`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: '{"prompt":"later"}',
+    });
     expect(later.statusCode).toBe(201);
     expect(later.headers['ratelimit']).toBe('"agent";r=99;t=3600');
   });
@@ -72,10 +90,25 @@ describe.each(BACKENDS)('shared rate limit [%s]', (dialect) => {
     const project = await createTestProject(t.services);
     const key = (await t.services.keys.create({ projectId: project.id })).key;
     for (let index = 0; index < 5; index += 1) {
-      await t.app.inject({ method: 'POST', url: `/v2/agent/${project.id}/job`, headers: { authorization: 'Bearer dw_admin_bogus', 'content-type': 'application/json' }, payload: '{"prompt":"x"}' });
-      await t.app.inject({ method: 'POST', url: `/v2/agent/${project.id}/job`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: '{"prompt":""}' });
+      await t.app.inject({
+        method: 'POST',
+        url: `/v2/agent/${project.id}/job`,
+        headers: { authorization: 'Bearer dw_admin_bogus', 'content-type': 'application/json' },
+        payload: '{"prompt":"x"}',
+      });
+      await t.app.inject({
+        method: 'POST',
+        url: `/v2/agent/${project.id}/job`,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload: '{"prompt":""}',
+      });
     }
-    const ok = await t.app.inject({ method: 'POST', url: `/v2/agent/${project.id}/job`, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: '{"prompt":"x"}' });
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: `/v2/agent/${project.id}/job`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: '{"prompt":"x"}',
+    });
     expect(ok.statusCode).toBe(201);
     expect(ok.headers['ratelimit']).toBe('"agent";r=1;t=3600');
     expect(ok.headers['ratelimit-policy']).toBe('"agent";q=2;w=3600');

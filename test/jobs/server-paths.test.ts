@@ -13,7 +13,10 @@ describe('createServerPathScrubber', () => {
       "fatal: Unable to create '/srv/docwright/data/workspaces/J9abc-1-x7Yz12/.git/index.lock': File exists.",
       "fatal: Unable to create '<workspace>/.git/index.lock': File exists.",
     ],
-    ['The workspace directory /srv/docwright/data/workspaces/J9abc-1-x7Yz12 already exists and is not empty.', 'The workspace directory <workspace> already exists and is not empty.'],
+    [
+      'The workspace directory /srv/docwright/data/workspaces/J9abc-1-x7Yz12 already exists and is not empty.',
+      'The workspace directory <workspace> already exists and is not empty.',
+    ],
     ['cannot write /srv/docwright/data/workspaces: full', 'cannot write <workspaces>: full'],
     ['open /srv/docwright/data/docwright.sqlite failed', 'open <data dir>/docwright.sqlite failed'],
     ['in /srv/docwright/bin and /home/alice/.gitconfig', 'in <cwd>/bin and ~/.gitconfig'],
@@ -49,8 +52,15 @@ describe('createServerPathScrubber', () => {
     test('the resolved spelling of a configured path is replaced too', () => {
       mkdirSync(join(root, 'real', 'workspaces'), { recursive: true });
       symlinkSync(join(root, 'real'), join(root, 'data'));
-      const viaLink = createServerPathScrubber({ dataDir: join(root, 'data'), workspacesDir: join(root, 'data', 'workspaces'), cwd: '/nonexistent', home: '/nonexistent' });
-      expect(viaLink(`error in ${join(root, 'real', 'workspaces', 'J-1-a')}/x and ${join(root, 'data', 'secret')}`)).toBe('error in <workspace>/x and <data dir>/secret');
+      const viaLink = createServerPathScrubber({
+        dataDir: join(root, 'data'),
+        workspacesDir: join(root, 'data', 'workspaces'),
+        cwd: '/nonexistent',
+        home: '/nonexistent',
+      });
+      expect(viaLink(`error in ${join(root, 'real', 'workspaces', 'J-1-a')}/x and ${join(root, 'data', 'secret')}`)).toBe(
+        'error in <workspace>/x and <data dir>/secret',
+      );
     });
   });
 });

@@ -24,9 +24,9 @@ type Checkpoint = 'after the clone' | 'inside the model loop' | 'after the push'
 const CHECKPOINTS: Checkpoint[] = ['after the clone', 'inside the model loop', 'after the push', 'after the pull request is created'];
 const CASES: Array<[Dialect, ScenarioForge, Checkpoint]> = (['postgres', 'sqlite'] as const).flatMap((dialect) =>
   (['local', 'github'] as const).flatMap((forge) =>
-    CHECKPOINTS.filter((checkpoint) => dialect === 'postgres' || forge === 'github' || checkpoint === 'after the clone' || checkpoint === 'inside the model loop').map(
-      (checkpoint): [Dialect, ScenarioForge, Checkpoint] => [dialect, forge, checkpoint],
-    ),
+    CHECKPOINTS.filter(
+      (checkpoint) => dialect === 'postgres' || forge === 'github' || checkpoint === 'after the clone' || checkpoint === 'inside the model loop',
+    ).map((checkpoint): [Dialect, ScenarioForge, Checkpoint] => [dialect, forge, checkpoint]),
   ),
 );
 
@@ -106,7 +106,11 @@ describe('a worker killed (SIGKILL) at each checkpoint of a run', () => {
       lockClient = null;
     }
 
-    const interrupted = await t.services.database.db.selectFrom('job_turns').select(['status', 'attempts']).where('job_id', '=', job.id).executeTakeFirstOrThrow();
+    const interrupted = await t.services.database.db
+      .selectFrom('job_turns')
+      .select(['status', 'attempts'])
+      .where('job_id', '=', job.id)
+      .executeTakeFirstOrThrow();
     expect(interrupted).toEqual({ status: 'running', attempts: 1 });
     const pushedBeforeKill = checkpoint === 'after the push' || checkpoint === 'after the pull request is created';
     expect(scenario.branches().includes(branch)).toBe(pushedBeforeKill);
@@ -120,7 +124,12 @@ describe('a worker killed (SIGKILL) at each checkpoint of a run', () => {
     expect(done.prLink).toBe(await scenario.expectedPrLink());
     const turn = await t.services.database.db.selectFrom('job_turns').select(['status', 'attempts']).where('job_id', '=', job.id).executeTakeFirstOrThrow();
     expect(turn).toEqual({ status: 'completed', attempts: 2 });
-    const events = await t.services.database.db.selectFrom('job_events').select('type').where('job_id', '=', job.id).where('type', 'in', ['pull_request', 'job.completed']).execute();
+    const events = await t.services.database.db
+      .selectFrom('job_events')
+      .select('type')
+      .where('job_id', '=', job.id)
+      .where('type', 'in', ['pull_request', 'job.completed'])
+      .execute();
     expect(events.map((event) => event.type).sort()).toEqual(['job.completed', 'pull_request']);
   });
 });

@@ -23,7 +23,8 @@ describe.each(BACKENDS)('API keys from the dashboard [%s]', (dialect) => {
   });
 
   const keysUrl = () => `/v1/projects/${project.id}/keys`;
-  const useKey = (app: TestApp['app'], key: string, projectId = project.id) => app.inject({ url: `/v2/agent/${projectId}/jobs`, headers: { authorization: `Bearer ${key}` } });
+  const useKey = (app: TestApp['app'], key: string, projectId = project.id) =>
+    app.inject({ url: `/v2/agent/${projectId}/jobs`, headers: { authorization: `Bearer ${key}` } });
 
   test('create shows the key once, list shows hints only, revoke answers 204', async () => {
     const created = await admin.request({ method: 'POST', url: keysUrl(), payload: { scope: 'ingest', name: 'CDN logs', expiresAt: '2027-01-01T00:00:00Z' } });
@@ -46,13 +47,20 @@ describe.each(BACKENDS)('API keys from the dashboard [%s]', (dialect) => {
     expect(listed.json().keys).toEqual([key]);
     expect(listed.body).not.toContain(secret);
 
-    for (const payload of [{ scope: 'root', name: 'x' }, { scope: 'admin' }, { scope: 'admin', name: 'x', expiresAt: 'tomorrow' }, { scope: 'admin', name: 'x', expiresAt: '2020-01-01T00:00:00Z' }]) {
+    for (const payload of [
+      { scope: 'root', name: 'x' },
+      { scope: 'admin' },
+      { scope: 'admin', name: 'x', expiresAt: 'tomorrow' },
+      { scope: 'admin', name: 'x', expiresAt: '2020-01-01T00:00:00Z' },
+    ]) {
       const response = await admin.request({ method: 'POST', url: keysUrl(), payload });
       expect([response.statusCode, response.json().code], JSON.stringify(payload)).toEqual([400, 'validation_failed']);
     }
     const otherProject = await createTestProject(t.services, { name: 'Other' });
     expect((await admin.request({ method: 'DELETE', url: `/v1/projects/${otherProject.id}/keys/${key.id}` })).statusCode).toBe(404);
-    expect((await admin.request({ method: 'POST', url: '/v1/projects/NoSuchProject000000000/keys', payload: { scope: 'admin', name: 'x' } })).statusCode).toBe(404);
+    expect((await admin.request({ method: 'POST', url: '/v1/projects/NoSuchProject000000000/keys', payload: { scope: 'admin', name: 'x' } })).statusCode).toBe(
+      404,
+    );
 
     expect((await admin.request({ method: 'DELETE', url: `${keysUrl()}/${key.id}` })).statusCode).toBe(204);
     expect((await admin.request({ url: keysUrl() })).json().keys[0].revokedAt).toBe(new Date(t.clock.now()).toISOString());

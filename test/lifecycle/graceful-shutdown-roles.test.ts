@@ -4,7 +4,16 @@ import { JobsApi, type JobStreamEvent } from '../../src/cli/jobs-api.js';
 import { followJob } from '../../src/cli/jobs-follow.js';
 import { startDocwright, type DocwrightProcess } from '../helpers/docwright-process.js';
 import { startSwitchingProxy, type SwitchingProxy } from '../helpers/switching-proxy.js';
-import { createGate, createLifecycleFixture, eventually, gatedScript, openStream, shutdownPhases, type Gate, type LifecycleFixture } from './lifecycle-fixture.js';
+import {
+  createGate,
+  createLifecycleFixture,
+  eventually,
+  gatedScript,
+  openStream,
+  shutdownPhases,
+  type Gate,
+  type LifecycleFixture,
+} from './lifecycle-fixture.js';
 
 /**
  * Issue 12, test 3 for the other roles: `worker` alone, `serve --no-worker` with a stream
@@ -29,8 +38,10 @@ describe('graceful shutdown of every role [postgres]', () => {
     return child;
   }
 
-  const turnOf = (jobId: string) => f.t.services.database.db.selectFrom('job_turns').select(['status', 'attempts']).where('job_id', '=', jobId).executeTakeFirstOrThrow();
-  const queueRowOf = (jobId: string) => f.t.services.database.db.selectFrom('job_queue').select(['locked_by', 'locked_until']).where('job_id', '=', jobId).executeTakeFirst();
+  const turnOf = (jobId: string) =>
+    f.t.services.database.db.selectFrom('job_turns').select(['status', 'attempts']).where('job_id', '=', jobId).executeTakeFirstOrThrow();
+  const queueRowOf = (jobId: string) =>
+    f.t.services.database.db.selectFrom('job_queue').select(['locked_by', 'locked_until']).where('job_id', '=', jobId).executeTakeFirst();
 
   test('`docwright worker`: SIGTERM hands a turn still running after the grace back (attempt not counted) and exits 0', async () => {
     gate = createGate();

@@ -25,7 +25,10 @@ describe.each(BACKENDS)('SIGTERM to `docwright serve` with a turn running [%s]',
     f = await createLifecycleFixture(dialect, gatedScript(gate));
     const serve = await startDocwright({ args: ['serve'], env: f.env(extra) });
     children.push(serve);
-    const created = await f.api(serve.url!, `/v2/agent/${f.project.id}/job`, { method: 'POST', body: JSON.stringify({ prompt: 'Add a troubleshooting page' }) });
+    const created = await f.api(serve.url!, `/v2/agent/${f.project.id}/job`, {
+      method: 'POST',
+      body: JSON.stringify({ prompt: 'Add a troubleshooting page' }),
+    });
     expect(created.status).toBe(201);
     const job = (await created.json()) as { id: string };
     const jobStream = await openStream(`${serve.url}/v2/agent/${f.project.id}/job/${job.id}/events`, f.key);
@@ -98,7 +101,11 @@ describe.each(BACKENDS)('SIGTERM to `docwright serve` with a turn running [%s]',
     expect(jobStream.events.at(-1)).toMatchObject({ type: 'reconnect' });
     const turn = await f.t.services.database.db.selectFrom('job_turns').select(['status', 'attempts']).where('job_id', '=', job.id).executeTakeFirstOrThrow();
     expect(turn).toEqual({ status: 'queued', attempts: 0 });
-    const row = await f.t.services.database.db.selectFrom('job_queue').select(['locked_by', 'locked_until']).where('job_id', '=', job.id).executeTakeFirstOrThrow();
+    const row = await f.t.services.database.db
+      .selectFrom('job_queue')
+      .select(['locked_by', 'locked_until'])
+      .where('job_id', '=', job.id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ locked_by: null, locked_until: null });
     expect(readdirSync(join(f.t.testDatabase.dataDir, 'workspaces'))).toEqual([]);
 
@@ -108,7 +115,11 @@ describe.each(BACKENDS)('SIGTERM to `docwright serve` with a turn running [%s]',
     children.push(next);
     const done = await f.settled(job.id, 30_000);
     expect(done.status).toBe('completed');
-    const finished = await f.t.services.database.db.selectFrom('job_turns').select(['status', 'attempts']).where('job_id', '=', job.id).executeTakeFirstOrThrow();
+    const finished = await f.t.services.database.db
+      .selectFrom('job_turns')
+      .select(['status', 'attempts'])
+      .where('job_id', '=', job.id)
+      .executeTakeFirstOrThrow();
     expect(finished).toEqual({ status: 'completed', attempts: 1 });
   });
 });

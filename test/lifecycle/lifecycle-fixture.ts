@@ -88,11 +88,19 @@ export async function createLifecycleFixture(dialect: Dialect, script: FakeModel
         ...extra,
       }),
     settled: (jobId, timeoutMs = 30_000) =>
-      eventually(async () => {
-        const current = await t.services.jobRepository.get(project.id, jobId);
-        return current.status === 'active' ? undefined : current;
-      }, timeoutMs, `job ${jobId} settled`),
-    api: (base, path, init = {}) => fetch(`${base}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...Object.fromEntries(new Headers(init.headers)) } }),
+      eventually(
+        async () => {
+          const current = await t.services.jobRepository.get(project.id, jobId);
+          return current.status === 'active' ? undefined : current;
+        },
+        timeoutMs,
+        `job ${jobId} settled`,
+      ),
+    api: (base, path, init = {}) =>
+      fetch(`${base}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...Object.fromEntries(new Headers(init.headers)) },
+      }),
     async close() {
       await t.close();
       await model.close();

@@ -21,7 +21,10 @@ async function admin<T extends pg.QueryResultRow>(sql: string, values: unknown[]
 
 /** The backend pid of a process's LISTEN connection in `databaseUrl`'s database, or undefined. */
 async function listenerBackend(databaseUrl: string, pid: number): Promise<number | undefined> {
-  const rows = await admin<{ pid: number }>('select pid from pg_stat_activity where application_name = $1 and datname = $2', [listenerApplicationName(pid), databaseName(databaseUrl)]);
+  const rows = await admin<{ pid: number }>('select pid from pg_stat_activity where application_name = $1 and datname = $2', [
+    listenerApplicationName(pid),
+    databaseName(databaseUrl),
+  ]);
   return rows[0]?.pid;
 }
 
@@ -35,10 +38,14 @@ async function killListener(databaseUrl: string, pid: number): Promise<number> {
 
 /** Waits for a LISTEN connection of `pid` other than `previous`. */
 const newListener = (databaseUrl: string, pid: number, previous: number) =>
-  eventually(async () => {
-    const backend = await listenerBackend(databaseUrl, pid);
-    return backend !== undefined && backend !== previous ? backend : undefined;
-  }, 30_000, `process ${pid} listening again`);
+  eventually(
+    async () => {
+      const backend = await listenerBackend(databaseUrl, pid);
+      return backend !== undefined && backend !== previous ? backend : undefined;
+    },
+    30_000,
+    `process ${pid} listening again`,
+  );
 
 const databaseName = (databaseUrl: string): string => new URL(databaseUrl).pathname.slice(1);
 
@@ -74,7 +81,11 @@ describe('the notifier keeps its LISTEN connection [postgres]', () => {
     // The original bug: a failed first reconnect was swallowed and LISTEN stayed gone.
     await setConnectionsAllowed(url, false);
     const third = await killListener(url, process.pid);
-    await eventually(async () => (logged.filter((entry) => entry.message.startsWith('LISTEN connection to PostgreSQL failed')).length >= 2 ? true : undefined), 20_000, 'two failed reconnects');
+    await eventually(
+      async () => (logged.filter((entry) => entry.message.startsWith('LISTEN connection to PostgreSQL failed')).length >= 2 ? true : undefined),
+      20_000,
+      'two failed reconnects',
+    );
     expect(notifier.listening).toBe(false);
     await setConnectionsAllowed(url, true);
     await newListener(url, process.pid, third);
@@ -86,7 +97,9 @@ describe('the notifier keeps its LISTEN connection [postgres]', () => {
     await sender.end();
     await eventually(async () => (received.includes('after-the-kills') ? true : undefined), 5_000, 'the notification');
     expect(logged.filter((entry) => entry.message === 'LISTEN connection to PostgreSQL lost; reconnecting').length).toBeGreaterThanOrEqual(3);
-    expect(logged.filter((entry) => entry.level === 'info' && entry.message === 'LISTEN connection to PostgreSQL re-established').length).toBeGreaterThanOrEqual(3);
+    expect(
+      logged.filter((entry) => entry.level === 'info' && entry.message === 'LISTEN connection to PostgreSQL re-established').length,
+    ).toBeGreaterThanOrEqual(3);
   });
 });
 
@@ -132,10 +145,14 @@ describe('workers whose LISTEN connection was killed twice in a row still wake o
     for (const prompt of ['Add a troubleshooting page', 'Is the quickstart fine?']) {
       const createdAt = Date.now();
       const { job } = await f.t.services.jobs.create(f.project, prompt);
-      const holder = await eventually(async () => {
-        const row = await f.t.services.database.db.selectFrom('job_queue').select('locked_by').where('job_id', '=', job.id).executeTakeFirst();
-        return row?.locked_by ?? undefined;
-      }, 30_000, `job ${job.id} claimed`);
+      const holder = await eventually(
+        async () => {
+          const row = await f.t.services.database.db.selectFrom('job_queue').select('locked_by').where('job_id', '=', job.id).executeTakeFirst();
+          return row?.locked_by ?? undefined;
+        },
+        30_000,
+        `job ${job.id} claimed`,
+      );
       pickups.push(Date.now() - createdAt);
       holders.add(holder);
     }

@@ -44,7 +44,10 @@ test(
     const endAt = Date.now() + LOAD_MS;
     const createJobs = async () => {
       while (Date.now() < endAt) {
-        const response = await f.api(api.url!, `/v2/agent/${f.project.id}/job`, { method: 'POST', body: JSON.stringify({ prompt: jobIds.length % 2 === 0 ? 'Add a troubleshooting page' : 'Is the quickstart fine?' }) });
+        const response = await f.api(api.url!, `/v2/agent/${f.project.id}/job`, {
+          method: 'POST',
+          body: JSON.stringify({ prompt: jobIds.length % 2 === 0 ? 'Add a troubleshooting page' : 'Is the quickstart fine?' }),
+        });
         if (response.status !== 201) failures.push(`create answered ${response.status}: ${await response.text()}`);
         else jobIds.push(((await response.json()) as { id: string }).id);
         await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -71,10 +74,14 @@ test(
       for (const at of [LOAD_MS / 4, (LOAD_MS * 3) / 5]) {
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, endAt - LOAD_MS + at - Date.now())));
         // Restart while a turn runs, which is the case that matters.
-        await eventually(async () => {
-          const running = await f.t.services.database.db.selectFrom('job_turns').select('id').where('status', '=', 'running').executeTakeFirst();
-          return running ? true : undefined;
-        }, 15_000, 'a running turn');
+        await eventually(
+          async () => {
+            const running = await f.t.services.database.db.selectFrom('job_turns').select('id').where('status', '=', 'running').executeTakeFirst();
+            return running ? true : undefined;
+          },
+          15_000,
+          'a running turn',
+        );
         worker.signal('SIGTERM');
         const exit = await worker.waitForExit(20_000);
         if (exit.code !== 0) failures.push(`worker exited ${JSON.stringify(exit)}: ${worker.output()}`);
@@ -85,7 +92,9 @@ test(
     await Promise.all([createJobs(), restarts(), ...Array.from({ length: POLLERS }, (_, poller) => poll(poller))]);
 
     const polls = [...statuses.values()].reduce((sum, count) => sum + count, 0);
-    console.info(`${polls} polls in ${LOAD_MS / 1000} s (${Math.round(polls / (LOAD_MS / 1000))}/s), statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${jobIds.length} jobs`);
+    console.info(
+      `${polls} polls in ${LOAD_MS / 1000} s (${Math.round(polls / (LOAD_MS / 1000))}/s), statuses ${JSON.stringify(Object.fromEntries(statuses))}, ${jobIds.length} jobs`,
+    );
     expect(failures.join('\n\n')).toBe('');
     expect([...statuses.keys()]).toEqual([200]);
     expect(polls).toBeGreaterThan(LOAD_MS / 100);

@@ -27,7 +27,11 @@ describe.each(BACKENDS)('the workspace sweeper [%s]', (dialect) => {
     const project = await createTestProject(t.services);
     const job = async (lockedUntil: number | null) => {
       const { job: created } = await t.services.jobs.create(project, 'a prompt');
-      await t.services.database.db.updateTable('job_queue').set({ locked_by: lockedUntil === null ? null : 'another-host:1:abcdef', locked_until: lockedUntil }).where('job_id', '=', created.id).execute();
+      await t.services.database.db
+        .updateTable('job_queue')
+        .set({ locked_by: lockedUntil === null ? null : 'another-host:1:abcdef', locked_until: lockedUntil })
+        .where('job_id', '=', created.id)
+        .execute();
       return created.id;
     };
     const now = t.clock.now();
@@ -50,7 +54,12 @@ describe.each(BACKENDS)('the workspace sweeper [%s]', (dialect) => {
     ];
     writeFileSync(join(workspacesDir, 'README.txt'), 'an operator left this here\n');
     mkdirSync(join(workspacesDir, 'not-a-workspace'));
-    const removed = [makeWorkspace(workspacesDir, leaseLapsed), makeWorkspace(workspacesDir, released), makeWorkspace(workspacesDir, finished), makeWorkspace(workspacesDir, finished, 3)];
+    const removed = [
+      makeWorkspace(workspacesDir, leaseLapsed),
+      makeWorkspace(workspacesDir, released),
+      makeWorkspace(workspacesDir, finished),
+      makeWorkspace(workspacesDir, finished, 3),
+    ];
 
     const result = await sweepWorkspaces({
       workspacesDir,

@@ -57,7 +57,11 @@ describe.each(BACKENDS)('project management [%s]', (dialect) => {
     await t.services.projects.update(project.id, { settings: { model: 'openai:gpt-5', rateLimitPerHour: 10 } });
     const patch = (payload: unknown) => admin.request({ method: 'PATCH', url: `/v1/projects/${project.id}`, payload });
 
-    const renamed = await patch({ name: 'Renamed', ref: 'release/2.0', settings: { rateLimitPerHour: null, allowedOrigins: ['https://docs.acme.dev'], writePolicy: { deny: ['drafts/**'] } } });
+    const renamed = await patch({
+      name: 'Renamed',
+      ref: 'release/2.0',
+      settings: { rateLimitPerHour: null, allowedOrigins: ['https://docs.acme.dev'], writePolicy: { deny: ['drafts/**'] } },
+    });
     expect(renamed.statusCode).toBe(200);
     expect(renamed.json()).toMatchObject({ name: 'Renamed', ref: 'release/2.0', hasForgeCredentials: false });
     expect(renamed.json().settings).toEqual({ model: 'openai:gpt-5', allowedOrigins: ['https://docs.acme.dev'], writePolicy: { deny: ['drafts/**'] } });
@@ -68,7 +72,14 @@ describe.each(BACKENDS)('project management [%s]', (dialect) => {
     expect(await t.services.projects.credentials(project.id)).toEqual({ token: 'glpat-0123456789' });
     expect((await patch({ forgeToken: null })).json().hasForgeCredentials).toBe(false);
 
-    for (const payload of [{ ref: 'a..b' }, { name: ' ' }, { settings: { model: 'gpt' } }, { settings: { unknown: 1 } }, { forgeToken: 'has space here' }, { repository: '/elsewhere' }]) {
+    for (const payload of [
+      { ref: 'a..b' },
+      { name: ' ' },
+      { settings: { model: 'gpt' } },
+      { settings: { unknown: 1 } },
+      { forgeToken: 'has space here' },
+      { repository: '/elsewhere' },
+    ]) {
       const response = await patch(payload);
       expect([response.statusCode, response.json().code], JSON.stringify(payload)).toEqual([400, 'validation_failed']);
     }
@@ -103,7 +114,8 @@ describe.each(BACKENDS)('project management [%s]', (dialect) => {
       payload: { events: [{ path: '/a', visitorId: 'v1', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0' }] },
     });
     expect(events.statusCode).toBe(202);
-    const site = (await t.services.database.db.selectFrom('analytics_sites').select('site').where('project_id', '=', project.id).executeTakeFirstOrThrow()).site;
+    const site = (await t.services.database.db.selectFrom('analytics_sites').select('site').where('project_id', '=', project.id).executeTakeFirstOrThrow())
+      .site;
     // The page's dictionary row stands for the project's analytics rows (their layout differs per backend).
     const analyticsRows = async () => (await t.services.database.db.selectFrom('analytics_dimensions').select('id').where('site', '=', site).execute()).length;
     expect(await analyticsRows()).toBeGreaterThan(0);

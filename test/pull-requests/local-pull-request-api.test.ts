@@ -33,7 +33,8 @@ describe.each(BACKENDS)('local pull request API [%s]', (dialect) => {
 
   const open = (head: string, title = 'Docs: Add a page', body = 'What was asked.') =>
     t.services.forges.local.openOrUpdatePullRequest({ id: project.id, repository, ref: 'main', credentials: null }, { base: 'main', head, title, body });
-  const view = (url: string, headers: Record<string, string> = {}, remoteAddress = '198.51.100.1') => app.inject({ method: 'GET', url, headers, remoteAddress });
+  const view = (url: string, headers: Record<string, string> = {}, remoteAddress = '198.51.100.1') =>
+    app.inject({ method: 'GET', url, headers, remoteAddress });
 
   test('the token opens the JSON view; without it, with a wrong one or another pull request’s, the answer is the unknown 404', async () => {
     pushPage(repository, 'docwright/job-1', '# First line\n');
@@ -47,7 +48,24 @@ describe.each(BACKENDS)('local pull request API [%s]', (dialect) => {
     expect(page.headers).toMatchObject({ 'cache-control': 'private, no-store', 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex, nofollow' });
     const body = page.json();
     expect(Object.keys(body).sort()).toEqual(
-      ['base', 'body', 'bodyHtml', 'createdAt', 'diff', 'diffAvailable', 'diffTruncated', 'files', 'filesTruncated', 'head', 'jobId', 'mergeCommit', 'number', 'status', 'title', 'updatedAt'].sort(),
+      [
+        'base',
+        'body',
+        'bodyHtml',
+        'createdAt',
+        'diff',
+        'diffAvailable',
+        'diffTruncated',
+        'files',
+        'filesTruncated',
+        'head',
+        'jobId',
+        'mergeCommit',
+        'number',
+        'status',
+        'title',
+        'updatedAt',
+      ].sort(),
     );
     expect(body).toMatchObject({
       number: 1,
@@ -79,7 +97,14 @@ describe.each(BACKENDS)('local pull request API [%s]', (dialect) => {
     const unknownNumberOne = await view(`/v1/projects/no-such-project/pulls/1?token=${token}`, sameId);
     expect(unknownNumberOne.statusCode).toBe(404);
     const wrongToken = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
-    for (const url of [`${base}/1`, `${base}/1?token=`, `${base}/1?token=${wrongToken}`, `${base}/1?token=${otherToken}`, `${base}/1?token=${token}x`, `${base}/1?tok=${token}`]) {
+    for (const url of [
+      `${base}/1`,
+      `${base}/1?token=`,
+      `${base}/1?token=${wrongToken}`,
+      `${base}/1?token=${otherToken}`,
+      `${base}/1?token=${token}x`,
+      `${base}/1?tok=${token}`,
+    ]) {
       const denied = await view(url, sameId);
       expect(denied.statusCode, url).toBe(404);
       // Same request id, same number: the body is an unknown pull request's, byte for byte.

@@ -31,14 +31,33 @@ describe.each(BACKENDS)('merging and closing local pull requests [%s]', (dialect
   });
 
   const open = (head: string) =>
-    t.services.forges.local.openOrUpdatePullRequest({ id: project.id, repository, ref: 'main', credentials: null }, { base: 'main', head, title: 'Docs: Add a page', body: 'Asked.' });
+    t.services.forges.local.openOrUpdatePullRequest(
+      { id: project.id, repository, ref: 'main', credentials: null },
+      { base: 'main', head, title: 'Docs: Add a page', body: 'Asked.' },
+    );
   const act = (number: number, action: 'merge' | 'close', headers: Record<string, string> = signedIn()) =>
     app.inject({ method: 'POST', url: `/v1/projects/${project.id}/pulls/${number}/${action}`, headers });
   /** A job row whose branch is the pull request's head, as the job API would have made it. */
   const insertJob = async (id: string, status: string) =>
     t.services.database.db
       .insertInto('jobs')
-      .values({ id, project_id: project.id, status, model: 'm', repository, ref: 'main', branch: `docwright/${id}`, pr_number: 1, pr_link: 'http://docs.test/x', pr_status: 'open', error_code: null, error_message: null, created_at: 1, updated_at: 1, archived_at: null })
+      .values({
+        id,
+        project_id: project.id,
+        status,
+        model: 'm',
+        repository,
+        ref: 'main',
+        branch: `docwright/${id}`,
+        pr_number: 1,
+        pr_link: 'http://docs.test/x',
+        pr_status: 'open',
+        error_code: null,
+        error_message: null,
+        created_at: 1,
+        updated_at: 1,
+        archived_at: null,
+      })
       .execute();
 
   test('merge makes a merge commit on the base of the real repository, updates its checkout, and shows in the job', async () => {
@@ -56,7 +75,9 @@ describe.each(BACKENDS)('merging and closing local pull requests [%s]', (dialect
     expect(body.diff).toContain('+# New page');
     expect(body.mergeCommit).toBe(git(repository, 'rev-parse', 'main'));
     expect(git(repository, 'rev-list', '--parents', '-n', '1', 'main')).toBe(`${body.mergeCommit} ${baseBefore} ${headCommit}`);
-    expect(git(repository, 'log', '-1', '--format=%an <%ae>%n%B', 'main')).toBe('Docwright <docwright@docwright.invalid>\nMerge pull request #1 from docwright/j1\n\nDocs: Add a page\n\nMerged-by: reviewer@example.com');
+    expect(git(repository, 'log', '-1', '--format=%an <%ae>%n%B', 'main')).toBe(
+      'Docwright <docwright@docwright.invalid>\nMerge pull request #1 from docwright/j1\n\nDocs: Add a page\n\nMerged-by: reviewer@example.com',
+    );
     expect(showFile(repository, 'main', 'page.mdx')).toBe('# New page');
     // main is checked out in this repository: its files and index moved with it.
     expect(readFileSync(join(repository, 'page.mdx'), 'utf8')).toBe('# New page\n');

@@ -77,12 +77,15 @@ describe.each(BACKENDS)('fenced writes of a run [%s]', (dialect) => {
     ['a retry (which releases the job)', async (lease) => writes.retryLater(lease, await firstTurn(), 1, { code: 'model_error', message: 'boom' }, 1_000)],
     ['a hand-back on shutdown (release)', async (lease) => writes.handBack(lease, await firstTurn())],
     ['settling the job', (lease) => writes.settle(lease), completeTurns],
-    ['recording a local pull request', (lease) =>
-      t.services.forges.local.openOrUpdatePullRequest(
-        { id: project.id, repository: project.repository, ref: 'main', credentials: null },
-        { base: 'main', head: `docwright/${jobId}`, title: 'Docs', body: 'Body' },
-        (executor) => holdLease(t.services.database, lease, executor),
-      )],
+    [
+      'recording a local pull request',
+      (lease) =>
+        t.services.forges.local.openOrUpdatePullRequest(
+          { id: project.id, repository: project.repository, ref: 'main', credentials: null },
+          { base: 'main', head: `docwright/${jobId}`, title: 'Docs', body: 'Body' },
+          (executor) => holdLease(t.services.database, lease, executor),
+        ),
+    ],
   ];
 
   test.each(writePaths)('%s is refused with lease_lost once another worker holds the job, and changes nothing', async (_name, write, prepare) => {
@@ -116,7 +119,7 @@ describe.each(BACKENDS)('fenced writes of a run [%s]', (dialect) => {
     expect(await t.services.queue.extendLease(lease, LEASE_MS)).toBe(false);
   });
 
-  test('a follow-up re-inserts the settled job\'s queue row without reviving an old token', async () => {
+  test("a follow-up re-inserts the settled job's queue row without reviving an old token", async () => {
     const { stale, live } = await staleAndLive();
     await completeTurns();
     expect(await writes.settle(live)).toBe(true);
@@ -130,7 +133,7 @@ describe.each(BACKENDS)('fenced writes of a run [%s]', (dialect) => {
     await writes.event(again, 'step', {});
   });
 
-  test('a claim cannot take the job between a fenced write\'s check and its commit', async () => {
+  test("a claim cannot take the job between a fenced write's check and its commit", async () => {
     const stale = await claim('worker-a');
     t.clock.advance(LEASE_MS + 1);
     let claimedMeanwhile: Promise<unknown> | null = null;

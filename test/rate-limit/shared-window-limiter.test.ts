@@ -26,11 +26,17 @@ describe.each(BACKENDS)('SharedWindowLimiter [%s]', (dialect) => {
     const limiters = [new SharedWindowLimiter(t.database, clock, SETTINGS), new SharedWindowLimiter(other, clock, SETTINGS)];
     const subjects = ['a', 'b', 'c'];
     const answers = await Promise.all(
-      Array.from({ length: 240 }, async (_, index) => ({ subject: subjects[index % 3]!, retry: await limiters[Math.floor(index / 3) % 2]!.take(subjects[index % 3]!) })),
+      Array.from({ length: 240 }, async (_, index) => ({
+        subject: subjects[index % 3]!,
+        retry: await limiters[Math.floor(index / 3) % 2]!.take(subjects[index % 3]!),
+      })),
     );
     for (const subject of subjects) {
       const mine = answers.filter((answer) => answer.subject === subject);
-      expect(mine.filter((answer) => answer.retry === 0), subject).toHaveLength(50);
+      expect(
+        mine.filter((answer) => answer.retry === 0),
+        subject,
+      ).toHaveLength(50);
       // Ten seconds into the minute: fifty left.
       expect(new Set(mine.filter((answer) => answer.retry > 0).map((answer) => answer.retry))).toEqual(new Set([50]));
     }

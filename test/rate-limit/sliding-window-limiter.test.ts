@@ -17,7 +17,11 @@ class OracleLimiter {
   state(now: number, limit: number): Omit<RateLimitState, 'policy' | 'windowSeconds'> {
     const inside = this.hits.filter((at) => at > now - WINDOW_MS);
     const freeing = inside[Math.max(0, inside.length - limit)];
-    return { limit, remaining: Math.max(0, limit - inside.length), resetSeconds: freeing === undefined ? 0 : Math.max(1, Math.ceil((freeing + WINDOW_MS - now) / 1000)) };
+    return {
+      limit,
+      remaining: Math.max(0, limit - inside.length),
+      resetSeconds: freeing === undefined ? 0 : Math.max(1, Math.ceil((freeing + WINDOW_MS - now) / 1000)),
+    };
   }
 
   consume(now: number, limit: number): Omit<RateLimitState, 'policy' | 'windowSeconds'> | 'refused' {
@@ -35,7 +39,9 @@ describe.each(BACKENDS)('SlidingWindowLimiter [%s]', (dialect) => {
   const clock = new ManualClock(Date.UTC(2026, 5, 1));
   beforeEach(async () => {
     t = await openTestDatabase(dialect);
-    await sql`insert into projects (id, name, repository, ref, forge, created_at, updated_at) values ('p', 'Docs', '/srv/docs', 'main', 'local', 1, 1)`.execute(t.database.db);
+    await sql`insert into projects (id, name, repository, ref, forge, created_at, updated_at) values ('p', 'Docs', '/srv/docs', 'main', 'local', 1, 1)`.execute(
+      t.database.db,
+    );
   });
   afterEach(async () => t.close());
 
@@ -65,9 +71,14 @@ describe.each(BACKENDS)('SlidingWindowLimiter [%s]', (dialect) => {
       if (expected === 'refused') {
         refusals += 1;
         const peeked = await limiter.peek('p', limit);
-        expect({ limit: peeked.limit, remaining: peeked.remaining, resetSeconds: peeked.resetSeconds }, `peek at step ${step}`).toEqual(oracle.state(clock.now(), limit));
+        expect({ limit: peeked.limit, remaining: peeked.remaining, resetSeconds: peeked.resetSeconds }, `peek at step ${step}`).toEqual(
+          oracle.state(clock.now(), limit),
+        );
       }
-      const rows = await t.database.db.selectFrom('rate_limit_hits').select(({ fn }) => fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const rows = await t.database.db
+        .selectFrom('rate_limit_hits')
+        .select(({ fn }) => fn.countAll().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(rows.n)).toBeLessThanOrEqual(8);
     }
     // The walk has to exercise both answers to prove anything.

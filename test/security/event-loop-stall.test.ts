@@ -116,7 +116,12 @@ describe('no tool call stalls the process', () => {
 
   test('check_docs: YAML frontmatter with an alias bomb and with thousands of aliases', async () => {
     const bomb = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let level = 1; level < 20; level += 1) bomb.push(`a${level}: &a${level} [${Array(10).fill(`*a${level - 1}`).join(', ')}]`);
+    for (let level = 1; level < 20; level += 1)
+      bomb.push(
+        `a${level}: &a${level} [${Array(10)
+          .fill(`*a${level - 1}`)
+          .join(', ')}]`,
+      );
     // Each alias is resolved by a walk of the document: 20,000 of them (360 KB) take the yaml package seconds.
     const aliases = ['anchor: &anchor value', ...Array.from({ length: 20_000 }, (_, index) => `key${index}: *anchor`)];
     const files = {
@@ -156,7 +161,9 @@ describe('no tool call stalls the process', () => {
 
   test('read_file: a line range at the end of an 8 MB file of line breaks', async () => {
     const size = DEFAULT_TOOL_LIMITS.maxFileBytes;
-    const result = await withoutStall({ 'breaks.md': '\n'.repeat(size) }, (call) => call('read_file', { path: 'breaks.md', startLine: size - 2, endLine: size }));
+    const result = await withoutStall({ 'breaks.md': '\n'.repeat(size) }, (call) =>
+      call('read_file', { path: 'breaks.md', startLine: size - 2, endLine: size }),
+    );
     expect(result).toMatchObject({ totalLines: size, startLine: size - 2, endLine: size, content: '\n\n' });
   });
 

@@ -47,7 +47,8 @@ const { values, positionals } = parseArgs({
   },
 });
 const part = positionals[0];
-if (part !== 'poll' && part !== 'poll-writing' && part !== 'pickup') throw new Error('usage: run-experiment.ts poll|poll-writing|pickup [--patch NAME] [--postgres] [--seconds N] [--jobs N] [--profile DIR]');
+if (part !== 'poll' && part !== 'poll-writing' && part !== 'pickup')
+  throw new Error('usage: run-experiment.ts poll|poll-writing|pickup [--patch NAME] [--postgres] [--seconds N] [--jobs N] [--profile DIR]');
 const writingJobs = part === 'poll-writing' ? Number(values.jobs ?? 8) : 0;
 const patchFile = values.patch === undefined ? undefined : PATCHES[values.patch];
 if (values.patch !== undefined && patchFile === undefined) throw new Error(`unknown patch ${values.patch}; one of ${Object.keys(PATCHES).join(', ')}`);
@@ -74,7 +75,14 @@ const client = new JobClient(server.url, project.projectId, project.apiKey);
 const format = (samples: number[]): string => `p50 ${percentile(samples, 50).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms`;
 try {
   if (part === 'pickup') {
-    const result = await measurePickupLatency({ client, model, jobs: Number(values.jobs ?? 100), repository: repository.directory, cloneDirectory: join(root, 'scratch', 'clone'), log: () => {} });
+    const result = await measurePickupLatency({
+      client,
+      model,
+      jobs: Number(values.jobs ?? 100),
+      repository: repository.directory,
+      cloneDirectory: join(root, 'scratch', 'clone'),
+      log: () => {},
+    });
     console.log(`create → first model request: ${format(result.toFirstModelRequest)}`);
     console.log(`create → turn.started:        ${format(result.toTurnStarted)}`);
     console.log(`create round trip:            ${format(result.createRoundTrip)}`);
@@ -86,20 +94,29 @@ try {
       const load = { jobs: writingJobs, stepDelayMs: 100, stepsPerTurn: 45, turnsPerJob: 20 };
       const splitDatabase = values.split ? await postgres?.createDatabase('jobs_experiment_split') : undefined;
       const result = values.split
-        ? await comparePollBesideWorker({ dataDir: join(root, 'split'), databaseUrl: splitDatabase, model, repository: repository.directory, bare, load, settings, log: console.log })
+        ? await comparePollBesideWorker({
+            dataDir: join(root, 'split'),
+            databaseUrl: splitDatabase,
+            model,
+            repository: repository.directory,
+            bare,
+            load,
+            settings,
+            log: console.log,
+          })
         : await comparePollWhileWriting({
-        client,
-        model,
-        serverUrl: server.url,
-        serverPid: server.pid,
-        projectId: project.projectId,
-        apiKey: project.apiKey,
-        bareUrl: bare.url,
-        barePid: bare.pid,
-        load,
-        settings,
-        log: console.log,
-      });
+            client,
+            model,
+            serverUrl: server.url,
+            serverPid: server.pid,
+            projectId: project.projectId,
+            apiKey: project.apiKey,
+            bareUrl: bare.url,
+            barePid: bare.pid,
+            load,
+            settings,
+            log: console.log,
+          });
       console.log(`ratio ${(result.docwright.requestsPerSecond / result.bare.requestsPerSecond).toFixed(2)}, ${result.eventsPerSecond.toFixed(0)} events/s`);
     } finally {
       await bare.stop();
@@ -112,7 +129,15 @@ try {
     try {
       const path = `/v2/agent/${project.projectId}/job/${job.id}`;
       const settings = { connections: 10, pipelining: 1, seconds: Number(values.seconds), rounds: 1 };
-      const result = await comparePollThroughput({ pollUrl: `${server.url}${path}`, apiKey: project.apiKey, pollPid: server.pid, bareUrl: `${bare.url}${path}`, barePid: bare.pid, settings, log: console.log });
+      const result = await comparePollThroughput({
+        pollUrl: `${server.url}${path}`,
+        apiKey: project.apiKey,
+        pollPid: server.pid,
+        bareUrl: `${bare.url}${path}`,
+        barePid: bare.pid,
+        settings,
+        log: console.log,
+      });
       console.log(`ratio ${(result.docwright.requestsPerSecond / result.bare.requestsPerSecond).toFixed(2)}`);
     } finally {
       await bare.stop();

@@ -67,7 +67,12 @@ profile.samples.forEach((id, index) => {
 
 if (values.timeline) {
   // Array.from visits the seconds without samples too (holes, which map would skip).
-  console.log(Array.from(busyPerSecond, (second: { busy: number; all: number } | undefined, index) => `${index}s:${second ? Math.round((100 * second.busy) / second.all) : 0}%`).join(' '));
+  console.log(
+    Array.from(
+      busyPerSecond,
+      (second: { busy: number; all: number } | undefined, index) => `${index}s:${second ? Math.round((100 * second.busy) / second.all) : 0}%`,
+    ).join(' '),
+  );
 }
 const show = (title: string, times: Map<string, number>): void => {
   console.log(`== ${title} (of ${(total / 1e3).toFixed(0)} ms sampled)`);

@@ -28,7 +28,11 @@ export function reportOf(result: DocsCheckResult, maxProblems: number): DocsChec
     truncated: result.truncated || result.introduced.length > newProblems.length,
   };
   if (result.introduced.length > newProblems.length) {
-    newProblems.push({ path: '.', kind: 'limit', message: `${result.introduced.length} new problems; only the first ${maxProblems} are listed. Fix these and run check_docs again.` });
+    newProblems.push({
+      path: '.',
+      kind: 'limit',
+      message: `${result.introduced.length} new problems; only the first ${maxProblems} are listed. Fix these and run check_docs again.`,
+    });
   }
   if (result.baseFailed) report.note = 'The base ref could not be compared against, so every problem is listed as new.';
   return report;

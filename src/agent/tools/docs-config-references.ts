@@ -60,7 +60,9 @@ function candidatesFor(value: string, file: string, docsRoot: string): string[] 
   if (URL_SCHEME.test(value) || !DATA_FILE.test(value) || value.includes('\0')) return [];
   const trimmed = value.replace(/^\/+/, '');
   const readings = [path.posix.join(docsRoot, trimmed), path.posix.join(path.posix.dirname(file), value)];
-  return readings.map((reading) => path.posix.normalize(reading)).filter((reading) => reading !== '.' && !reading.startsWith('../') && reading !== '..' && !reading.startsWith('/'));
+  return readings
+    .map((reading) => path.posix.normalize(reading))
+    .filter((reading) => reading !== '.' && !reading.startsWith('../') && reading !== '..' && !reading.startsWith('/'));
 }
 
 async function readJson(root: string, file: string): Promise<unknown> {

@@ -154,7 +154,8 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
       execute: run('write_file', writeFile),
     }),
     edit_file: tool({
-      description: 'Replace one exact occurrence of oldString with newString in a file. oldString must match the file exactly (whitespace included) and occur exactly once; include surrounding lines to make it unique.',
+      description:
+        'Replace one exact occurrence of oldString with newString in a file. oldString must match the file exactly (whitespace included) and occur exactly once; include surrounding lines to make it unique.',
       inputSchema: z.object({ path: pathField, oldString: z.string().min(1), newString: z.string() }),
       execute: run('edit_file', editFile),
     }),
@@ -165,7 +166,7 @@ export function createDocsToolset(options: DocsToolsetOptions): DocsToolset {
     }),
     move_file: tool({
       description:
-        'Move or rename one file. Fails if the target already exists; parent directories of the target are created. Navigation entries in docs.json (and its $ref files) and internal links that point at the moved page are updated, and the moved page\'s relative links are fixed for its new folder; with redirect: true, links are left as they are and a redirect from the old path is added to docs.json instead. The result lists every file it changed.',
+        "Move or rename one file. Fails if the target already exists; parent directories of the target are created. Navigation entries in docs.json (and its $ref files) and internal links that point at the moved page are updated, and the moved page's relative links are fixed for its new folder; with redirect: true, links are left as they are and a redirect from the old path is added to docs.json instead. The result lists every file it changed.",
       inputSchema: z.object({
         from: pathField,
         to: pathField,

@@ -19,13 +19,13 @@ import { ToolFailure } from './tool-failure.js';
 
 export const MAX_ALTERNATIVES = 64;
 
-type Token =
-  | { kind: 'char'; char: string }
-  | { kind: 'any' }
-  | { kind: 'star' }
-  | { kind: 'class'; negated: boolean; ranges: Array<[string, string]> };
+type Token = { kind: 'char'; char: string } | { kind: 'any' } | { kind: 'star' } | { kind: 'class'; negated: boolean; ranges: Array<[string, string]> };
 
-interface PlainSegment { kind: 'plain'; tokens: Token[]; literal: string | null }
+interface PlainSegment {
+  kind: 'plain';
+  tokens: Token[];
+  literal: string | null;
+}
 type Segment = { kind: 'globstar' } | PlainSegment;
 
 export interface GlobMatcher {

@@ -62,7 +62,11 @@ export async function updateMoveReferences(context: ToolContext, state: SiteStat
       else if (moved && !target.absolute && target.key !== oldKey) text = rewrittenTarget(pageRelative, target, link.target, target.path);
       if (text === undefined || text === link.target) continue;
       if (link.start < 0) {
-        report.notUpdated.push({ path: moved ? to : page, line: link.line, reason: `the link "${link.target}" is computed, not plain text; change it by hand` });
+        report.notUpdated.push({
+          path: moved ? to : page,
+          line: link.line,
+          reason: `the link "${link.target}" is computed, not plain text; change it by hand`,
+        });
         continue;
       }
       add(moved ? to : page, { start: link.start, end: link.end, expected: link.target, text, line: link.line });
@@ -73,7 +77,8 @@ export async function updateMoveReferences(context: ToolContext, state: SiteStat
     if (count > 0) report.linksUpdated.push({ path: page, links: count });
   }
 
-  const navigationPage = (written: string): string => `${written.trim().startsWith('/') ? '/' : ''}${PAGE_FILE.test(written.trim()) ? toRelative : toRelative.replace(PAGE_FILE, '')}`;
+  const navigationPage = (written: string): string =>
+    `${written.trim().startsWith('/') ? '/' : ''}${PAGE_FILE.test(written.trim()) ? toRelative : toRelative.replace(PAGE_FILE, '')}`;
   const byFile = new Map<string, Replacement[]>();
   for (const entry of site.config?.navigation ?? []) {
     const named = linkedPath('', `/${entry.page.trim().replace(/^\/+/, '')}`);
@@ -151,13 +156,19 @@ async function addRedirect(context: ToolContext, configPath: string, source: str
     // JSON.parse runs on the thread answering requests: a huge or deeply nested docs.json
     // would hold it (100,000 levels took 105 ms), so such a file is left to a person.
     if (text.length > MAX_REDIRECT_CONFIG_CHARACTERS || nestingDepth(text, MAX_REDIRECT_CONFIG_DEPTH) > MAX_REDIRECT_CONFIG_DEPTH) {
-      report.notUpdated.push({ path: configPath, reason: `it is too large or too deeply nested to edit here; add {"source": "${source}", "destination": "${destination}"} to its "redirects"` });
+      report.notUpdated.push({
+        path: configPath,
+        reason: `it is too large or too deeply nested to edit here; add {"source": "${source}", "destination": "${destination}"} to its "redirects"`,
+      });
       return;
     }
     const config = JSON.parse(text) as Record<string, unknown>;
     const redirects = config.redirects ?? [];
     if (!Array.isArray(redirects)) {
-      report.notUpdated.push({ path: configPath, reason: `its "redirects" is not a list (a $ref?); add {"source": "${source}", "destination": "${destination}"} where they are kept` });
+      report.notUpdated.push({
+        path: configPath,
+        reason: `its "redirects" is not a list (a $ref?); add {"source": "${source}", "destination": "${destination}"} where they are kept`,
+      });
       return;
     }
     config.redirects = [...(redirects as unknown[]), { source, destination }];

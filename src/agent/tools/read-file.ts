@@ -27,9 +27,7 @@ export async function readFile(context: ToolContext, input: ReadFileInput): Prom
   const hasRange = input.startLine !== undefined || input.endLine !== undefined;
   const { size } = await withFileSystemErrors(shown, () => stat(resolved.absolute));
   if (!hasRange && size > maxReadBytes) {
-    throw new ToolFailure(
-      `${shown} is ${size} bytes, more than the ${maxReadBytes} bytes read at once; read it in parts with startLine and endLine.`,
-    );
+    throw new ToolFailure(`${shown} is ${size} bytes, more than the ${maxReadBytes} bytes read at once; read it in parts with startLine and endLine.`);
   }
   const range: LineRangeRequest = hasRange ? { startLine: input.startLine ?? 1, endLine: input.endLine } : {};
   if (size <= maxReadBytes) {

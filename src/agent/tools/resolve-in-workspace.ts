@@ -38,11 +38,7 @@ export interface ResolveOptions {
  * `realpath` on the deepest existing ancestor) also catches dangling links, which
  * `realpath` reports as missing and a later write would otherwise follow.
  */
-export async function resolveInWorkspace(
-  workspace: string,
-  relativePath: string,
-  options: ResolveOptions = {},
-): Promise<ResolvedPath> {
+export async function resolveInWorkspace(workspace: string, relativePath: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
   const segments = parseWorkspacePath(relativePath, options.maxPathLength ?? DEFAULT_TOOL_LIMITS.maxPathLength);
   const root = await realpath(workspace);
   let current = root;

@@ -25,7 +25,11 @@ export interface ToolTaskResults {
 
 export type TaskOf<Kind extends ToolTaskKind> = Extract<ToolTask, { kind: Kind }>;
 
-export interface ToWorker { type: 'task'; id: number; task: ToolTask }
+export interface ToWorker {
+  type: 'task';
+  id: number;
+  task: ToolTask;
+}
 
 export type FromWorker =
   | { type: 'ready' }

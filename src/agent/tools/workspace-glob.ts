@@ -120,7 +120,10 @@ async function keepSymlinkFree(root: string, entries: string[]): Promise<string[
     let verdict = directoryVerdicts.get(directory);
     if (verdict === undefined) {
       const expected = path.join(root, ...directory.split('/'));
-      verdict = realpath(expected).then((real) => real === expected, () => false);
+      verdict = realpath(expected).then(
+        (real) => real === expected,
+        () => false,
+      );
       directoryVerdicts.set(directory, verdict);
     }
     return verdict;

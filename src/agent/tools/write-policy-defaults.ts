@@ -93,6 +93,7 @@ export const DENY_REASONS: Readonly<Record<DenyCategory | 'dotfile' | 'project' 
   executable: 'is a script or executable file',
   dotfile: 'is a dot file or inside a dot directory',
   project: "is refused by this project's write policy",
-  'not-docs': "is not documentation content (Markdown/MDX pages, images and static assets, docs.json/mint.json and the files it references) and not in this project's allow-list",
+  'not-docs':
+    "is not documentation content (Markdown/MDX pages, images and static assets, docs.json/mint.json and the files it references) and not in this project's allow-list",
   mode: 'has an executable, symbolic-link or submodule file mode',
 };

@@ -63,9 +63,7 @@ export function grantFor(ranges: readonly MediaRange[], type: string, subtype: s
   for (const range of ranges) {
     const specificity = specificityOf(range, type, subtype);
     if (specificity < 0) continue;
-    const better =
-      specificity > best.specificity ||
-      (specificity === best.specificity && range.quality > best.quality);
+    const better = specificity > best.specificity || (specificity === best.specificity && range.quality > best.quality);
     if (better) best = { quality: range.quality, specificity, position: range.position };
   }
   return best;

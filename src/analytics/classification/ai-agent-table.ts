@@ -23,9 +23,7 @@ export interface AiAgentTable {
   entries: readonly AiAgentEntry[];
 }
 
-const httpsUrl = z
-  .url()
-  .refine((value) => value.startsWith('https://'), 'must be an https URL');
+const httpsUrl = z.url().refine((value) => value.startsWith('https://'), 'must be an https URL');
 
 const entrySchema = z.object({
   token: z.string().trim().min(2),

@@ -37,9 +37,7 @@ export interface HitClassifierOptions {
 
 /** What the user agent alone says; the path and Accept header are combined with it per hit. */
 type UserAgentVerdict =
-  | { kind: 'ai-agent'; classification: Classification }
-  | { kind: 'bot'; classification: Classification; name: string | null }
-  | { kind: 'human' };
+  { kind: 'ai-agent'; classification: Classification } | { kind: 'bot'; classification: Classification; name: string | null } | { kind: 'human' };
 
 // Real user agents are a few hundred bytes; anything longer is padding or an attack, and only
 // its start carries product tokens. Bounding it bounds the matching cost and the cache's memory.
@@ -100,9 +98,7 @@ export function createHitClassifier(options: HitClassifierOptions = {}): HitClas
       if (verdict.kind === 'ai-agent') return verdict.classification;
       // decisions.md: any Markdown fetch of a page is an AI reading it, whatever client it uses.
       if (isMarkdownRequest(input)) {
-        return verdict.kind === 'bot' && verdict.name !== null
-          ? { class: 'ai', agent: verdict.name, operator: null }
-          : UNNAMED_MARKDOWN_FETCH;
+        return verdict.kind === 'bot' && verdict.name !== null ? { class: 'ai', agent: verdict.name, operator: null } : UNNAMED_MARKDOWN_FETCH;
       }
       return verdict.kind === 'bot' ? verdict.classification : HUMAN;
     },

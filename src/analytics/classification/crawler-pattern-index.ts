@@ -56,8 +56,7 @@ export function createCrawlerPatternIndex(patterns: readonly string[]): CrawlerP
         tried.add(candidate.index);
         const found = candidate.expression.exec(userAgent);
         if (found === null) return;
-        const better =
-          best === null || found.index < best.start || (found.index === best.start && candidate.index < best.pattern);
+        const better = best === null || found.index < best.start || (found.index === best.start && candidate.index < best.pattern);
         if (better) best = { pattern: candidate.index, start: found.index, text: found[0] };
       };
       for (let position = 0; position + 3 <= lower.length; position++) {
@@ -75,8 +74,5 @@ export function createCrawlerPatternIndex(patterns: readonly string[]): CrawlerP
 
 function trigramAt(text: string, position: number): number {
   // Characters beyond 16 bits are folded; a collision only costs one extra startsWith.
-  return (
-    ((text.charCodeAt(position) & 0xffff) * 65536 + (text.charCodeAt(position + 1) & 0xffff)) * 65536 +
-    (text.charCodeAt(position + 2) & 0xffff)
-  );
+  return ((text.charCodeAt(position) & 0xffff) * 65536 + (text.charCodeAt(position + 1) & 0xffff)) * 65536 + (text.charCodeAt(position + 2) & 0xffff);
 }

@@ -24,7 +24,10 @@ export function productTokenAt(userAgent: string, start: number, end: number = s
   while (from > 0 && isNameCharacter(userAgent, from - 1)) from--;
   while (to < userAgent.length && isNameCharacter(userAgent, to)) to++;
 
-  const name = userAgent.slice(from, to).trim().replace(/^[.'\-_]+|[.'\-_]+$/g, '');
+  const name = userAgent
+    .slice(from, to)
+    .trim()
+    .replace(/^[.'\-_]+|[.'\-_]+$/g, '');
   if (name.length === 0 || !/[A-Za-z]/.test(name)) return null;
   if (isInsideUrlOrAddress(userAgent, from, to, name)) return null;
   return name.length > MAX_NAME_LENGTH ? name.slice(0, MAX_NAME_LENGTH) : name;
@@ -44,9 +47,6 @@ function isInsideUrlOrAddress(userAgent: string, from: number, to: number, name:
   while (chunkStart > 0 && !/[\s;(),]/.test(userAgent[chunkStart - 1]!)) chunkStart--;
   const prefix = userAgent.slice(chunkStart, from);
   return (
-    prefix.includes('://') ||
-    prefix.includes('@') ||
-    /^\+?www\./i.test(prefix) ||
-    /[A-Za-z0-9-]+\.[A-Za-z]{2,}\//.test(prefix) // a path after a scheme-less host
+    prefix.includes('://') || prefix.includes('@') || /^\+?www\./i.test(prefix) || /[A-Za-z0-9-]+\.[A-Za-z]{2,}\//.test(prefix) // a path after a scheme-less host
   );
 }

@@ -49,8 +49,8 @@ function readAtom(source: string, start: number): Atom {
   }
   if (character === '[') {
     const caseClass = /^\[([A-Za-z])([A-Za-z])\]/.exec(source.slice(start, start + 4));
-    if (caseClass !== null && (caseClass[1]!).toLowerCase() === (caseClass[2]!).toLowerCase()) {
-      return { literal: (caseClass[1]!).toLowerCase(), end: start + 4 };
+    if (caseClass !== null && caseClass[1]!.toLowerCase() === caseClass[2]!.toLowerCase()) {
+      return { literal: caseClass[1]!.toLowerCase(), end: start + 4 };
     }
     return { literal: null, end: skipClass(source, start) };
   }

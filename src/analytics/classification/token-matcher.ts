@@ -26,10 +26,7 @@ export function createTokenMatcher<Entry extends { token: string }>(entries: rea
 
   // Longest first, so that at one position a longer token is preferred over its prefix.
   const alternatives = [...byToken.keys()].sort((a, b) => b.length - a.length).map(escapeForRegExp);
-  const pattern = new RegExp(
-    `(?<![${NAME_CHARACTER}])(?:${alternatives.join('|')})(?!${CONTINUES_NAME})`,
-    'gi',
-  );
+  const pattern = new RegExp(`(?<![${NAME_CHARACTER}])(?:${alternatives.join('|')})(?!${CONTINUES_NAME})`, 'gi');
 
   return {
     match(userAgent: string): Entry | null {

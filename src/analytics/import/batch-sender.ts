@@ -50,10 +50,7 @@ export class BatchSender {
     const { accepted, rejected } = result ?? {};
     if (!isCount(accepted) || !isCount(rejected) || accepted + rejected > size) {
       this.failure ??= {
-        error: new DocwrightError(
-          'invalid_send_result',
-          `send must resolve to { accepted, rejected } counts that add up to at most the ${size} hits sent.`,
-        ),
+        error: new DocwrightError('invalid_send_result', `send must resolve to { accepted, rejected } counts that add up to at most the ${size} hits sent.`),
       };
       return;
     }

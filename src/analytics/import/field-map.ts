@@ -1,8 +1,6 @@
 import { validationFailed } from '../../core/errors.js';
 
-export const HIT_FIELDS = [
-  'timestamp', 'path', 'userAgent', 'ip', 'referrer', 'status', 'method', 'accept', 'visitorId',
-] as const;
+export const HIT_FIELDS = ['timestamp', 'path', 'userAgent', 'ip', 'referrer', 'status', 'method', 'accept', 'visitorId'] as const;
 
 export type HitField = (typeof HIT_FIELDS)[number];
 
@@ -21,25 +19,11 @@ export type ResolvedFieldMap = Record<HitField, readonly string[]>;
  * a request line (`"GET /x HTTP/1.1"`, nginx `$request`), so `request` comes last.
  */
 export const DEFAULT_FIELD_MAP: ResolvedFieldMap = {
-  timestamp: [
-    'timestamp', 'time', '@timestamp', 'time_iso8601', 'time_local', 'ts', 'datetime', 'date', 'msec',
-    'EdgeStartTimestamp',
-  ],
-  path: [
-    'path', 'request_uri', 'uri', 'url', 'request_url', 'requestUri', 'requestUrl', 'request.uri',
-    'ClientRequestURI', 'request',
-  ],
-  userAgent: [
-    'userAgent', 'user_agent', 'http_user_agent', 'useragent', 'ua', 'agent', 'request.headers.User-Agent',
-    'ClientRequestUserAgent',
-  ],
-  ip: [
-    'ip', 'remote_addr', 'remoteAddr', 'client_ip', 'clientIp', 'remote_ip', 'remoteIp', 'request.client_ip',
-    'request.remote_ip', 'ClientIP',
-  ],
-  referrer: [
-    'referrer', 'referer', 'http_referer', 'http_referrer', 'request.headers.Referer', 'ClientRequestReferer',
-  ],
+  timestamp: ['timestamp', 'time', '@timestamp', 'time_iso8601', 'time_local', 'ts', 'datetime', 'date', 'msec', 'EdgeStartTimestamp'],
+  path: ['path', 'request_uri', 'uri', 'url', 'request_url', 'requestUri', 'requestUrl', 'request.uri', 'ClientRequestURI', 'request'],
+  userAgent: ['userAgent', 'user_agent', 'http_user_agent', 'useragent', 'ua', 'agent', 'request.headers.User-Agent', 'ClientRequestUserAgent'],
+  ip: ['ip', 'remote_addr', 'remoteAddr', 'client_ip', 'clientIp', 'remote_ip', 'remoteIp', 'request.client_ip', 'request.remote_ip', 'ClientIP'],
+  referrer: ['referrer', 'referer', 'http_referer', 'http_referrer', 'request.headers.Referer', 'ClientRequestReferer'],
   status: ['status', 'status_code', 'statusCode', 'response_status', 'EdgeResponseStatus'],
   method: ['method', 'request_method', 'requestMethod', 'http_method', 'request.method', 'ClientRequestMethod'],
   accept: ['accept', 'http_accept', 'request.headers.Accept'],

@@ -5,9 +5,7 @@ import { BatchSender } from './batch-sender.js';
 import { hitId, readContentIdentity } from './content-identity.js';
 import { resolveFieldMap } from './field-map.js';
 import { ImportAbortedError } from './import-aborted-error.js';
-import type {
-  FileFailure, ImportCounters, ImportHit, ImportOptions, ImportProgress, ImportSummary, MalformedLineExample,
-} from './import-types.js';
+import type { FileFailure, ImportCounters, ImportHit, ImportOptions, ImportProgress, ImportSummary, MalformedLineExample } from './import-types.js';
 import { MAX_LINE_BYTES } from './line-length-limiter.js';
 import { createLineParser, detectLogFormat, LOG_FORMATS } from './log-format.js';
 import { openLogLines, OVERLONG_LINE_MARKER, type LogLines } from './log-line-reader.js';
@@ -89,8 +87,7 @@ class LogImport {
     }
     const lines = this.reader[Symbol.asyncIterator]();
     const fixedFormat = this.options.format ?? 'auto';
-    let parser: LineParser | undefined =
-      fixedFormat === 'auto' ? undefined : createLineParser(fixedFormat, this.options.fieldMap);
+    let parser: LineParser | undefined = fixedFormat === 'auto' ? undefined : createLineParser(fixedFormat, this.options.fieldMap);
     const undetected: Array<{ lineNumber: number; text: string }> = [];
     let lineNumber = 0;
     try {

@@ -2,7 +2,14 @@
 export { importLogs, MAX_BATCH_SIZE } from './import-logs.js';
 export { ImportAbortedError } from './import-aborted-error.js';
 export type {
-  FileFailure, ImportCounters, ImportHit, ImportOptions, ImportProgress, ImportSummary, MalformedLineExample, SendHits,
+  FileFailure,
+  ImportCounters,
+  ImportHit,
+  ImportOptions,
+  ImportProgress,
+  ImportSummary,
+  MalformedLineExample,
+  SendHits,
   SendResult,
 } from './import-types.js';
 export { openLogLines, OVERLONG_LINE_MARKER, type LogLines, type OpenLogLinesOptions } from './log-line-reader.js';
@@ -13,9 +20,7 @@ export { normalizePath, MAX_PATH_LENGTH } from './normalize-path.js';
 export { parseCombinedLine } from './combined-log-parser.js';
 export { createJsonLinesParser } from './json-lines-parser.js';
 export { DEFAULT_FIELD_MAP, HIT_FIELDS, resolveFieldMap, type FieldMap, type HitField } from './field-map.js';
-export {
-  createLineParser, detectLogFormat, parseLogFormatChoice, LOG_FORMATS, type LogFormat, type LogFormatChoice,
-} from './log-format.js';
+export { createLineParser, detectLogFormat, parseLogFormatChoice, LOG_FORMATS, type LogFormat, type LogFormatChoice } from './log-format.js';
 export { parseCommonLogTimestamp, parseTimestampValue } from './log-timestamp.js';
 export type { LogRecord, LineParseResult, LineParser } from './log-record.js';
 export { createProgressBar, type ProgressBar, type ProgressBarOptions, type ProgressOutput } from './progress-bar.js';

@@ -1,16 +1,25 @@
 const MONTHS: Record<string, number> = {
-  jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, oct: 9, nov: 10, dec: 11,
+  jan: 0,
+  feb: 1,
+  mar: 2,
+  apr: 3,
+  may: 4,
+  jun: 5,
+  jul: 6,
+  aug: 7,
+  sep: 8,
+  oct: 9,
+  nov: 10,
+  dec: 11,
 };
 
 // Logs older than the web or centuries ahead are corrupt values, not history.
 const EARLIEST = Date.UTC(1990, 0, 1);
 const LATEST = Date.UTC(2100, 0, 1);
 
-const COMMON_LOG_TIME =
-  /^(\d{1,2})\/([A-Za-z]{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\s+([+-])(\d{2}):?(\d{2})$/;
+const COMMON_LOG_TIME = /^(\d{1,2})\/([A-Za-z]{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?\s+([+-])(\d{2}):?(\d{2})$/;
 
-const ISO_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 
 const NUMERIC = /^\d+(?:\.\d+)?$/;
 
@@ -38,10 +47,7 @@ export function parseTimestampValue(value: unknown): number | undefined {
   const iso = ISO_TIME.exec(text);
   if (iso) {
     const [, year, month, day, hour, minute, second, fraction, zone] = iso;
-    return composeUtc(
-      Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second ?? '0'),
-      fraction, zoneOffsetMinutes(zone),
-    );
+    return composeUtc(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second ?? '0'), fraction, zoneOffsetMinutes(zone));
   }
   return parseCommonLogTimestamp(text);
 }
@@ -62,8 +68,14 @@ function zoneOffsetMinutes(zone: string | undefined): number {
 }
 
 function composeUtc(
-  year: number, month: number, day: number, hour: number, minute: number, second: number,
-  fraction: string | undefined, offsetMinutes: number,
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  fraction: string | undefined,
+  offsetMinutes: number,
 ): number | undefined {
   if (month < 0 || month > 11 || day < 1 || hour > 23 || minute > 59 || second > 60) return undefined;
   const millis = fraction === undefined ? 0 : Math.floor(Number(`0.${fraction}`) * 1000);

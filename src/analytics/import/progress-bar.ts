@@ -52,8 +52,7 @@ export function createProgressBar(stream: ProgressOutput, totalBytes: number, op
     const fraction = total > 0 ? Math.min(1, latest.bytesRead / total) : 1;
     const elapsed = (now - startedAt) / 1000;
     const rate = elapsed > 0 ? `${formatCount(latest.hits / elapsed)} hits/s` : '- hits/s';
-    const remaining =
-      latest.bytesRead > 0 && elapsed > 0 ? formatDuration((elapsed * Math.max(0, total - latest.bytesRead)) / latest.bytesRead) : '-';
+    const remaining = latest.bytesRead > 0 && elapsed > 0 ? formatDuration((elapsed * Math.max(0, total - latest.bytesRead)) / latest.bytesRead) : '-';
     return {
       fraction,
       percent: `${(fraction * 100).toFixed(1)}%`,

@@ -1,6 +1,12 @@
 import { Command, Option } from 'commander';
 import {
-  createProgressBar, formatImportSummary, importLogs, ImportAbortedError, MAX_BATCH_SIZE, type FieldMap, type ImportSummary,
+  createProgressBar,
+  formatImportSummary,
+  importLogs,
+  ImportAbortedError,
+  MAX_BATCH_SIZE,
+  type FieldMap,
+  type ImportSummary,
   type LogFormatChoice,
 } from '../../analytics/import/index.js';
 import { loadClientConfig } from '../../config/load-config.js';
@@ -119,7 +125,11 @@ function importCommand(): Command {
     .argument('<file...>', 'log files, read in the order given')
     .option('--project <id>', 'project id (default: DOCWRIGHT_PROJECT)')
     .option('--format <format>', 'auto, combined, common or jsonl', parseImportFormat, 'auto' as LogFormatChoice)
-    .option('--field <name=column>', 'JSON-lines member holding a value (repeatable), e.g. path=req.uri; names: timestamp, path, userAgent, ip, referrer, status, method, accept, visitorId', collectFieldMapping)
+    .option(
+      '--field <name=column>',
+      'JSON-lines member holding a value (repeatable), e.g. path=req.uri; names: timestamp, path, userAgent, ip, referrer, status, method, accept, visitorId',
+      collectFieldMapping,
+    )
     .option('--batch-size <n>', `hits per request, 1-${MAX_BATCH_SIZE}`, (value) => parseLimit(value, MAX_BATCH_SIZE, '--batch-size'), MAX_BATCH_SIZE)
     .option('--json', 'print the summary as JSON')
     .addHelpText('after', IMPORT_HELP)

@@ -18,7 +18,11 @@ export function backupCommand(): Command {
     .action(async (target: string) => {
       const config = loadConfig();
       if (config.databaseUrl !== undefined) {
-        throw new DocwrightError('unsupported_database', 'The database is PostgreSQL: back it up with pg_dump or point-in-time recovery (docs/operations.md, "Backup and restore").', { status: 400 });
+        throw new DocwrightError(
+          'unsupported_database',
+          'The database is PostgreSQL: back it up with pg_dump or point-in-time recovery (docs/operations.md, "Backup and restore").',
+          { status: 400 },
+        );
       }
       const [{ default: BetterSqlite3 }, { SQLITE_FILE_NAME }] = await Promise.all([import('better-sqlite3'), import('../../db/open-database.js')]);
       const source = join(config.dataDir, SQLITE_FILE_NAME);
@@ -28,7 +32,8 @@ export function backupCommand(): Command {
       try {
         closeSync(openSync(destination, 'wx', PRIVATE_FILE_MODE));
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new DocwrightError('conflict', `${destination} exists; choose a new file name.`, { status: 409 });
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new DocwrightError('conflict', `${destination} exists; choose a new file name.`, { status: 409 });
         throw error;
       }
       let version: number;

@@ -54,7 +54,12 @@ function toJson(problem: DocsProblem, isNew: boolean): JsonProblem {
   return { file: problem.path, line: problem.line ?? null, code: problem.kind, message: problem.message, new: isNew };
 }
 
-function printHuman(result: Awaited<ReturnType<typeof runDocsCheck>>['result'], base: string | undefined, baseCommit: string | null, showExisting: boolean): void {
+function printHuman(
+  result: Awaited<ReturnType<typeof runDocsCheck>>['result'],
+  base: string | undefined,
+  baseCommit: string | null,
+  showExisting: boolean,
+): void {
   const out = (line = ''): void => void process.stdout.write(`${line}\n`);
   const against = base === undefined ? '' : ` against ${base} (${baseCommit?.slice(0, 12)})`;
   out(`Checked ${result.pagesChecked.toLocaleString('en-US')} ${result.pagesChecked === 1 ? 'page' : 'pages'}${against}.`);
@@ -66,9 +71,13 @@ function printHuman(result: Awaited<ReturnType<typeof runDocsCheck>>['result'], 
     for (const problem of result.introduced) out(formatProblem(problem));
   }
   if (result.existing.length > 0) {
-    const counts = Object.entries(result.existingByKind).map(([kind, count]) => `${count} ${kind}`).join(', ');
+    const counts = Object.entries(result.existingByKind)
+      .map(([kind, count]) => `${count} ${kind}`)
+      .join(', ');
     out();
-    out(`${result.existing.length} pre-existing ${result.existing.length === 1 ? 'problem' : 'problems'} already on ${base} (${counts})${showExisting ? ':' : '; --show-existing lists them.'}`);
+    out(
+      `${result.existing.length} pre-existing ${result.existing.length === 1 ? 'problem' : 'problems'} already on ${base} (${counts})${showExisting ? ':' : '; --show-existing lists them.'}`,
+    );
     if (showExisting) for (const problem of result.existing) out(formatProblem(problem));
   }
 }

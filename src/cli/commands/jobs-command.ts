@@ -84,7 +84,10 @@ async function promptOf(command: Command, options: PromptOptions): Promise<strin
 
 async function afterPromptSent(api: JobsApi, job: Job, options: PromptOptions, headline: string, fromSequence: () => Promise<number>): Promise<void> {
   if (!options.wait) {
-    if (options.json) { printJson(job); return; }
+    if (options.json) {
+      printJson(job);
+      return;
+    }
     printJob(job, headline);
     process.stdout.write(`\nFollow it with: docwright jobs wait ${job.id}\n`);
     return;
@@ -103,11 +106,7 @@ export function jobsCommand(): Command {
     })
     .addHelpText('after', `${ENVIRONMENT_HELP}\n${EXIT_CODES_HELP}`);
 
-  addPromptOptions(
-    command
-      .command('create')
-      .description('Start an agent job with a prompt. It runs in the background; --wait follows it to the end.'),
-  )
+  addPromptOptions(command.command('create').description('Start an agent job with a prompt. It runs in the background; --wait follows it to the end.'))
     .addHelpText(
       'after',
       `${WAIT_HELP}\n${EXIT_CODES_HELP}\n

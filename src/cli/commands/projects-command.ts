@@ -47,9 +47,7 @@ export function projectsCommand(): Command {
         settings: options.model ? { model: options.model } : {},
       });
       const credentials = credentialsFromOptions(options, readStandardInput);
-      const project = await withLocalServices((services) =>
-        services.projects.create(input, credentials),
-      );
+      const project = await withLocalServices((services) => services.projects.create(input, credentials));
       if (options.json) return printJson(project);
       process.stdout.write('Created project ');
       printProject(project);
@@ -70,9 +68,7 @@ export function projectsCommand(): Command {
     .action(async (id: string, options: CredentialOptions & { clear?: boolean; json?: boolean }) => {
       const credentials = options.clear ? null : credentialsFromOptions(options, readStandardInput);
       if (!options.clear && credentials === null) throw new InvalidArgumentError('Give --token-file, --token-stdin, the --github-app-* options, or --clear.');
-      const project = await withLocalServices((services) =>
-        services.projects.update(id, { credentials }),
-      );
+      const project = await withLocalServices((services) => services.projects.update(id, { credentials }));
       if (options.json) return printJson(project);
       process.stdout.write(options.clear ? `Cleared the credentials of ${project.name}.\n` : `Stored credentials for ${project.name} (encrypted).\n`);
     });
@@ -85,12 +81,16 @@ export function projectsCommand(): Command {
     .argument('<id>', 'project id')
     .option('--allow <glob>', 'also allow paths matching this glob (repeatable; replaces the earlier --allow list), e.g. "snippets/**/*.jsx"', collect, [])
     .option('--deny <glob>', 'refuse paths matching this glob (repeatable; replaces the earlier --deny list); wins over every allow', collect, [])
-    .option('--reset', 'drop the project\'s additions and use the built-in policy alone')
+    .option('--reset', "drop the project's additions and use the built-in policy alone")
     .option('--json', 'print the project as JSON')
     .action(async (id: string, options: { allow: string[]; deny: string[]; reset?: boolean; json?: boolean }) => {
       if (!options.reset && options.allow.length === 0 && options.deny.length === 0) throw new InvalidArgumentError('Give --allow, --deny or --reset.');
-      if (options.reset && (options.allow.length > 0 || options.deny.length > 0)) throw new InvalidArgumentError('--reset cannot be combined with --allow or --deny.');
-      const parsed = writePolicySchema.safeParse({ ...(options.allow.length > 0 ? { allow: options.allow } : {}), ...(options.deny.length > 0 ? { deny: options.deny } : {}) });
+      if (options.reset && (options.allow.length > 0 || options.deny.length > 0))
+        throw new InvalidArgumentError('--reset cannot be combined with --allow or --deny.');
+      const parsed = writePolicySchema.safeParse({
+        ...(options.allow.length > 0 ? { allow: options.allow } : {}),
+        ...(options.deny.length > 0 ? { deny: options.deny } : {}),
+      });
       if (!parsed.success) {
         throw validationFailed(
           'The write policy is not valid.',
@@ -123,10 +123,14 @@ export function projectsCommand(): Command {
     .option('--json', 'print {projects: [...]} as JSON')
     .action(async (options: { limit: string; offset: string; json?: boolean }) => {
       const projects = await withLocalServices((services) =>
-        services.projects.list({ limit: parseLimit(options.limit, 1000, '--limit'), offset: parseLimit(options.offset, Number.MAX_SAFE_INTEGER, '--offset', 0) }),
+        services.projects.list({
+          limit: parseLimit(options.limit, 1000, '--limit'),
+          offset: parseLimit(options.offset, Number.MAX_SAFE_INTEGER, '--offset', 0),
+        }),
       );
       if (options.json) return printJson({ projects });
-      if (projects.length === 0) return void process.stdout.write('No projects yet. Create one with: docwright projects create --name NAME --repository PATH\n');
+      if (projects.length === 0)
+        return void process.stdout.write('No projects yet. Create one with: docwright projects create --name NAME --repository PATH\n');
       printTable(
         ['ID', 'NAME', 'FORGE', 'REF', 'REPOSITORY'],
         projects.map((project) => [project.id, project.name, project.forge, project.ref, project.repository]),

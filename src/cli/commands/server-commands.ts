@@ -34,7 +34,11 @@ export function serveCommand(): Command {
         { url: server.url, publicUrl: config.publicUrl, database: server.services.database.dialect, dataDir: config.dataDir, worker: options.worker },
         `Docwright listening on ${server.url} (API reference at ${config.publicUrl}/docs)`,
       );
-      exitOnShutdownSignals({ logger, stop: () => server.stop(), deadlineMs: Math.max(config.worker.shutdownTimeoutMs, config.shutdownDelayMs) + SHUTDOWN_MARGIN_MS });
+      exitOnShutdownSignals({
+        logger,
+        stop: () => server.stop(),
+        deadlineMs: Math.max(config.worker.shutdownTimeoutMs, config.shutdownDelayMs) + SHUTDOWN_MARGIN_MS,
+      });
     });
 }
 
@@ -44,11 +48,18 @@ export function workerCommand(): Command {
     .action(async () => {
       const config = loadConfig();
       const logger = createLogger({ level: config.logLevel });
-      const [{ startWorker }, { missingModelCredentials }, { exitOnShutdownSignals, SHUTDOWN_MARGIN_MS }] = await Promise.all([serverModule(), modelProviderModule(), signalsModule()]);
+      const [{ startWorker }, { missingModelCredentials }, { exitOnShutdownSignals, SHUTDOWN_MARGIN_MS }] = await Promise.all([
+        serverModule(),
+        modelProviderModule(),
+        signalsModule(),
+      ]);
       const warning = missingModelCredentials(config.models.defaultModel, config.models);
       if (warning) logger.warn(warning);
       const running = await startWorker({ config, logger });
-      logger.info({ workerId: running.worker.workerId, database: running.services.database.dialect, concurrency: config.worker.concurrency, publicUrl: config.publicUrl }, 'Docwright worker started');
+      logger.info(
+        { workerId: running.worker.workerId, database: running.services.database.dialect, concurrency: config.worker.concurrency, publicUrl: config.publicUrl },
+        'Docwright worker started',
+      );
       exitOnShutdownSignals({ logger, stop: () => running.stop(), deadlineMs: config.worker.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS });
     });
 }

@@ -18,9 +18,17 @@ export function usersCommand(): Command {
       'Create a dashboard user. The password is asked for twice without echo, or read from the first line of standard input when it is not a terminal. Works whether or not users exist: the way in when the setup token is lost.',
     )
     .requiredOption('--email <email>', 'the email to sign in with')
-    .addOption(new Option('--role <role>', 'admin: manages projects, keys and users; member: runs jobs, reads analytics (default: admin for the first user, else member)').choices([...USER_ROLES]))
+    .addOption(
+      new Option(
+        '--role <role>',
+        'admin: manages projects, keys and users; member: runs jobs, reads analytics (default: admin for the first user, else member)',
+      ).choices([...USER_ROLES]),
+    )
     .option('--json', 'print the user {"id", "email", "role", "createdAt"} as JSON')
-    .addHelpText('after', '\nExamples:\n  docwright users create --email ann@example.com --role admin\n  printf \'%s\\n\' "$PASSWORD" | docwright users create --email bot@example.com\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  docwright users create --email ann@example.com --role admin\n  printf \'%s\\n\' "$PASSWORD" | docwright users create --email bot@example.com\n',
+    )
     .action(async (options: { email: string; role?: UserRole; json?: boolean }) => {
       const password = await readNewPassword();
       const parsed = newUserSchema.safeParse({ email: options.email, password });

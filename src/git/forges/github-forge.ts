@@ -3,7 +3,15 @@ import { systemClock, type Clock } from '../../core/clock.js';
 import { isDocwrightError } from '../../core/errors.js';
 import type { GitAuth } from '../git-auth.js';
 import { validateRefName } from '../ref-name.js';
-import { isAppCredentials, type Forge, type ForgeProject, type ForgeRemote, type PullRequestRequest, type PullRequestResult, type WriteFence } from './forge.js';
+import {
+  isAppCredentials,
+  type Forge,
+  type ForgeProject,
+  type ForgeRemote,
+  type PullRequestRequest,
+  type PullRequestResult,
+  type WriteFence,
+} from './forge.js';
 import { forgeNotConfigured } from './forge-errors.js';
 import { forgeGitUrl } from './forge-remote-url.js';
 import { GitHubAppTokens } from './github-app-token.js';
@@ -159,8 +167,7 @@ export class GitHubForge implements Forge {
    * accepting (revoked, installation changed) is renewed once before giving up.
    */
   private async withOctokit<T>(project: ForgeProject, work: (octokit: Octokit, secrets: readonly string[]) => Promise<T>): Promise<T> {
-    const run = (token: string): Promise<T> =>
-      work(createOctokit({ auth: token, baseUrl: this.apiBaseUrl, userAgent: this.userAgent }), [token]);
+    const run = (token: string): Promise<T> => work(createOctokit({ auth: token, baseUrl: this.apiBaseUrl, userAgent: this.userAgent }), [token]);
     // A failed token exchange propagates from here as it is; retrying it would fail the same way.
     const token = await this.token(project);
     try {

@@ -1,6 +1,14 @@
 import { DocwrightError, isDocwrightError } from '../../core/errors.js';
 import { validateRefName } from '../ref-name.js';
-import { isAppCredentials, type Forge, type ForgeProject, type ForgeRemote, type PullRequestRequest, type PullRequestResult, type WriteFence } from './forge.js';
+import {
+  isAppCredentials,
+  type Forge,
+  type ForgeProject,
+  type ForgeRemote,
+  type PullRequestRequest,
+  type PullRequestResult,
+  type WriteFence,
+} from './forge.js';
 import { forgeHttpError, forgeNotConfigured, forgeUnreachable } from './forge-errors.js';
 import { forgeFetch } from './forge-fetch.js';
 import { forgeGitUrl } from './forge-remote-url.js';
@@ -77,12 +85,24 @@ export class GitLabForge implements Forge {
 
     const findOpen = async (): Promise<MergeRequest | null> => {
       const query = new URLSearchParams({ state: 'opened', source_branch: head, per_page: '100' });
-      const found = await this.request<MergeRequest[]>(token, 'GET', `${projectPath}/merge_requests?${query.toString()}`, undefined, `looking up open ${where}`);
+      const found = await this.request<MergeRequest[]>(
+        token,
+        'GET',
+        `${projectPath}/merge_requests?${query.toString()}`,
+        undefined,
+        `looking up open ${where}`,
+      );
       return found.find((mergeRequest) => mergeRequest.source_branch === head) ?? null;
     };
     const update = async (existing: MergeRequest): Promise<PullRequestResult> => {
       if (existing.title !== title || (existing.description ?? '') !== description) {
-        await this.request(token, 'PUT', `${projectPath}/merge_requests/${existing.iid}`, { title, description }, `updating !${existing.iid} of ${repository.path}`);
+        await this.request(
+          token,
+          'PUT',
+          `${projectPath}/merge_requests/${existing.iid}`,
+          { title, description },
+          `updating !${existing.iid} of ${repository.path}`,
+        );
       }
       return { number: existing.iid, url: existing.web_url, created: false };
     };

@@ -88,11 +88,30 @@ export class LocalForge implements Forge {
       const shareToken = newShareToken();
       await executor
         .insertInto('local_pull_requests')
-        .values({ project_id: project.id, number: next, title: pr.title, body: pr.body, base: pr.base, head: pr.head, state: 'open', share_token: shareToken, merge_commit: null, merged_base: null, merged_head: null, created_at: now, updated_at: now })
+        .values({
+          project_id: project.id,
+          number: next,
+          title: pr.title,
+          body: pr.body,
+          base: pr.base,
+          head: pr.head,
+          state: 'open',
+          share_token: shareToken,
+          merge_commit: null,
+          merged_base: null,
+          merged_head: null,
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
       return { number: next, shareToken, created: true };
     });
-    return { number: opened.number, created: opened.created, url: localPullRequestUrl(typeof this.publicUrl === 'string' ? this.publicUrl : this.publicUrl(), project.id, opened.number, opened.shareToken), status: 'open' };
+    return {
+      number: opened.number,
+      created: opened.created,
+      url: localPullRequestUrl(typeof this.publicUrl === 'string' ? this.publicUrl : this.publicUrl(), project.id, opened.number, opened.shareToken),
+      status: 'open',
+    };
   }
 
   async find(projectId: string, number: number): Promise<LocalPullRequest | null> {
@@ -121,7 +140,13 @@ export class LocalForge implements Forge {
   }
 
   async list(projectId: string): Promise<LocalPullRequest[]> {
-    const rows = await this.database.db.selectFrom('local_pull_requests').select('number').where('project_id', '=', projectId).orderBy('number', 'desc').limit(200).execute();
+    const rows = await this.database.db
+      .selectFrom('local_pull_requests')
+      .select('number')
+      .where('project_id', '=', projectId)
+      .orderBy('number', 'desc')
+      .limit(200)
+      .execute();
     const found = await Promise.all(rows.map((row) => this.find(projectId, row.number)));
     return found.filter((pr): pr is LocalPullRequest => pr !== null);
   }

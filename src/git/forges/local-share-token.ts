@@ -19,8 +19,12 @@ const MIN_TOKEN_LENGTH = 32;
  * costs the same as a wrong token.
  */
 export function shareTokenMatches(stored: string | null, presented: string | undefined): boolean {
-  const expected = createHash('sha256').update(stored ?? '').digest();
-  const given = createHash('sha256').update(presented ?? '').digest();
+  const expected = createHash('sha256')
+    .update(stored ?? '')
+    .digest();
+  const given = createHash('sha256')
+    .update(presented ?? '')
+    .digest();
   const equal = timingSafeEqual(expected, given);
   return equal && stored !== null && stored.length >= MIN_TOKEN_LENGTH;
 }

@@ -29,5 +29,11 @@ export function repositoryUrlSegments(
   if (url.search !== '' || url.hash !== '') fail('must not have a query or fragment');
   const basePath = base.pathname.replace(/\/+$/, '');
   if (!url.pathname.startsWith(`${basePath}/`)) fail(shape);
-  return { segments: url.pathname.slice(basePath.length + 1).replace(/\/$/, '').split('/'), fail };
+  return {
+    segments: url.pathname
+      .slice(basePath.length + 1)
+      .replace(/\/$/, '')
+      .split('/'),
+    fail,
+  };
 }

@@ -1,15 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { lstat, readFile as readRaw, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  createToolContext,
-  deleteFile,
-  editFile,
-  moveFile,
-  ToolFailure,
-  writeFile,
-  type ToolContext,
-} from '../../../src/agent/tools/index.js';
+import { createToolContext, deleteFile, editFile, moveFile, ToolFailure, writeFile, type ToolContext } from '../../../src/agent/tools/index.js';
 import { createTemporaryWorkspace, OUTSIDE_SECRET, type TemporaryWorkspace } from './temporary-workspace.js';
 
 let fixture: TemporaryWorkspace;
@@ -25,11 +17,18 @@ afterEach(async () => {
 });
 
 const inWorkspace = (relative: string): Promise<string> => readRaw(path.join(fixture.workspace, relative), 'utf8');
-const exists = (relative: string): Promise<boolean> => lstat(path.join(fixture.workspace, relative)).then(() => true, () => false);
+const exists = (relative: string): Promise<boolean> =>
+  lstat(path.join(fixture.workspace, relative)).then(
+    () => true,
+    () => false,
+  );
 const outsideSecret = (): Promise<string> => readRaw(path.join(fixture.outside, 'secret.txt'), 'utf8');
 
 async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(ToolFailure);
   return (error as ToolFailure).message;
 }
@@ -95,7 +94,9 @@ describe('edit_file', () => {
 
   test('says when the text is missing or ambiguous', async () => {
     expect(await failure(editFile(context, { path: 'page.md', oldString: 'install with npm', newString: 'x' }))).toMatch(/not found in page\.md/);
-    expect(await failure(editFile(context, { path: 'page.md', oldString: 'npm', newString: 'pnpm' }))).toMatch(/occurs 2 times in page\.md; include more surrounding context/);
+    expect(await failure(editFile(context, { path: 'page.md', oldString: 'npm', newString: 'pnpm' }))).toMatch(
+      /occurs 2 times in page\.md; include more surrounding context/,
+    );
     expect(await failure(editFile(context, { path: 'page.md', oldString: '', newString: 'x' }))).toMatch(/non-empty/);
     expect(await failure(editFile(context, { path: 'page.md', oldString: 'npm test', newString: 'npm test' }))).toMatch(/same/);
     expect(await failure(editFile(context, { path: 'missing.md', oldString: 'a', newString: 'b' }))).toMatch(/does not exist/);

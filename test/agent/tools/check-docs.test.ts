@@ -101,9 +101,7 @@ describe('check_docs', () => {
             tabs: [
               {
                 tab: 'Guides',
-                groups: [
-                  { group: 'Start', root: 'guides/landing', pages: ['index', 'guides/one', { group: 'Nested', pages: ['guides/two', '/guides/one'] }] },
-                ],
+                groups: [{ group: 'Start', root: 'guides/landing', pages: ['index', 'guides/one', { group: 'Nested', pages: ['guides/two', '/guides/one'] }] }],
               },
               { tab: 'API', anchors: [{ anchor: 'Ref', pages: ['api/overview', 'GET /users', 'openapi.json POST /pets', 'api/missing'] }] },
               { tab: 'Blog', href: 'https://blog.example.com' },
@@ -136,7 +134,12 @@ describe('check_docs', () => {
     await fixture.put('site/docs.json', '{\n  "navigation": {\n    pages: ["a"]\n  }\n}\n');
     const { newProblems: problems } = await checkDocs(context);
     expect(sorted(problems)).toEqual([
-      { path: 'mint.json', line: 1, kind: 'navigation', message: 'Navigation page "more/missing" does not exist (expected more/missing.mdx or more/missing.md).' },
+      {
+        path: 'mint.json',
+        line: 1,
+        kind: 'navigation',
+        message: 'Navigation page "more/missing" does not exist (expected more/missing.mdx or more/missing.md).',
+      },
       { path: 'site/docs.json', line: 3, kind: 'navigation', message: expect.stringMatching(/^site\/docs\.json is not valid JSON/) },
     ]);
   });
@@ -147,7 +150,9 @@ describe('check_docs', () => {
     await fixture.put('site/guides/a.mdx', '# A');
     await fixture.put('guides/b.mdx', '# B at the workspace root, not in the site');
     const { newProblems: problems } = await checkDocs(context);
-    expect(problems).toEqual([{ path: 'site/start.mdx', line: 1, kind: 'broken-link', message: 'Link "/guides/b" does not point to an existing page or file.' }]);
+    expect(problems).toEqual([
+      { path: 'site/start.mdx', line: 1, kind: 'broken-link', message: 'Link "/guides/b" does not point to an existing page or file.' },
+    ]);
   });
 
   test('skips node_modules, .git and linked directories, and notes when caps cut the check short', async () => {
@@ -180,7 +185,11 @@ describe('check_docs', () => {
     const report = await checkDocs(limited);
     expect(report).toEqual({
       newProblems: [
-        { path: 'a-large.mdx', kind: 'check-limit', message: 'a-large.mdx is 250010 bytes; the docs check parses pages of at most 204800 bytes, so it was not checked. Split it into smaller pages.' },
+        {
+          path: 'a-large.mdx',
+          kind: 'check-limit',
+          message: 'a-large.mdx is 250010 bytes; the docs check parses pages of at most 204800 bytes, so it was not checked. Split it into smaller pages.',
+        },
         { path: 'b-quotes.mdx', kind: 'check-limit', message: expect.stringMatching(/^Checking b-quotes\.mdx took longer than 1500 ms and was stopped/) },
         { path: 'c-broken.mdx', line: 1, kind: 'broken-link', message: 'Link "/missing" does not point to an existing page or file.' },
       ],
@@ -209,7 +218,12 @@ describe('check_docs', () => {
 
   test('YAML aliases beyond the cap and navigation nested too deeply are reported, not failures of the check', async () => {
     const bomb = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let level = 1; level < 12; level += 1) bomb.push(`a${level}: &a${level} [${Array(10).fill(`*a${level - 1}`).join(', ')}]`);
+    for (let level = 1; level < 12; level += 1)
+      bomb.push(
+        `a${level}: &a${level} [${Array(10)
+          .fill(`*a${level - 1}`)
+          .join(', ')}]`,
+      );
     await fixture.put('bomb.mdx', `---\n${bomb.join('\n')}\n---\n\n# Bomb\n`);
     await fixture.put('docs.json', `{"navigation": {"pages": [${'['.repeat(5000)}"missing"${']'.repeat(5000)}]}}`);
     const { newProblems: problems } = await checkDocs(context);

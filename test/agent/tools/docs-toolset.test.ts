@@ -145,7 +145,11 @@ describe('createDocsToolset', () => {
     await call(toolset.tools, 'write_file', { path: 'new.mdx', content: 'Also broken {' });
     expect((await toolset.checkDocs()).introduced.map((problem) => problem.path)).toEqual(['new.mdx', 'old-broken.mdx']);
     await call(toolset.tools, 'delete_file', { path: 'other.mdx' });
-    expect((await toolset.checkDocs()).introduced.map((problem) => `${problem.path} ${problem.kind}`)).toEqual(['linking.mdx broken-link', 'new.mdx mdx-syntax', 'old-broken.mdx mdx-syntax']);
+    expect((await toolset.checkDocs()).introduced.map((problem) => `${problem.path} ${problem.kind}`)).toEqual([
+      'linking.mdx broken-link',
+      'new.mdx mdx-syntax',
+      'old-broken.mdx mdx-syntax',
+    ]);
   });
 
   test('rejects invalid limits', () => {

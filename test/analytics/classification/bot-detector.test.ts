@@ -33,10 +33,7 @@ describe('detectBot', () => {
 
 describe('botName', () => {
   test('never returns a URL host, scheme or e-mail address', () => {
-    for (const userAgent of [
-      'Mozilla/5.0 (compatible; +http://www.example.com/bot.html)',
-      'Mozilla/5.0 (compatible; crawler@example.com)',
-    ]) {
+    for (const userAgent of ['Mozilla/5.0 (compatible; +http://www.example.com/bot.html)', 'Mozilla/5.0 (compatible; crawler@example.com)']) {
       const name = botName(userAgent);
       expect(name === null || !/^(?:https?|www\..*|.*@.*)$/i.test(name), String(name)).toBe(true);
     }

@@ -32,16 +32,13 @@ describe('the real user-agent fixture', () => {
     for (const hitClass of HIT_CLASSES) expect(perClass.get(hitClass) ?? 0).toBeGreaterThanOrEqual(10);
   });
 
-  test.each(fixture.map((entry) => [entry.expected, entry.userAgent, entry] as const))(
-    '%s: %s',
-    (_expected, userAgent, entry) => {
-      const result = classifyHit({ userAgent, path: '/docs/getting-started', accept: BROWSER_ACCEPT });
-      expect(result.class).toBe(entry.expected);
-      if (entry.agent !== undefined) expect(result.agent).toBe(entry.agent);
-      if (entry.expected === 'human') expect(result).toEqual({ class: 'human', agent: null, operator: null });
-      if (entry.expected === 'ai' || entry.expected === 'ai-search' || entry.expected === 'ai-training') {
-        expect(result.operator).not.toBeNull();
-      }
-    },
-  );
+  test.each(fixture.map((entry) => [entry.expected, entry.userAgent, entry] as const))('%s: %s', (_expected, userAgent, entry) => {
+    const result = classifyHit({ userAgent, path: '/docs/getting-started', accept: BROWSER_ACCEPT });
+    expect(result.class).toBe(entry.expected);
+    if (entry.agent !== undefined) expect(result.agent).toBe(entry.agent);
+    if (entry.expected === 'human') expect(result).toEqual({ class: 'human', agent: null, operator: null });
+    if (entry.expected === 'ai' || entry.expected === 'ai-search' || entry.expected === 'ai-training') {
+      expect(result.operator).not.toBeNull();
+    }
+  });
 });

@@ -23,7 +23,7 @@ describe('requiredLiteral', () => {
     expect(requiredLiteral(pattern)).toBe(literal);
   });
 
-  test('every literal it claims for a crawler-user-agents pattern occurs in all of that pattern\'s matches', () => {
+  test("every literal it claims for a crawler-user-agents pattern occurs in all of that pattern's matches", () => {
     for (const crawler of crawlers) {
       const literal = requiredLiteral(crawler.pattern);
       if (literal === null) continue;

@@ -26,18 +26,12 @@ describe('whole-word token matching', () => {
     expect(idOf(userAgent)).toBe('gptbot');
   });
 
-  test.each([
-    'NotGPTBotX',
-    'NotGPTBot',
-    'GPTBotX/1.0',
-    'GPTBot-Preview/1.0',
-    'GPTBot_2',
-    'my-GPTBot',
-    'GPT Bot',
-    'GPTBo',
-  ])('does not find GPTBot in %j', (userAgent) => {
-    expect(idOf(userAgent)).toBeNull();
-  });
+  test.each(['NotGPTBotX', 'NotGPTBot', 'GPTBotX/1.0', 'GPTBot-Preview/1.0', 'GPTBot_2', 'my-GPTBot', 'GPT Bot', 'GPTBo'])(
+    'does not find GPTBot in %j',
+    (userAgent) => {
+      expect(idOf(userAgent)).toBeNull();
+    },
+  );
 
   test('tokens with spaces and dots match literally', () => {
     expect(idOf('Mozilla/5.0 (compatible; Kangaroo Bot/1.0; +http://www.kangaroo.com)')).toBe('kangaroo');

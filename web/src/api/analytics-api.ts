@@ -7,8 +7,13 @@ export type SortOrder = 'asc' | 'desc';
 const base = (projectId: string) => `/v1/analytics/${enc(projectId)}`;
 
 export const analyticsApi = {
-  visitors: (projectId: string, params: { dateFrom: string; dateTo: string; limit: number; offset?: number; sort?: VisitorsSort; order?: SortOrder }, signal?: AbortSignal) =>
-    api.get<VisitorsReport>(`${base(projectId)}/visitors${query(params)}`, { signal }),
-  daily: (projectId: string, params: { dateFrom: string; dateTo: string }, signal?: AbortSignal) => api.get<DailyReport>(`${base(projectId)}/visitors/daily${query(params)}`, { signal }),
-  traffic: (projectId: string, params: { dateFrom: string; dateTo: string }, signal?: AbortSignal) => api.get<TrafficReport>(`${base(projectId)}/traffic${query(params)}`, { signal }),
+  visitors: (
+    projectId: string,
+    params: { dateFrom: string; dateTo: string; limit: number; offset?: number; sort?: VisitorsSort; order?: SortOrder },
+    signal?: AbortSignal,
+  ) => api.get<VisitorsReport>(`${base(projectId)}/visitors${query(params)}`, { signal }),
+  daily: (projectId: string, params: { dateFrom: string; dateTo: string }, signal?: AbortSignal) =>
+    api.get<DailyReport>(`${base(projectId)}/visitors/daily${query(params)}`, { signal }),
+  traffic: (projectId: string, params: { dateFrom: string; dateTo: string }, signal?: AbortSignal) =>
+    api.get<TrafficReport>(`${base(projectId)}/traffic${query(params)}`, { signal }),
 };

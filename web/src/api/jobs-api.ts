@@ -8,7 +8,8 @@ export const jobsApi = {
     api.get<JobList>(`${base(projectId)}/jobs${query({ status: params.status, limit: params.limit, offset: params.offset })}`, { signal }),
   get: (projectId: string, jobId: string, signal?: AbortSignal) => api.get<Job>(`${base(projectId)}/job/${enc(jobId)}`, { signal }),
   create: (projectId: string, prompt: string) => api.post<Job>(`${base(projectId)}/job`, { prompt }),
-  messages: async (projectId: string, jobId: string, signal?: AbortSignal) => (await api.get<{ messages: Turn[] }>(`${base(projectId)}/job/${enc(jobId)}/messages`, { signal })).messages,
+  messages: async (projectId: string, jobId: string, signal?: AbortSignal) =>
+    (await api.get<{ messages: Turn[] }>(`${base(projectId)}/job/${enc(jobId)}/messages`, { signal })).messages,
   followUp: (projectId: string, jobId: string, prompt: string) => api.post<Job>(`${base(projectId)}/job/${enc(jobId)}/message`, { prompt }),
   archive: (projectId: string, jobId: string) => api.post<Job>(`${base(projectId)}/job/${enc(jobId)}/archive`),
   projectEventsUrl: (projectId: string) => `${base(projectId)}/jobs/events`,

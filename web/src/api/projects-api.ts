@@ -46,6 +46,7 @@ export const projectsApi = {
     cache.delete(projectId);
   },
   keys: async (projectId: string, signal?: AbortSignal) => (await api.get<{ keys: ApiKeyInfo[] }>(`/v1/projects/${enc(projectId)}/keys`, { signal })).keys,
-  createKey: (projectId: string, input: { scope: KeyScope; name: string; expiresAt?: string }) => api.post<CreatedKey>(`/v1/projects/${enc(projectId)}/keys`, input),
+  createKey: (projectId: string, input: { scope: KeyScope; name: string; expiresAt?: string }) =>
+    api.post<CreatedKey>(`/v1/projects/${enc(projectId)}/keys`, input),
   revokeKey: (projectId: string, keyId: string) => api.delete(`/v1/projects/${enc(projectId)}/keys/${enc(keyId)}`),
 };

@@ -42,7 +42,9 @@ export function Dialog({ open, title, onClose, children, actions }: Props) {
         // showModal() makes the page inert, but Tab from the last control would still leave
         // for the browser's own UI; wrap around inside the dialog instead.
         if (event.key !== 'Tab' || !ref.current) return;
-        const focusable = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((element) => !element.hasAttribute('disabled') && element.offsetParent !== null);
+        const focusable = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+          (element) => !element.hasAttribute('disabled') && element.offsetParent !== null,
+        );
         const first = focusable[0];
         const last = focusable[focusable.length - 1];
         if (!first || !last) return;

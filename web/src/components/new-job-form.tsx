@@ -23,7 +23,11 @@ export function NewJobForm({ projectId, onCreated }: { projectId: string; onCrea
   };
   return (
     <form onSubmit={submit}>
-      <Field label="Instruction" hint={`What should change in the docs? ${prompt.length.toLocaleString('en')} / ${MAX_PROMPT.toLocaleString('en')} characters.`} error={error?.fieldErrors().prompt}>
+      <Field
+        label="Instruction"
+        hint={`What should change in the docs? ${prompt.length.toLocaleString('en')} / ${MAX_PROMPT.toLocaleString('en')} characters.`}
+        error={error?.fieldErrors().prompt}
+      >
         {(id, describedBy, invalid) => (
           <textarea
             id={id}

@@ -28,7 +28,17 @@ export function NewKeyForm({ projectId, onCreated }: { projectId: string; onCrea
   return (
     <form onSubmit={submit} class="inline-form">
       <Field label="Name" hint="Where the key is used, e.g. “CI docs bot”." error={fields.name}>
-        {(id, describedBy, invalid) => <input id={id} required maxLength={100} value={name} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setName(event.currentTarget.value)} />}
+        {(id, describedBy, invalid) => (
+          <input
+            id={id}
+            required
+            maxLength={100}
+            value={name}
+            aria-invalid={invalid}
+            aria-describedby={describedBy}
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
+        )}
       </Field>
       <Field label="Scope" hint={scope === 'admin' ? 'Jobs, analytics reports and ingestion.' : 'Only sends analytics events.'} error={fields.scope}>
         {(id, describedBy) => (
@@ -39,7 +49,17 @@ export function NewKeyForm({ projectId, onCreated }: { projectId: string; onCrea
         )}
       </Field>
       <Field label="Expires (optional)" hint="End of the day, UTC." error={fields.expiresAt}>
-        {(id, describedBy, invalid) => <input id={id} type="date" min={today} value={expires} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setExpires(event.currentTarget.value)} />}
+        {(id, describedBy, invalid) => (
+          <input
+            id={id}
+            type="date"
+            min={today}
+            value={expires}
+            aria-invalid={invalid}
+            aria-describedby={describedBy}
+            onInput={(event) => setExpires(event.currentTarget.value)}
+          />
+        )}
       </Field>
       <div class="inline-form-submit">
         <button type="submit" class="btn btn-primary" disabled={busy || name.trim() === ''}>

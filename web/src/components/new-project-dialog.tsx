@@ -48,16 +48,46 @@ export function NewProjectDialog({ open, onClose, onCreated }: Props) {
     <Dialog open={open} title="New project" onClose={close}>
       <form onSubmit={submit}>
         <Field label="Name" error={fields.name}>
-          {(id, describedBy, invalid) => <input id={id} required value={name} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setName(event.currentTarget.value)} />}
-        </Field>
-        <Field label="Repository" hint="https://github.com/OWNER/NAME, a GitLab project URL, or the absolute path of a git repository on this server." error={fields.repository}>
           {(id, describedBy, invalid) => (
-            <input id={id} required value={repository} spellcheck={false} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setRepository(event.currentTarget.value)} />
+            <input
+              id={id}
+              required
+              value={name}
+              aria-invalid={invalid}
+              aria-describedby={describedBy}
+              onInput={(event) => setName(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field
+          label="Repository"
+          hint="https://github.com/OWNER/NAME, a GitLab project URL, or the absolute path of a git repository on this server."
+          error={fields.repository}
+        >
+          {(id, describedBy, invalid) => (
+            <input
+              id={id}
+              required
+              value={repository}
+              spellcheck={false}
+              aria-invalid={invalid}
+              aria-describedby={describedBy}
+              onInput={(event) => setRepository(event.currentTarget.value)}
+            />
           )}
         </Field>
         <div class="field-row">
           <Field label="Base branch" error={fields.ref}>
-            {(id, describedBy, invalid) => <input id={id} value={ref} spellcheck={false} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setRef(event.currentTarget.value)} />}
+            {(id, describedBy, invalid) => (
+              <input
+                id={id}
+                value={ref}
+                spellcheck={false}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
+                onInput={(event) => setRef(event.currentTarget.value)}
+              />
+            )}
           </Field>
           <Field label="Forge" error={fields.forge}>
             {(id, describedBy) => (
@@ -71,9 +101,21 @@ export function NewProjectDialog({ open, onClose, onCreated }: Props) {
           </Field>
         </div>
         {remote && (
-          <Field label="Forge token" hint="Stored encrypted and never shown again. Needs permission to push branches and open pull requests." error={fields.forgeToken}>
+          <Field
+            label="Forge token"
+            hint="Stored encrypted and never shown again. Needs permission to push branches and open pull requests."
+            error={fields.forgeToken}
+          >
             {(id, describedBy, invalid) => (
-              <input id={id} type="password" autoComplete="off" value={token} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setToken(event.currentTarget.value)} />
+              <input
+                id={id}
+                type="password"
+                autoComplete="off"
+                value={token}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
+                onInput={(event) => setToken(event.currentTarget.value)}
+              />
             )}
           </Field>
         )}

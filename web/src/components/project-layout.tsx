@@ -39,7 +39,11 @@ export function ProjectLayout({ projectId, tab, title, ownHeading = false, child
       return (
         <div class="page">
           <h1>{title}</h1>
-          <ErrorMessage error={resource.error} title={resource.error.status === 404 ? 'No such project' : 'Could not load the project'} onRetry={resource.reload} />
+          <ErrorMessage
+            error={resource.error}
+            title={resource.error.status === 404 ? 'No such project' : 'Could not load the project'}
+            onRetry={resource.reload}
+          />
           <p>
             <a href="/">All projects</a>
           </p>

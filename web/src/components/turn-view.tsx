@@ -27,7 +27,11 @@ export function TurnView({ turn, author }: { turn: Turn; author: string }) {
         </header>
         <p class="bubble-text">{turn.prompt}</p>
       </article>
-      <article class={`bubble bubble-agent turn-${turn.status}`} aria-label={`Agent reply ${turn.sequence}`} aria-busy={turn.status === 'running' || turn.status === 'queued'}>
+      <article
+        class={`bubble bubble-agent turn-${turn.status}`}
+        aria-label={`Agent reply ${turn.sequence}`}
+        aria-busy={turn.status === 'running' || turn.status === 'queued'}
+      >
         <header class="bubble-header">
           <span class="avatar avatar-agent" aria-hidden="true">
             ✦
@@ -73,7 +77,11 @@ export function TurnView({ turn, author }: { turn: Turn; author: string }) {
                 </li>
               ))}
             </ul>
-            {turn.commit && <p class="muted small">Commit <code>{turn.commit.slice(0, 12)}</code></p>}
+            {turn.commit && (
+              <p class="muted small">
+                Commit <code>{turn.commit.slice(0, 12)}</code>
+              </p>
+            )}
           </div>
         )}
         {turn.refusedFiles.length > 0 && (

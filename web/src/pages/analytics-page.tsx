@@ -78,7 +78,8 @@ function AnalyticsContent({ project }: { project: Project }) {
     return { daily, traffic, previousTotals: before.totals };
   }, rangeKey);
   const table = useResource(
-    (signal) => analyticsApi.visitors(project.id, { ...bounds, limit: PAGE_SIZE, offset: (state.page - 1) * PAGE_SIZE, sort: state.sort, order: state.order }, signal),
+    (signal) =>
+      analyticsApi.visitors(project.id, { ...bounds, limit: PAGE_SIZE, offset: (state.page - 1) * PAGE_SIZE, sort: state.sort, order: state.order }, signal),
     `${rangeKey}:${state.sort}:${state.order}:${state.page}`,
   );
 
@@ -86,7 +87,10 @@ function AnalyticsContent({ project }: { project: Project }) {
   const empty = totals !== undefined && summary.data !== undefined && totals.total === 0 && summary.data.traffic.classes.every((row) => row.hits === 0);
   const downloadCsv = () => {
     const rows = table.data?.visitors ?? [];
-    const csv = toCsv(['path', 'human', 'ai', 'total'], rows.map((row) => [row.path, row.human, row.ai, row.total]));
+    const csv = toCsv(
+      ['path', 'human', 'ai', 'total'],
+      rows.map((row) => [row.path, row.human, row.ai, row.total]),
+    );
     download(`visitors-${project.id}-${range.from}-to-${lastDay(range)}-${state.sort}-${state.order}-page${state.page}.csv`, csv);
   };
 
@@ -119,7 +123,9 @@ function AnalyticsContent({ project }: { project: Project }) {
           pageSize={PAGE_SIZE}
           hasMore={table.data.hasMore}
           loading={table.loading}
-          onSort={(sort) => navigate({ sort, order: sort === state.sort ? (state.order === 'asc' ? 'desc' : 'asc') : sort === 'path' ? 'asc' : 'desc', page: 1 })}
+          onSort={(sort) =>
+            navigate({ sort, order: sort === state.sort ? (state.order === 'asc' ? 'desc' : 'asc') : sort === 'path' ? 'asc' : 'desc', page: 1 })
+          }
           onPage={(page) => navigate({ page })}
           onDownload={downloadCsv}
         />

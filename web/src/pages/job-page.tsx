@@ -18,7 +18,18 @@ import { formatDateTime } from '../lib/format';
 import { useSubmission } from '../hooks/use-submission';
 
 const SETTLING_EVENTS = ['job.completed', 'job.failed', 'job.archived'];
-const PROGRESS_EVENTS = ['job.created', 'turn.queued', 'turn.started', 'step', 'turn.retrying', 'turn.completed', 'turn.failed', 'turn.cancelled', 'pull_request', ...SETTLING_EVENTS];
+const PROGRESS_EVENTS = [
+  'job.created',
+  'turn.queued',
+  'turn.started',
+  'step',
+  'turn.retrying',
+  'turn.completed',
+  'turn.failed',
+  'turn.cancelled',
+  'pull_request',
+  ...SETTLING_EVENTS,
+];
 
 export default function JobPage() {
   const { params } = useRoute();
@@ -64,7 +75,14 @@ function JobContent({ project, jobId }: { project: Project; jobId: string }) {
   }, [streaming, live]);
 
   if (!conversation.data) {
-    if (conversation.error) return <ErrorMessage error={conversation.error} title={conversation.error.status === 404 ? 'No such job' : 'Could not load the job'} onRetry={conversation.reload} />;
+    if (conversation.error)
+      return (
+        <ErrorMessage
+          error={conversation.error}
+          title={conversation.error.status === 404 ? 'No such job' : 'Could not load the job'}
+          onRetry={conversation.reload}
+        />
+      );
     return <Loading label="Loading the job…" />;
   }
   const { turns } = conversation.data;
@@ -77,9 +95,7 @@ function JobContent({ project, jobId }: { project: Project; jobId: string }) {
         <p class="breadcrumb-sub">
           <a href={`/projects/${encodeURIComponent(project.id)}/jobs`}>← All jobs</a>
         </p>
-        <h1 class="job-title">
-          {turns[0]?.prompt.split('\n')[0]?.slice(0, 140) ?? `Job ${current.id}`}
-        </h1>
+        <h1 class="job-title">{turns[0]?.prompt.split('\n')[0]?.slice(0, 140) ?? `Job ${current.id}`}</h1>
         <div class="job-meta">
           <StatusBadge status={current.status} />
           {current.prStatus && <StatusBadge status={current.prStatus} kind="pr" />}
@@ -138,7 +154,10 @@ function JobContent({ project, jobId }: { project: Project; jobId: string }) {
           refresh();
         }}
       >
-        <p>An archived job takes no follow-ups. {current.status === 'active' ? 'Its running turn is stopped and nothing is pushed.' : 'Its pull request stays as it is.'}</p>
+        <p>
+          An archived job takes no follow-ups.{' '}
+          {current.status === 'active' ? 'Its running turn is stopped and nothing is pushed.' : 'Its pull request stays as it is.'}
+        </p>
       </ConfirmDialog>
     </div>
   );
@@ -184,8 +203,24 @@ function FollowUpForm({ projectId, job, onSent }: { projectId: string; job: Job;
   };
   return (
     <form class="card follow-up" onSubmit={submit}>
-      <Field label="Follow-up instruction" hint={job.status === 'active' ? 'It runs after the current turn, on the same branch.' : 'The agent continues on the same branch and updates the pull request.'}>
-        {(id, describedBy) => <textarea id={id} rows={3} maxLength={32_000} value={prompt} aria-describedby={describedBy} onInput={(event) => setPrompt(event.currentTarget.value)} />}
+      <Field
+        label="Follow-up instruction"
+        hint={
+          job.status === 'active'
+            ? 'It runs after the current turn, on the same branch.'
+            : 'The agent continues on the same branch and updates the pull request.'
+        }
+      >
+        {(id, describedBy) => (
+          <textarea
+            id={id}
+            rows={3}
+            maxLength={32_000}
+            value={prompt}
+            aria-describedby={describedBy}
+            onInput={(event) => setPrompt(event.currentTarget.value)}
+          />
+        )}
       </Field>
       {error && <ErrorMessage error={error} title="Could not send the follow-up" />}
       <div class="form-actions">

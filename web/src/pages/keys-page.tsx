@@ -41,7 +41,9 @@ function KeysContent({ project }: { project: Project }) {
     <div class="stack">
       <section class="card" aria-labelledby="project-id-heading">
         <h2 id="project-id-heading">Project id</h2>
-        <p class="muted">Use it in API paths (<code>/v2/agent/{'{projectId}'}/…</code>, <code>/v1/analytics/{'{projectId}'}/…</code>) and in the page beacon.</p>
+        <p class="muted">
+          Use it in API paths (<code>/v2/agent/{'{projectId}'}/…</code>, <code>/v1/analytics/{'{projectId}'}/…</code>) and in the page beacon.
+        </p>
         <div class="copy-row">
           <code class="copy-value" data-testid="project-id">
             {project.id}
@@ -115,7 +117,15 @@ function KeysContent({ project }: { project: Project }) {
                         {formatRelative(key.createdAt)}
                       </time>
                     </td>
-                    <td>{key.lastUsedAt ? <time dateTime={key.lastUsedAt} title={formatDateTime(key.lastUsedAt)}>{formatRelative(key.lastUsedAt)}</time> : <span class="muted">never</span>}</td>
+                    <td>
+                      {key.lastUsedAt ? (
+                        <time dateTime={key.lastUsedAt} title={formatDateTime(key.lastUsedAt)}>
+                          {formatRelative(key.lastUsedAt)}
+                        </time>
+                      ) : (
+                        <span class="muted">never</span>
+                      )}
+                    </td>
                     <td>{key.expiresAt ? <time dateTime={key.expiresAt}>{formatDateTime(key.expiresAt)}</time> : <span class="muted">never</span>}</td>
                     <td class="cell-actions">
                       {key.revokedAt ? (
@@ -123,7 +133,12 @@ function KeysContent({ project }: { project: Project }) {
                           Revoked
                         </span>
                       ) : (
-                        <button type="button" class="btn btn-small btn-danger-outline" onClick={() => setRevoking(key)} aria-label={`Revoke key ${key.name || key.hint}`}>
+                        <button
+                          type="button"
+                          class="btn btn-small btn-danger-outline"
+                          onClick={() => setRevoking(key)}
+                          aria-label={`Revoke key ${key.name || key.hint}`}
+                        >
                           Revoke
                         </button>
                       )}
@@ -138,7 +153,9 @@ function KeysContent({ project }: { project: Project }) {
 
       <section class="card" aria-labelledby="curl-heading">
         <h2 id="curl-heading">Create a job from the command line</h2>
-        <p class="muted">With an admin key in <code>DOCWRIGHT_API_KEY</code>; poll the job at <code>/v2/agent/{project.id}/job/ID</code>.</p>
+        <p class="muted">
+          With an admin key in <code>DOCWRIGHT_API_KEY</code>; poll the job at <code>/v2/agent/{project.id}/job/ID</code>.
+        </p>
         <CodeBlock code={jobCurl(project.id)} label="curl command that creates a job" />
       </section>
 

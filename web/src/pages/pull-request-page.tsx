@@ -31,10 +31,15 @@ export default function PullRequestPage() {
         {pr.error ? (
           <>
             <h1>Pull request #{number}</h1>
-            <ErrorMessage error={pr.error} title={pr.error.status === 404 ? 'This pull request does not exist, or the link is incomplete' : 'Could not load the pull request'} onRetry={pr.reload} />
+            <ErrorMessage
+              error={pr.error}
+              title={pr.error.status === 404 ? 'This pull request does not exist, or the link is incomplete' : 'Could not load the pull request'}
+              onRetry={pr.reload}
+            />
             {!signedIn && (
               <p>
-                Have an account? <a href={`/signin?next=${encodeURIComponent(location.pathname + location.search)}`}>Sign in</a> to open it without the link's token.
+                Have an account? <a href={`/signin?next=${encodeURIComponent(location.pathname + location.search)}`}>Sign in</a> to open it without the link's
+                token.
               </p>
             )}
           </>
@@ -79,7 +84,9 @@ function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProp
       <div class="pr-header">
         {signedIn && (
           <p class="breadcrumb-sub">
-            <a href={`/projects/${encodeURIComponent(projectId)}/jobs${pr.jobId ? `/${encodeURIComponent(pr.jobId)}` : ''}`}>{pr.jobId ? '← The job behind it' : '← Jobs'}</a>
+            <a href={`/projects/${encodeURIComponent(projectId)}/jobs${pr.jobId ? `/${encodeURIComponent(pr.jobId)}` : ''}`}>
+              {pr.jobId ? '← The job behind it' : '← Jobs'}
+            </a>
           </p>
         )}
         <h1 class="pr-title">
@@ -109,16 +116,15 @@ function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProp
         {!signedIn && <p class="muted small">Read-only view from a shared link. Sign in to merge or close.</p>}
       </div>
       {error && (
-        <ErrorMessage
-          error={error}
-          title={error.code === 'merge_conflict' ? `Merge conflict: nothing was merged into ${pr.base}` : 'The action failed'}
-        />
+        <ErrorMessage error={error} title={error.code === 'merge_conflict' ? `Merge conflict: nothing was merged into ${pr.base}` : 'The action failed'} />
       )}
       {error?.code === 'merge_conflict' && (
         <p class="muted">
           {pr.jobId && signedIn ? (
             <>
-              Ask the agent to bring its branch up to date in a <a href={`/projects/${encodeURIComponent(projectId)}/jobs/${encodeURIComponent(pr.jobId)}`}>follow-up</a>, or resolve the conflict in git and merge by hand.
+              Ask the agent to bring its branch up to date in a{' '}
+              <a href={`/projects/${encodeURIComponent(projectId)}/jobs/${encodeURIComponent(pr.jobId)}`}>follow-up</a>, or resolve the conflict in git and
+              merge by hand.
             </>
           ) : (
             'Resolve the conflict in git, then merge again.'
@@ -135,7 +141,9 @@ function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProp
       {!pr.diffAvailable ? (
         <p class="alert alert-warning">The diff is not available: a branch of this pull request is gone from the repository.</p>
       ) : pr.diff.trim() === '' ? (
-        <p class="muted">No changes between {pr.head} and {pr.base}.</p>
+        <p class="muted">
+          No changes between {pr.head} and {pr.base}.
+        </p>
       ) : (
         <>
           {pr.diffTruncated && <p class="alert alert-warning">The diff is larger than 1 MiB; it is cut at its last whole line.</p>}

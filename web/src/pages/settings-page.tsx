@@ -61,38 +61,113 @@ function SettingsContent({ project }: { project: Project }) {
         <h2 id="settings-heading">Project settings</h2>
         <div class="field-row">
           <Field label="Name" error={fields.name}>
-            {(id, describedBy, invalid) => <input id={id} required value={name} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setName(event.currentTarget.value)} />}
+            {(id, describedBy, invalid) => (
+              <input
+                id={id}
+                required
+                value={name}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
+                onInput={(event) => setName(event.currentTarget.value)}
+              />
+            )}
           </Field>
           <Field label="Base branch" hint="Jobs branch off it and open pull requests against it." error={fields.ref}>
-            {(id, describedBy, invalid) => <input id={id} required spellcheck={false} value={ref} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setRef(event.currentTarget.value)} />}
+            {(id, describedBy, invalid) => (
+              <input
+                id={id}
+                required
+                spellcheck={false}
+                value={ref}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
+                onInput={(event) => setRef(event.currentTarget.value)}
+              />
+            )}
           </Field>
         </div>
         {current.forge !== 'local' && (
           <Field
             label="Forge token"
-            hint={current.hasForgeCredentials ? 'A token is stored. Type a new one to replace it; it is never shown.' : 'No token stored yet. Jobs cannot push until one is set.'}
+            hint={
+              current.hasForgeCredentials
+                ? 'A token is stored. Type a new one to replace it; it is never shown.'
+                : 'No token stored yet. Jobs cannot push until one is set.'
+            }
             error={fields.forgeToken}
           >
             {(id, describedBy, invalid) => (
-              <input id={id} type="password" autoComplete="off" placeholder={current.hasForgeCredentials ? '••••••••' : ''} value={token} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setToken(event.currentTarget.value)} />
+              <input
+                id={id}
+                type="password"
+                autoComplete="off"
+                placeholder={current.hasForgeCredentials ? '••••••••' : ''}
+                value={token}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
+                onInput={(event) => setToken(event.currentTarget.value)}
+              />
             )}
           </Field>
         )}
         <div class="field-row">
           <Field label="Default model" hint="provider:model, e.g. anthropic:claude-sonnet-4-5. Empty: the server's default." error={fields['settings.model']}>
-            {(id, describedBy, invalid) => <input id={id} spellcheck={false} value={model} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setModel(event.currentTarget.value)} />}
-          </Field>
-          <Field label="Job rate limit per hour" hint="Creates and follow-ups together. Empty: the server's default (100)." error={fields['settings.rateLimitPerHour']}>
             {(id, describedBy, invalid) => (
-              <input id={id} type="number" min={1} step={1} inputMode="numeric" value={rateLimit} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setRateLimit(event.currentTarget.value)} />
+              <input
+                id={id}
+                spellcheck={false}
+                value={model}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
+                onInput={(event) => setModel(event.currentTarget.value)}
+              />
+            )}
+          </Field>
+          <Field
+            label="Job rate limit per hour"
+            hint="Creates and follow-ups together. Empty: the server's default (100)."
+            error={fields['settings.rateLimitPerHour']}
+          >
+            {(id, describedBy, invalid) => (
+              <input
+                id={id}
+                type="number"
+                min={1}
+                step={1}
+                inputMode="numeric"
+                value={rateLimit}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
+                onInput={(event) => setRateLimit(event.currentTarget.value)}
+              />
             )}
           </Field>
         </div>
-        <Field label="Allowed beacon origins" hint="One origin per line, e.g. https://docs.example.com. Empty: the page beacon is off. * allows any origin." error={fields['settings.allowedOrigins'] ?? fields['settings.allowedOrigins.0']}>
-          {(id, describedBy, invalid) => <textarea id={id} rows={3} spellcheck={false} value={origins} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setOrigins(event.currentTarget.value)} />}
+        <Field
+          label="Allowed beacon origins"
+          hint="One origin per line, e.g. https://docs.example.com. Empty: the page beacon is off. * allows any origin."
+          error={fields['settings.allowedOrigins'] ?? fields['settings.allowedOrigins.0']}
+        >
+          {(id, describedBy, invalid) => (
+            <textarea
+              id={id}
+              rows={3}
+              spellcheck={false}
+              value={origins}
+              aria-invalid={invalid}
+              aria-describedby={describedBy}
+              onInput={(event) => setOrigins(event.currentTarget.value)}
+            />
+          )}
         </Field>
         <div class="check-field">
-          <input id="rotate-visitor-ids" type="checkbox" checked={rotate} onChange={(event) => setRotate(event.currentTarget.checked)} aria-describedby="rotate-hint" />
+          <input
+            id="rotate-visitor-ids"
+            type="checkbox"
+            checked={rotate}
+            onChange={(event) => setRotate(event.currentTarget.checked)}
+            aria-describedby="rotate-hint"
+          />
           <label for="rotate-visitor-ids">Rotate visitor ids daily</label>
           <p class="field-hint" id="rotate-hint">
             More private: the same person on two days counts as two visitors over a range.

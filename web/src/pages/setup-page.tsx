@@ -41,28 +41,66 @@ export function SetupPage() {
       <div class="card auth-card">
         <h1>Welcome to Docwright</h1>
         <p>
-          Create the first administrator. Docwright prints a one-time <strong>setup token</strong> in its log when it starts without any user (the output of <code>docwright serve</code> or{' '}
-          <code>npm start</code>).
+          Create the first administrator. Docwright prints a one-time <strong>setup token</strong> in its log when it starts without any user (the output of{' '}
+          <code>docwright serve</code> or <code>npm start</code>).
         </p>
         <form onSubmit={submit} noValidate>
           <Field label="Setup token" error={fields.setupToken}>
             {(id, describedBy, invalid) => (
-              <input id={id} type="text" autoComplete="off" spellcheck={false} required value={token} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setToken(event.currentTarget.value)} />
+              <input
+                id={id}
+                type="text"
+                autoComplete="off"
+                spellcheck={false}
+                required
+                value={token}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
+                onInput={(event) => setToken(event.currentTarget.value)}
+              />
             )}
           </Field>
           <Field label="Your email" error={fields.email}>
             {(id, describedBy, invalid) => (
-              <input id={id} type="email" autoComplete="username" required value={email} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setEmail(event.currentTarget.value)} />
+              <input
+                id={id}
+                type="email"
+                autoComplete="username"
+                required
+                value={email}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
+                onInput={(event) => setEmail(event.currentTarget.value)}
+              />
             )}
           </Field>
           <Field label="Password" hint={`${MIN_PASSWORD} to 1,000 characters.`} error={passwordError ?? fields.password}>
             {(id, describedBy, invalid) => (
-              <input id={id} type="password" autoComplete="new-password" required minLength={MIN_PASSWORD} value={password} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setPassword(event.currentTarget.value)} />
+              <input
+                id={id}
+                type="password"
+                autoComplete="new-password"
+                required
+                minLength={MIN_PASSWORD}
+                value={password}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
+                onInput={(event) => setPassword(event.currentTarget.value)}
+              />
             )}
           </Field>
           <Field label="Repeat the password" error={confirmError}>
             {(id, describedBy, invalid) => (
-              <input id={id} type="password" autoComplete="new-password" required value={confirm} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setConfirm(event.currentTarget.value)} />
+              <input
+                id={id}
+                type="password"
+                autoComplete="new-password"
+                required
+                value={confirm}
+                aria-invalid={invalid}
+                aria-describedby={describedBy}
+                onInput={(event) => setConfirm(event.currentTarget.value)}
+              />
             )}
           </Field>
           {error && <ErrorMessage error={error} title="Setup failed" />}

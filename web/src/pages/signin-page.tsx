@@ -32,12 +32,28 @@ export function SignInPage() {
         <form onSubmit={submit} noValidate>
           <Field label="Email">
             {(id, describedBy) => (
-              <input id={id} type="email" autoComplete="username" required value={email} aria-describedby={describedBy} onInput={(event) => setEmail(event.currentTarget.value)} />
+              <input
+                id={id}
+                type="email"
+                autoComplete="username"
+                required
+                value={email}
+                aria-describedby={describedBy}
+                onInput={(event) => setEmail(event.currentTarget.value)}
+              />
             )}
           </Field>
           <Field label="Password">
             {(id, describedBy) => (
-              <input id={id} type="password" autoComplete="current-password" required value={password} aria-describedby={describedBy} onInput={(event) => setPassword(event.currentTarget.value)} />
+              <input
+                id={id}
+                type="password"
+                autoComplete="current-password"
+                required
+                value={password}
+                aria-describedby={describedBy}
+                onInput={(event) => setPassword(event.currentTarget.value)}
+              />
             )}
           </Field>
           {error && <ErrorMessage error={error} title={error.status === 401 ? 'Sign-in failed' : 'Could not sign in'} />}

@@ -63,7 +63,15 @@ export function UsersPage() {
                       <td>
                         <span class={`scope scope-${user.role}`}>{user.role}</span>
                       </td>
-                      <td>{user.createdAt ? <time dateTime={user.createdAt} title={formatDateTime(user.createdAt)}>{formatRelative(user.createdAt)}</time> : '—'}</td>
+                      <td>
+                        {user.createdAt ? (
+                          <time dateTime={user.createdAt} title={formatDateTime(user.createdAt)}>
+                            {formatRelative(user.createdAt)}
+                          </time>
+                        ) : (
+                          '—'
+                        )}
+                      </td>
                       <td class="cell-actions">
                         {user.id !== me?.id && (
                           <button type="button" class="btn btn-small btn-danger-outline" onClick={() => setRemoving(user)} aria-label={`Remove ${user.email}`}>
@@ -119,11 +127,32 @@ function NewUserForm({ onCreated }: { onCreated: (user: User) => void }) {
   return (
     <form onSubmit={submit} class="inline-form">
       <Field label="Email" error={fields.email}>
-        {(id, describedBy, invalid) => <input id={id} type="email" autoComplete="off" required value={email} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setEmail(event.currentTarget.value)} />}
+        {(id, describedBy, invalid) => (
+          <input
+            id={id}
+            type="email"
+            autoComplete="off"
+            required
+            value={email}
+            aria-invalid={invalid}
+            aria-describedby={describedBy}
+            onInput={(event) => setEmail(event.currentTarget.value)}
+          />
+        )}
       </Field>
       <Field label="Initial password" hint="10 characters or more; share it privately." error={fields.password}>
         {(id, describedBy, invalid) => (
-          <input id={id} type="password" autoComplete="new-password" required minLength={10} value={password} aria-invalid={invalid} aria-describedby={describedBy} onInput={(event) => setPassword(event.currentTarget.value)} />
+          <input
+            id={id}
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={10}
+            value={password}
+            aria-invalid={invalid}
+            aria-describedby={describedBy}
+            onInput={(event) => setPassword(event.currentTarget.value)}
+          />
         )}
       </Field>
       <Field label="Role" hint={role === 'admin' ? 'Manages projects, keys and users.' : 'Runs jobs, reads analytics, merges pull requests.'}>

@@ -10,7 +10,10 @@ export function AnalyticsEmptyState({ projectId, beaconOn }: { projectId: string
     `  -H 'Content-Type: application/json' \\`,
     `  -d '{"events": [{"path": "/quickstart", "ip": "203.0.113.7", "userAgent": "Mozilla/5.0"}]}'`,
   ].join('\n');
-  const importCommand = [`DOCWRIGHT_URL=${origin} DOCWRIGHT_API_KEY=dw_admin_… \\`, `  docwright analytics import --project ${projectId} /var/log/nginx/access.log*`].join('\n');
+  const importCommand = [
+    `DOCWRIGHT_URL=${origin} DOCWRIGHT_API_KEY=dw_admin_… \\`,
+    `  docwright analytics import --project ${projectId} /var/log/nginx/access.log*`,
+  ].join('\n');
   return (
     <section class="card empty-analytics" aria-labelledby="empty-analytics-heading">
       <h2 id="empty-analytics-heading">No visits in this range yet</h2>
@@ -22,7 +25,8 @@ export function AnalyticsEmptyState({ projectId, beaconOn }: { projectId: string
           'Your site’s origin is allowed in the project settings.'
         ) : (
           <>
-            First add your site’s origin under <a href={`/projects/${encodeURIComponent(projectId)}/settings`}>Allowed beacon origins</a>: the beacon is off until you do.
+            First add your site’s origin under <a href={`/projects/${encodeURIComponent(projectId)}/settings`}>Allowed beacon origins</a>: the beacon is off
+            until you do.
           </>
         )}
       </p>

@@ -36,7 +36,14 @@ export function RangePicker({ preset, range, onPreset, onCustom }: Props) {
             {item.days} days
           </button>
         ))}
-        <button type="button" class="segment" aria-pressed={editing || preset === 'custom'} aria-expanded={editing} aria-controls="custom-range" onClick={() => setEditing(true)}>
+        <button
+          type="button"
+          class="segment"
+          aria-pressed={editing || preset === 'custom'}
+          aria-expanded={editing}
+          aria-controls="custom-range"
+          onClick={() => setEditing(true)}
+        >
           Custom
         </button>
       </div>
@@ -61,7 +68,9 @@ export function RangePicker({ preset, range, onPreset, onCustom }: Props) {
           {!valid && <span class="field-error">Pick a start on or before the end, at most 366 days.</span>}
         </form>
       )}
-      <p class="muted small range-caption">UTC days, {range.from} to {lastDay(range)} inclusive</p>
+      <p class="muted small range-caption">
+        UTC days, {range.from} to {lastDay(range)} inclusive
+      </p>
     </div>
   );
 }

@@ -22,7 +22,10 @@ export function StatCards({ current, previous, days }: { current: VisitorCounts;
             {change && previous && (
               <p class={`stat-change change-${change.direction}`}>
                 <span aria-hidden="true">{change.direction === 'up' ? '▲ ' : change.direction === 'down' ? '▼ ' : ''}</span>
-                {change.text} <span class="muted">vs previous {days} days ({formatNumber(previous[card.key])})</span>
+                {change.text}{' '}
+                <span class="muted">
+                  vs previous {days} days ({formatNumber(previous[card.key])})
+                </span>
               </p>
             )}
             <p class="muted small">{card.note}</p>

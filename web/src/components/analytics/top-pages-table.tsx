@@ -44,7 +44,12 @@ export function TopPagesTable({ rows, sort, order, page, pageSize, hasMore, load
             <thead>
               <tr>
                 {COLUMNS.map((column) => (
-                  <th key={column.id} scope="col" class={column.numeric ? 'num' : undefined} aria-sort={sort === column.id ? (order === 'asc' ? 'ascending' : 'descending') : undefined}>
+                  <th
+                    key={column.id}
+                    scope="col"
+                    class={column.numeric ? 'num' : undefined}
+                    aria-sort={sort === column.id ? (order === 'asc' ? 'ascending' : 'descending') : undefined}
+                  >
                     <button type="button" class="sort-button" onClick={() => onSort(column.id)}>
                       {column.label}
                       <span aria-hidden="true" class="sort-arrow">
