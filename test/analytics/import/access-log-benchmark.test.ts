@@ -24,12 +24,19 @@ describe('generateAccessLog', () => {
     expect(bytes.length).toBe(first.bytes);
     expect(bytes.length).toBeGreaterThanOrEqual(size);
     expect(bytes.length).toBeLessThan(size + 1000);
-    expect(bytes.toString('utf8').split('\n').filter((line) => line !== '')).toHaveLength(first.lines);
+    expect(
+      bytes
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== ''),
+    ).toHaveLength(first.lines);
   });
 
   test('writes valid combined lines with a realistic mix of pages, assets and clients', async () => {
     const log = await generateAccessLog({ file: join(directory, 'mix.log'), sizeBytes: 2_000_000, seed: 3 });
-    const lines = readFileSync(log.file, 'utf8').split('\n').filter((line) => line !== '');
+    const lines = readFileSync(log.file, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
     const records = lines.map((line) => parseCombinedLine(line));
     expect(records.every((record) => record.ok)).toBe(true);
     const text = lines.join('\n');

@@ -57,9 +57,7 @@ describe('nginx and Apache combined lines', () => {
   });
 
   test('nginx \\xHH escapes decode as UTF-8 bytes', () => {
-    const record = parsed(
-      '198.51.100.2 - - [01/Jan/2025:00:00:00 +0000] "GET /caf\\xC3\\xA9 HTTP/1.1" 200 10 "-" "Bot \\x22x\\x22 \\xE2\\x9C\\x93"',
-    );
+    const record = parsed('198.51.100.2 - - [01/Jan/2025:00:00:00 +0000] "GET /caf\\xC3\\xA9 HTTP/1.1" 200 10 "-" "Bot \\x22x\\x22 \\xE2\\x9C\\x93"');
     expect(record.target).toBe('/café');
     expect(record.userAgent).toBe('Bot "x" ✓');
   });
@@ -78,9 +76,7 @@ describe('nginx and Apache combined lines', () => {
   });
 
   test('extra trailing fields (x-forwarded-for, request time) are ignored', () => {
-    const record = parsed(
-      '10.0.0.1 - - [01/Jan/2025:00:00:00 +0000] "GET /a HTTP/1.1" 200 12 "-" "UA/1.0" "203.0.113.9, 10.0.0.1" 0.004',
-    );
+    const record = parsed('10.0.0.1 - - [01/Jan/2025:00:00:00 +0000] "GET /a HTTP/1.1" 200 12 "-" "UA/1.0" "203.0.113.9, 10.0.0.1" 0.004');
     expect(record.userAgent).toBe('UA/1.0');
     expect(record.ip).toBe('10.0.0.1');
   });

@@ -1,6 +1,5 @@
-import { afterAll, describe, expect, test } from 'vitest';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, test } from 'vitest';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
@@ -9,69 +8,25 @@ import { ImportAbortedError } from '../../../src/analytics/import/import-aborted
 import type { ImportHit, ImportOptions, ImportProgress, SendResult } from '../../../src/analytics/import/import-types.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import { DocwrightError } from '../../../src/core/errors.js';
-
-const directory = mkdtempSync(join(tmpdir(), 'docwright-import-'));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
-
-let fileCounter = 0;
-function writeLog(name: string, content: string | Buffer): string {
-  const file = join(directory, `${fileCounter++}-${name}`);
-  writeFileSync(file, content);
-  return file;
-}
-
-interface LineFields {
-  ip?: string;
-  second?: number;
-  method?: string;
-  path?: string;
-  status?: number;
-  agent?: string;
-}
-
-function combined({ ip = '203.0.113.5', second = 0, method = 'GET', path = '/docs', status = 200, agent = 'Mozilla/5.0 Firefox/133.0' }: LineFields = {}): string {
-  const time = new Date(Date.UTC(2025, 0, 1) + second * 1000);
-  const clock = time.toISOString().slice(11, 19);
-  return `${ip} - - [${String(time.getUTCDate()).padStart(2, '0')}/Jan/2025:${clock} +0000] "${method} ${path} HTTP/1.1" ${status} 512 "-" "${agent}"`;
-}
-
-/** A log of `count` page views with distinct paths, one per second. */
-function pageViews(count: number, offset = 0): string {
-  return Array.from({ length: count }, (_, index) => combined({ second: offset + index, path: `/docs/page-${offset + index}` })).join('\n') + '\n';
-}
-
-/** A `send` that records every batch and answers like the events endpoint would. */
-function recordingSend(): { batches: ImportHit[][]; send: (hits: ImportHit[]) => Promise<SendResult> } {
-  const batches: ImportHit[][] = [];
-  return {
-    batches,
-    send: async (hits) => {
-      batches.push(hits);
-      return { accepted: hits.length, rejected: 0 };
-    },
-  };
-}
-
-async function run(options: Omit<ImportOptions, 'send'>): Promise<{ hits: ImportHit[]; batches: ImportHit[][]; summary: Awaited<ReturnType<typeof importLogs>> }> {
-  const recorder = recordingSend();
-  const summary = await importLogs({ ...options, send: recorder.send });
-  return { hits: recorder.batches.flat(), batches: recorder.batches, summary };
-}
+import { combined, directory, pageViews, recordingSend, run, writeLog } from './import-log-fixtures.js';
 
 describe('importLogs', () => {
   test('keeps page views, skips the rest, and reports exact counts', async () => {
-    const file = writeLog('mixed.log', [
-      combined({ path: '/docs/intro?utm=1', ip: '2001:db8::7', agent: 'Claude-User/1.0' }),
-      combined({ path: '/_next/static/chunks/app.js' }),
-      combined({ path: '/docs/intro.md', second: 1 }),
-      combined({ path: '/docs/missing', status: 404 }),
-      combined({ path: '/api/search', method: 'POST' }),
-      'this is not a log line',
-      '',
-      '   ',
-      combined({ path: '/docs//a/../guide#top', method: 'HEAD', status: 304, second: 2 }),
-      combined({ path: '/favicon.ico' }),
-    ].join('\n'));
+    const file = writeLog(
+      'mixed.log',
+      [
+        combined({ path: '/docs/intro?utm=1', ip: '2001:db8::7', agent: 'Claude-User/1.0' }),
+        combined({ path: '/_next/static/chunks/app.js' }),
+        combined({ path: '/docs/intro.md', second: 1 }),
+        combined({ path: '/docs/missing', status: 404 }),
+        combined({ path: '/api/search', method: 'POST' }),
+        'this is not a log line',
+        '',
+        '   ',
+        combined({ path: '/docs//a/../guide#top', method: 'HEAD', status: 304, second: 2 }),
+        combined({ path: '/favicon.ico' }),
+      ].join('\n'),
+    );
     const { hits, summary } = await run({ files: [file] });
 
     expect(hits).toEqual([
@@ -177,7 +132,7 @@ describe('importLogs', () => {
         },
       });
       // Reading gets to the limit (on a loaded machine that can take longer than 100 ms) …
-      for (const deadline = Date.now() + 10_000; gate.state.calls < maxBatchesInFlight && Date.now() < deadline; ) await sleep(5);
+      for (const deadline = Date.now() + 10_000; gate.state.calls < maxBatchesInFlight && Date.now() < deadline;) await sleep(5);
       // … and stops there: nothing was answered yet, so no further batch may be sent meanwhile.
       await sleep(100);
       expect(gate.state.calls).toBe(maxBatchesInFlight);
@@ -247,12 +202,26 @@ describe('importLogs', () => {
   describe('formats', () => {
     test('are detected per file: a combined log, a gzipped JSON-lines log', async () => {
       const json = [
-        JSON.stringify({ time: '2025-02-02T10:00:00+01:00', request_uri: '/docs/json?x', remote_addr: '192.0.2.1', status: 200, http_user_agent: 'UA', http_accept: 'text/markdown' }),
+        JSON.stringify({
+          time: '2025-02-02T10:00:00+01:00',
+          request_uri: '/docs/json?x',
+          remote_addr: '192.0.2.1',
+          status: 200,
+          http_user_agent: 'UA',
+          http_accept: 'text/markdown',
+        }),
         JSON.stringify({ time: '2025-02-02T10:00:01+01:00', request_uri: '/logo.png', status: 200 }),
       ].join('\n');
       const { hits, summary } = await run({ files: [writeLog('c.log', pageViews(1)), writeLog('j.log', gzipSync(json))] });
       expect(summary).toMatchObject({ lines: 3, hits: 2, skippedNotPage: 1, malformed: 0 });
-      expect(hits[1]).toEqual({ id: expect.any(String), timestamp: '2025-02-02T09:00:00.000Z', path: '/docs/json', ip: '192.0.2.1', userAgent: 'UA', accept: 'text/markdown' });
+      expect(hits[1]).toEqual({
+        id: expect.any(String),
+        timestamp: '2025-02-02T09:00:00.000Z',
+        path: '/docs/json',
+        ip: '192.0.2.1',
+        userAgent: 'UA',
+        accept: 'text/markdown',
+      });
     });
 
     test('JSON field names can be configured', async () => {
@@ -311,9 +280,9 @@ describe('importLogs', () => {
   });
 
   test('a send answer that does not add up is an error, not a silent miscount', async () => {
-    await expect(
-      importLogs({ files: [writeLog('count.log', pageViews(3))], send: async () => ({ accepted: 5, rejected: 0 }) }),
-    ).rejects.toMatchObject({ code: 'invalid_send_result' });
+    await expect(importLogs({ files: [writeLog('count.log', pageViews(3))], send: async () => ({ accepted: 5, rejected: 0 }) })).rejects.toMatchObject({
+      code: 'invalid_send_result',
+    });
   });
 
   test('aborting stops reading and returns what was done in the error', async () => {

@@ -98,7 +98,14 @@ describe('JSON lines with custom field names', () => {
 
   test('custom names, dotted paths and fallbacks are used', () => {
     const record = parsed(
-      JSON.stringify({ when: '2025-05-05T05:05:05Z', page: { fallback: '/fallback' }, client: { agent: 'UA', addr: '192.0.2.1' }, code: 404, verb: 'POST', anon: 'a1' }),
+      JSON.stringify({
+        when: '2025-05-05T05:05:05Z',
+        page: { fallback: '/fallback' },
+        client: { agent: 'UA', addr: '192.0.2.1' },
+        code: 404,
+        verb: 'POST',
+        anon: 'a1',
+      }),
       parser,
     );
     expect(record).toEqual({
