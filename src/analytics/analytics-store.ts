@@ -36,6 +36,27 @@ export interface PruneCounts {
 }
 
 /**
+ * Raw hits not folded into the rollups yet, as a condition on `analytics_hits` (its
+ * columns unqualified) and that condition's parameters, fixed for one read snapshot.
+ */
+export interface UnfoldedHits {
+  condition: string;
+  parameters: readonly unknown[];
+}
+
+/**
+ * What the report queries need: read SQL, and which raw hits the rollups do not hold yet.
+ * Inside `AnalyticsStore.read` both come from one snapshot, so a fold committing meanwhile
+ * is either wholly visible or not at all, and every hit is counted once.
+ */
+export interface AnalyticsReader {
+  readonly dialect: Dialect;
+  select<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]>;
+  /** Unfolded hits; null or absent when every hit is folded (the rollups alone are then exact). */
+  readonly unfolded?: UnfoldedHits | null;
+}
+
+/**
  * The dialect-specific half of analytics storage: bulk writes, the fold of raw hits into
  * the rollups, and read queries. Read SQL is shared and written with `?` placeholders.
  */
@@ -55,6 +76,14 @@ export interface AnalyticsStore {
   fold(chunkSize: number, betweenChunks?: () => Promise<boolean>): Promise<number>;
   /** Raw hits not yet folded. */
   pendingHits(): Promise<number>;
+  /**
+   * Runs `work` on one read snapshot (SQLite: a read transaction on a connection of its
+   * own; PostgreSQL: a repeatable-read, read-only transaction), with the unfolded hits of
+   * that snapshot. Never folds and never waits for a fold to finish.
+   */
+  read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T>;
+  /** Releases what the store opened itself (not the database). */
+  close(): Promise<void>;
   select<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]>;
   /** Deletes raw hits and event ids older than `before`, and visit days no future hit can need. */
   prune(before: number): Promise<PruneCounts>;

@@ -1,11 +1,11 @@
-import type { AnalyticsStore } from './analytics-store.js';
+import type { AnalyticsReader } from './analytics-store.js';
 import { AI_GROUP, DAY_MS, EITHER_GROUP, HUMAN_GROUP } from './analytics-codes.js';
 import type { DailyResult, DayVisitors } from './analytics-types.js';
 import type { RangePlan } from './range-plan.js';
 import { countDaily } from './rollup-queries.js';
 
 /** One entry per UTC day touched by [from, to), zeros included, oldest first. */
-export async function dailyReport(store: AnalyticsStore, site: number | null, plan: RangePlan, range: { from: number; to: number }): Promise<DailyResult> {
+export async function dailyReport(store: AnalyticsReader, site: number | null, plan: RangePlan, range: { from: number; to: number }): Promise<DailyResult> {
   const byDay = new Map<number, DayVisitors>();
   const firstDay = Math.floor(range.from / DAY_MS);
   const endDay = Math.ceil(range.to / DAY_MS);

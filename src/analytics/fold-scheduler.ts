@@ -13,10 +13,11 @@ export interface FoldSchedulerOptions {
 const DEFAULTS = { idleMs: 500, maxDelayMs: 60_000, chunkSize: 20_000 };
 
 /**
- * Serialises folds in this process and runs them in the background after ingestion, so
- * a query usually finds little or nothing left to fold. Queries call `foldNow`, which
- * waits for a running fold and then folds whatever was committed before it was called:
- * their answers are always exact.
+ * Serialises folds in this process and runs them in the background after ingestion.
+ * Reports do not wait for it: they count the hits still unfolded from the raw table (see
+ * rollup-queries.ts), so folding only makes later reports cheaper. `foldNow` (the
+ * service's `fold()`, for the CLI, tests and bulk loads) waits for a running fold and
+ * then folds whatever was committed before it was called.
  *
  * A background fold gives way: it stops after the step during which a batch arrived.
  * Its steps would otherwise queue ahead of every database call of every ingest request

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Database } from '../db/database.js';
-import type { AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './analytics-store.js';
+import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './analytics-store.js';
+import { readSnapshot } from './postgres-report-snapshot.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
@@ -280,6 +281,13 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     const { rows } = await this.pool.query<{ n: number }>('select coalesce(sum(hits), 0) as n from analytics_ingest_batches');
     return rows[0]!.n;
   }
+
+  /** See postgres-report-snapshot.ts. */
+  read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
+    return readSnapshot(this.pool, (text) => this.sql(text), work);
+  }
+
+  async close(): Promise<void> {}
 
   async select<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]> {
     const { rows } = await this.pool.query(this.sql(sql), [...parameters]);

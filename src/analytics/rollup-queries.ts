@@ -1,6 +1,22 @@
-import type { AnalyticsStore } from './analytics-store.js';
+import type { AnalyticsReader } from './analytics-store.js';
 import { ANY_GROUP, DAY_MS } from './analytics-codes.js';
-import type { RangePlan, TimeWindow } from './range-plan.js';
+import type { RangePlan } from './range-plan.js';
+import {
+  AGENTS,
+  CRAWLER_CLASSES,
+  HUMAN_OR_AI_MASK,
+  IN_WINDOWS,
+  PAGES,
+  SITE,
+  SITE_CLASSES,
+  rawHits,
+  rawVisitorsSql,
+  unfoldedDailySql,
+  unfoldedHitsSql,
+  windowParameters,
+  type GroupCountsRow,
+  type RawDimension,
+} from './raw-hit-queries.js';
 
 /** Unique visitors of one dimension and group. */
 export interface DimensionCount {
@@ -10,17 +26,6 @@ export interface DimensionCount {
 }
 
 export type Family = 'visitors' | 'traffic';
-
-const NO_WINDOW: TimeWindow = { start: 0, end: 0 };
-
-/** Edge windows as four parameters (two windows, the second possibly empty) for `IN_WINDOWS`. */
-function windowParameters(edges: readonly TimeWindow[]): number[] {
-  const [first = NO_WINDOW, second = NO_WINDOW] = edges;
-  if (edges.length > 2) throw new Error('a range has at most two edges');
-  return [first.start, first.end, second.start, second.end];
-}
-const IN_WINDOWS = '((at >= ? and at < ?) or (at >= ? and at < ?))';
-const HUMAN_OR_AI_MASK = 'max(case when class = 1 then 1 else 0 end) + max(case when class = 2 then 2 else 0 end)';
 
 /**
  * Whole days: a visitor's record counts when it is their first visit day in range, i.e.
@@ -36,44 +41,30 @@ const WHOLE_DAYS: Record<Family, string[]> = {
   visitors: [WHOLE_DAYS_FOR('grp in (1, 2, 3)')],
   traffic: [WHOLE_DAYS_FOR(`grp = ${ANY_GROUP}`), WHOLE_DAYS_FOR('grp in (1, 2) and dim = 0')],
 };
+/** The dimensions each family counts from raw hits (edges and unfolded hits). */
+const RAW_DIMENSIONS: Record<Family, RawDimension[]> = {
+  visitors: [PAGES, SITE],
+  traffic: [SITE_CLASSES, CRAWLER_CLASSES, AGENTS],
+};
+
+function groupRows(rows: readonly GroupCountsRow[], groups: readonly number[]): DimensionCount[] {
+  const counts: DimensionCount[] = [];
+  for (const row of rows) {
+    for (const grp of groups) {
+      const visitors = Number(row[`g${grp}` as 'g1']);
+      if (visitors !== 0) counts.push({ dim: Number(row.dim), grp, visitors });
+    }
+  }
+  return counts;
+}
 
 /**
- * Edges: visitors seen in the cut-off parts of a day, minus those already counted for
- * the whole days (they have a visit day of the same group there).
+ * Unique visitors per dimension and group over a planned range: the rollups, plus the
+ * visitors of raw hits (edges, and hits not folded yet) the rollups do not count already.
+ * Exact when `reader` is one snapshot (AnalyticsStore.read); a bare store counts
+ * nothing unfolded, so its rollups must be folded first.
  */
-const NOT_IN_WHOLE_DAYS = `not exists (select 1 from analytics_visit_days v
-  where v.site = ? and v.dim = k.dim and v.visitor = k.visitor and v.day >= ? and v.day < ? and (v.mask & g.grp) != 0)`;
-
-const EDGE_VISITORS = `
-  with edge as (
-    select page, visitor, ${HUMAN_OR_AI_MASK} as mask from analytics_hits
-    where site = ? and class <= 2 and ${IN_WINDOWS} group by page, visitor
-  ),
-  keyed (dim, visitor, mask) as (
-    select page, visitor, mask from edge
-    union all
-    select 0, visitor, max(mask & 1) + max(mask & 2) from edge group by visitor
-  ),
-  grps (grp) as (values (1), (2), (3))
-  select k.dim, g.grp, count(*) as visitors from keyed k join grps g on (k.mask & g.grp) != 0
-  where ${NOT_IN_WHOLE_DAYS}
-  group by k.dim, g.grp`;
-
-const EDGE_TRAFFIC = `
-  with keyed (dim, visitor, mask) as (
-    select distinct -class, visitor, ${ANY_GROUP} from analytics_hits where site = ? and class >= 3 and ${IN_WINDOWS}
-    union all
-    select distinct agent, visitor, ${ANY_GROUP} from analytics_hits where site = ? and agent is not null and ${IN_WINDOWS}
-    union all
-    select 0, visitor, ${HUMAN_OR_AI_MASK} from analytics_hits where site = ? and class <= 2 and ${IN_WINDOWS} group by visitor
-  ),
-  grps (grp) as (values (1), (2), (${ANY_GROUP}))
-  select k.dim, g.grp, count(*) as visitors from keyed k join grps g on (k.mask & g.grp) != 0
-  where ${NOT_IN_WHOLE_DAYS}
-  group by k.dim, g.grp`;
-
-/** Unique visitors per dimension and group over a planned range; rollups must be folded first. */
-export async function countVisitors(store: AnalyticsStore, site: number, plan: RangePlan, family: Family): Promise<DimensionCount[]> {
+export async function countVisitors(store: AnalyticsReader, site: number, plan: RangePlan, family: Family): Promise<DimensionCount[]> {
   const counts = new Map<string, DimensionCount>();
   const add = (rows: readonly DimensionCount[]) => {
     for (const row of rows) {
@@ -86,11 +77,12 @@ export async function countVisitors(store: AnalyticsStore, site: number, plan: R
   if (plan.fromDay < plan.toDay) {
     for (const sql of WHOLE_DAYS[family]) add(await store.select<DimensionCount>(sql, [site, plan.fromDay, plan.toDay, plan.fromDay]));
   }
-  if (plan.edges.length > 0) {
-    const windows = windowParameters(plan.edges);
-    const whole = [site, plan.fromDay, plan.toDay];
-    const parameters = family === 'visitors' ? [site, ...windows, ...whole] : [site, ...windows, site, ...windows, site, ...windows, ...whole];
-    add(await store.select<DimensionCount>(family === 'visitors' ? EDGE_VISITORS : EDGE_TRAFFIC, parameters));
+  const raw = rawHits(store, site, plan);
+  if (raw !== null) {
+    for (const dimension of RAW_DIMENSIONS[family]) {
+      const rows = await store.select<GroupCountsRow>(rawVisitorsSql(raw, dimension), [site, plan.fromDay, plan.toDay, ...raw.parameters]);
+      add(groupRows(rows, dimension.groups));
+    }
   }
   return [...counts.values()];
 }
@@ -106,8 +98,8 @@ const WHOLE_DAY_HITS = `select class as "classCode", agent, sum(hits) as hits fr
 const EDGE_HITS = `select class as "classCode", coalesce(agent, 0) as agent, count(*) as hits from analytics_hits
   where site = ? and ${IN_WINDOWS} group by class, coalesce(agent, 0)`;
 
-/** Hits per class and agent (0: none) over a planned range. */
-export async function countHits(store: AnalyticsStore, site: number, plan: RangePlan): Promise<HitCount[]> {
+/** Hits per class and agent (0: none) over a planned range: the rollups, edges and hits not folded yet. */
+export async function countHits(store: AnalyticsReader, site: number, plan: RangePlan): Promise<HitCount[]> {
   const counts = new Map<string, HitCount>();
   const add = (rows: readonly HitCount[]) => {
     for (const row of rows) {
@@ -119,6 +111,8 @@ export async function countHits(store: AnalyticsStore, site: number, plan: Range
   };
   if (plan.fromDay < plan.toDay) add(await store.select<HitCount>(WHOLE_DAY_HITS, [site, plan.fromDay, plan.toDay]));
   if (plan.edges.length > 0) add(await store.select<HitCount>(EDGE_HITS, [site, ...windowParameters(plan.edges)]));
+  const unfolded = unfoldedHitsSql(store, site, plan);
+  if (unfolded !== null) add(await store.select<HitCount>(unfolded.sql, unfolded.parameters));
   return [...counts.values()];
 }
 
@@ -139,11 +133,17 @@ const PART_OF_DAY = `
   select g.grp, count(*) as visitors from seen s join grps g on (s.mask & g.grp) != 0 group by g.grp`;
 
 /** Site-wide unique visitors per UTC day and group; a day cut by a date-time bound counts only its part in range. */
-export async function countDaily(store: AnalyticsStore, site: number, plan: RangePlan): Promise<DayCount[]> {
+export async function countDaily(store: AnalyticsReader, site: number, plan: RangePlan): Promise<DayCount[]> {
   const rows: DayCount[] = [];
   if (plan.fromDay < plan.toDay) {
     for (const row of await store.select<DayCount>(WHOLE_DAYS_DAILY, [site, plan.fromDay, plan.toDay])) {
       rows.push({ day: Number(row.day), grp: Number(row.grp), visitors: Number(row.visitors) });
+    }
+  }
+  const unfolded = unfoldedDailySql(store, site, plan);
+  if (unfolded !== null) {
+    for (const row of groupRows(await store.select<GroupCountsRow>(unfolded.sql, unfolded.parameters), [1, 2, 3])) {
+      rows.push({ day: row.dim, grp: row.grp, visitors: row.visitors });
     }
   }
   for (const edge of plan.edges) {

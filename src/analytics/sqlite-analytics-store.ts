@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../db/database.js';
-import type { AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './analytics-store.js';
+import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './analytics-store.js';
+import { SqliteReportConnection } from './sqlite-report-connection.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 import {
@@ -14,6 +15,9 @@ import {
 } from './project-data-deletion.js';
 
 type Statement = BetterSqlite3.Statement;
+
+/** Page cache of the main connection, KiB (SQLite's default is 2 MB). */
+const FOLD_CACHE_KIB = 65_536;
 
 const INSERT_HIT = `insert into analytics_hits
   (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version)
@@ -29,10 +33,15 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
   private readonly connection: BetterSqlite3.Database;
   private readonly statements = new Map<string, Statement>();
   private readonly foldSql = foldStatements('sqlite');
+  private readonly reports: SqliteReportConnection;
 
   constructor(private readonly database: Database) {
     if (database.raw.dialect !== 'sqlite') throw new Error('SqliteAnalyticsStore needs a SQLite database');
     this.connection = database.raw.connection;
+    // The fold probes the visit days once per key: a cache that holds the hot part of
+    // that index instead of the 2 MB default spares most of its page reads.
+    this.connection.pragma(`cache_size = -${FOLD_CACHE_KIB}`);
+    this.reports = new SqliteReportConnection(database.raw.file, (work) => this.exclusive(work), this.connection);
   }
 
   private prepared(sql: string): Statement {
@@ -178,6 +187,16 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
       const from = (this.prepared("select value from analytics_state where name = 'folded_seq'").get() as { value: number }).value;
       return (this.prepared('select count(*) as n from analytics_hits where seq > ?').get(from) as { n: number }).n;
     });
+  }
+
+  read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
+    return this.reports.read(work);
+  }
+
+  async close(): Promise<void> {
+    // Reports still running finish first; the connection reopens if one comes later.
+    await this.reports.read(() => Promise.resolve());
+    this.reports.close();
   }
 
   async select<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]> {

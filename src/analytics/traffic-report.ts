@@ -1,4 +1,4 @@
-import type { AnalyticsStore } from './analytics-store.js';
+import type { AnalyticsReader } from './analytics-store.js';
 import { AGENT_KIND_BASE, AI_GROUP, CLASS_BY_CODE, CLASS_CODES, classDimension, HUMAN_GROUP, SITE_DIMENSION } from './analytics-codes.js';
 import type { AgentTraffic, ClassTraffic, TrafficResult } from './analytics-types.js';
 import { HIT_CLASSES } from './classification/classify-hit.js';
@@ -10,7 +10,7 @@ import { countHits, countVisitors } from './rollup-queries.js';
 export const MAX_AGENTS = 100;
 
 /** Hits and unique visitors per class (all five, always) and per named agent, busiest first. */
-export async function trafficReport(store: AnalyticsStore, names: DimensionNames, site: number | null, plan: RangePlan): Promise<TrafficResult> {
+export async function trafficReport(store: AnalyticsReader, names: DimensionNames, site: number | null, plan: RangePlan): Promise<TrafficResult> {
   const classes: ClassTraffic[] = HIT_CLASSES.map((hitClass) => ({ class: hitClass, hits: 0, visitors: 0 }));
   if (site === null) return { classes, agents: [], hasMoreAgents: false };
   const classEntry = new Map(classes.map((entry) => [CLASS_CODES[entry.class], entry]));

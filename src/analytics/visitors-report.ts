@@ -1,4 +1,4 @@
-import type { AnalyticsStore } from './analytics-store.js';
+import type { AnalyticsReader } from './analytics-store.js';
 import { AI_GROUP, EITHER_GROUP, HUMAN_GROUP, PAGE_KIND, SITE_DIMENSION } from './analytics-codes.js';
 import type { PageVisitors, SortOrder, VisitorCounts, VisitorsResult, VisitorsSort } from './analytics-types.js';
 import type { DimensionNames } from './dimension-names.js';
@@ -42,7 +42,7 @@ export function pageComparator({ sort, order }: PageOrder): (a: PageVisitors, b:
  * row per page and group), so another order costs nothing extra in the database.
  */
 export async function visitorsReport(
-  store: AnalyticsStore,
+  store: AnalyticsReader,
   names: DimensionNames,
   site: number | null,
   plan: RangePlan,

@@ -30,6 +30,8 @@ describe('PostgreSQL ingest batches and folds', () => {
       secret: TEST_SECRET,
       retentionDays: 30,
       projectSettings: async () => ({}),
+      // Folds only when a test asks: pending counts are then the test's to predict.
+      fold: { idleMs: 3_600_000, maxDelayMs: 3_600_000 },
     });
     const database = kit.t.services.database.raw;
     if (database.dialect !== 'postgres') throw new Error('expected PostgreSQL');
@@ -64,18 +66,23 @@ describe('PostgreSQL ingest batches and folds', () => {
   test('a batch that commits after a later one is folded once it commits, and a query does not wait for it', async () => {
     await ingest('first');
     expect(await totalVisitors()).toBe(1);
+    // A report neither folds nor waits for a fold: the hit stays pending, and is counted.
+    expect(await service.store.pendingHits()).toBe(1);
+    await service.fold();
     await beginHeldIngest(42);
     await ingest('third');
     const started = performance.now();
     expect(await totalVisitors()).toBe(2);
     expect(performance.now() - started).toBeLessThan(2_000);
+    expect(await service.fold()).toBe(1);
     expect(await service.store.pendingHits()).toBe(0);
     await held.query('commit');
     // Claimed together with a newer batch, the late one spans the id of one folded before: each is folded once.
     await ingest('fourth');
     expect(await service.store.pendingHits()).toBe(2);
     expect(await totalVisitors()).toBe(4);
-    expect(await service.store.pendingHits()).toBe(0);
+    expect(await service.store.pendingHits()).toBe(2);
+    expect(await service.fold()).toBe(2);
     expect(await service.fold()).toBe(0);
     expect(await totalVisitors()).toBe(4);
     const traffic = await service.traffic(kit.projectId);
@@ -88,6 +95,7 @@ describe('PostgreSQL ingest batches and folds', () => {
     await ingest('third');
     await held.query('rollback');
     expect(await totalVisitors()).toBe(2);
+    expect(await service.fold()).toBe(2);
     expect(await service.store.pendingHits()).toBe(0);
   });
 

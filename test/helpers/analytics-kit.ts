@@ -1,5 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Dialect } from '../../src/db/database.js';
+import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
+import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
+import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
 import { createTestApp, createTestProject, type TestApp } from './test-app.js';
 
 /** Real user agents per class (classified as such by src/analytics/classification). */
@@ -24,7 +27,22 @@ export interface AnalyticsKit {
   send(events: unknown[], key?: string): Promise<LightMyRequestResponse>;
   /** GET an analytics report with the admin key; `query` becomes the query string. */
   get(report: 'visitors' | 'visitors/daily' | 'traffic', query?: Record<string, string | number>, key?: string): Promise<LightMyRequestResponse>;
+  /** Folds pending hits: all of them, or at most `steps` transactions of `chunkSize` hits. Returns how many. */
+  fold(chunkSize?: number, steps?: number): Promise<number>;
   close(): Promise<void>;
+}
+
+/**
+ * Reports no longer fold; a test that wants hits folded (late hits landing between folded
+ * visit days) folds through a store of its own on the app's database. Folds are
+ * serialised in the database (SQLite's one writer, PostgreSQL's fold lock), so this runs
+ * safely beside the app's own background fold.
+ */
+export function foldPending(t: TestApp, chunkSize = 20_000, steps = Number.POSITIVE_INFINITY): Promise<number> {
+  const database = t.services.database;
+  const store: AnalyticsStore = database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
+  let taken = 0;
+  return store.fold(chunkSize, () => Promise.resolve(++taken < steps));
 }
 
 export async function createAnalyticsKit(dialect: Dialect, environment: Record<string, string> = {}): Promise<AnalyticsKit> {
@@ -47,6 +65,7 @@ export async function createAnalyticsKit(dialect: Dialect, environment: Record<s
         headers: { authorization: `Bearer ${key}` },
       });
     },
+    fold: (chunkSize, steps) => foldPending(t, chunkSize, steps),
     close: () => t.close(),
   };
 }

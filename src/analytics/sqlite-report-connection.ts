@@ -1,0 +1,91 @@
+import BetterSqlite3 from 'better-sqlite3';
+import type { AnalyticsReader, UnfoldedHits } from './analytics-store.js';
+
+/** Page cache of the report connection, KiB: the sorts of a report over many unfolded hits stay in memory longer. */
+const REPORT_CACHE_KIB = 65_536;
+
+const FOLD_STATE = `select (select value from analytics_state where name = 'folded_seq') as folded,
+  (select coalesce(max(seq), 0) from analytics_hits) as last`;
+
+/**
+ * Reports on SQLite read on a connection of their own, each inside one read transaction:
+ * WAL gives it the snapshot of its first read, so a fold committing on the main
+ * connection meanwhile is invisible to it, and the folded mark it reads matches the
+ * rollups it reads. The main connection is free for ingestion and folds in between.
+ * Reports take this connection one at a time. An in-memory database has no second
+ * connection: there the report holds the main connection instead.
+ */
+export class SqliteReportConnection {
+  private connection: BetterSqlite3.Database | null = null;
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly file: string,
+    private readonly exclusive: <T>(work: () => T) => Promise<T>,
+    private readonly main: BetterSqlite3.Database,
+  ) {}
+
+  read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
+    const run = this.chain.then(() => (this.file === ':memory:' ? this.readOnMain(work) : this.readInSnapshot(work)));
+    // The chain only orders reports; a failed one must not fail the next.
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  close(): void {
+    if (this.connection?.open) this.connection.close();
+    this.connection = null;
+    this.statements.clear();
+  }
+
+  private async readInSnapshot<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
+    const connection = this.open();
+    connection.exec('begin');
+    try {
+      // The first read fixes the snapshot: the mark and everything after it agree.
+      const reader = this.reader((sql) => this.prepared(connection, sql));
+      const result = await work(reader);
+      connection.exec('commit');
+      return result;
+    } catch (error) {
+      if (connection.inTransaction) connection.exec('rollback');
+      throw error;
+    }
+  }
+
+  /** No second connection: nothing else runs on the main one until the report is done. */
+  private readOnMain<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
+    return this.exclusive(() => work(this.reader((sql) => this.main.prepare(sql)))).then((result) => result);
+  }
+
+  private reader(prepare: (sql: string) => BetterSqlite3.Statement): AnalyticsReader {
+    const state = prepare(FOLD_STATE).get() as { folded: number; last: number };
+    const unfolded: UnfoldedHits | null = state.last > state.folded ? { condition: 'seq > ?', parameters: [state.folded] } : null;
+    return {
+      dialect: 'sqlite',
+      unfolded,
+      select: <Row>(sql: string, parameters: readonly unknown[]) => Promise.resolve(prepare(sql).all(...parameters) as Row[]),
+    };
+  }
+
+  private open(): BetterSqlite3.Database {
+    if (this.connection?.open) return this.connection;
+    const connection = new BetterSqlite3(this.file);
+    connection.pragma('busy_timeout = 15000');
+    connection.pragma('query_only = ON');
+    connection.pragma(`cache_size = -${REPORT_CACHE_KIB}`);
+    this.connection = connection;
+    this.statements.clear();
+    return connection;
+  }
+
+  private prepared(connection: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = connection.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
