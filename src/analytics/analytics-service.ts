@@ -213,6 +213,7 @@ export class AnalyticsService {
     await this.settingsOf(projectId);
     const plan = planRange(checked.from, checked.to);
     if (plan.edges.length > 0) checkEdgesRetained(plan, checked, await this.oldestAcceptable(this.clock.now()), this.retentionDays);
+    this.scheduler.noteRead();
     return { site: await this.siteFor(projectId, false), plan };
   }
 

@@ -29,7 +29,10 @@ export class FoldScheduler {
   private chain: Promise<unknown> = Promise.resolve();
   private idleTimer: NodeJS.Timeout | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
-  private ingested = 0;
+  /** Ingested batches and reports started: a background fold gives way when this moves. */
+  private activity = 0;
+  /** A background fold is scheduled or has stopped early with hits left. */
+  private backgroundOwed = false;
   private closed = false;
 
   constructor(
@@ -42,8 +45,24 @@ export class FoldScheduler {
 
   /** Called after each stored batch. */
   noteIngest(): void {
-    this.ingested++;
+    this.activity++;
     if (this.closed) return;
+    this.backgroundOwed = true;
+    this.schedule();
+  }
+
+  /**
+   * Called when a report starts. On SQLite a report's statements and the fold's steps
+   * take turns on one thread, so a background fold steps aside (after its current step)
+   * and resumes once reports and ingestion are quiet, or at the deadline.
+   */
+  noteRead(): void {
+    this.activity++;
+    if (this.closed || !this.backgroundOwed) return;
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.background(), this.options.idleMs).unref();
     this.deadlineTimer ??= setTimeout(() => this.background(), this.options.maxDelayMs).unref();
@@ -73,13 +92,20 @@ export class FoldScheduler {
   private background(): void {
     this.clearTimers();
     if (this.closed) return;
-    let seen = this.ingested;
+    let seen = this.activity;
+    let stoppedEarly = false;
     this.enqueue(async () => {
       await yieldToEventLoop();
-      const quiet = this.ingested === seen;
-      seen = this.ingested;
-      return quiet && !this.closed;
-    }).catch(this.onError);
+      const quiet = this.activity === seen;
+      seen = this.activity;
+      stoppedEarly = !quiet || this.closed;
+      return !stoppedEarly;
+    })
+      .then(() => {
+        // Done, unless it gave way: then whoever it gave way to has scheduled the rest.
+        if (!stoppedEarly && this.idleTimer === undefined) this.backgroundOwed = false;
+      })
+      .catch(this.onError);
   }
 
   private clearTimers(): void {

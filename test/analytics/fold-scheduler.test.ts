@@ -51,6 +51,30 @@ describe('FoldScheduler', () => {
     await scheduler.close();
   });
 
+  test('a background fold steps aside while reports run, and finishes once they are quiet', async () => {
+    const { store, state } = fakeStore(10);
+    const scheduler = new FoldScheduler(store, { idleMs: 15, maxDelayMs: 10_000 });
+    scheduler.noteIngest();
+    // A report starts during each step, as while a dashboard keeps asking.
+    state.onStep = () => scheduler.noteRead();
+    await sleep(40);
+    expect(state.steps).toBeGreaterThan(0);
+    expect(state.pending).toBeGreaterThan(0);
+    state.onStep = () => {};
+    await sleep(100);
+    expect(state.pending).toBe(0);
+    await scheduler.close();
+  });
+
+  test('a report schedules no fold when none is owed', async () => {
+    const { store, state } = fakeStore(3);
+    const scheduler = new FoldScheduler(store, { idleMs: 5, maxDelayMs: 10 });
+    scheduler.noteRead();
+    await sleep(40);
+    expect(state.steps).toBe(0);
+    await scheduler.close();
+  });
+
   test('the deadline folds even while batches keep coming', async () => {
     const { store, state } = fakeStore(3);
     const scheduler = new FoldScheduler(store, { idleMs: 1_000, maxDelayMs: 30 });
