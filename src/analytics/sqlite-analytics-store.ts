@@ -16,9 +16,6 @@ import {
 
 type Statement = BetterSqlite3.Statement;
 
-/** Page cache of the main connection, KiB (SQLite's default is 2 MB). */
-const FOLD_CACHE_KIB = 65_536;
-
 const INSERT_HIT = `insert into analytics_hits
   (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version)
   values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -38,9 +35,6 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
   constructor(private readonly database: Database) {
     if (database.raw.dialect !== 'sqlite') throw new Error('SqliteAnalyticsStore needs a SQLite database');
     this.connection = database.raw.connection;
-    // The fold probes the visit days once per key: a cache that holds the hot part of
-    // that index instead of the 2 MB default spares most of its page reads.
-    this.connection.pragma(`cache_size = -${FOLD_CACHE_KIB}`);
     this.reports = new SqliteReportConnection(database.raw.file, (work) => this.exclusive(work), this.connection);
   }
 
