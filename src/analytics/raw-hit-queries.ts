@@ -93,16 +93,26 @@ export const AGENTS: RawDimension = { dim: 'h.agent', groupBy: 'h.agent, h.visit
 /**
  * Unique visitors of raw hits per dimension, minus those with a folded visit day of the
  * same group inside the whole days (one probe per visitor and dimension; the masks of
- * every group at once). Takes (site, fromDay, toDay, ...raw parameters).
+ * every group at once). With `probe`, takes (site, fromDay, toDay, ...raw parameters);
+ * without (no hit in the whole days is folded), only the raw parameters.
  */
-export function rawVisitorsSql(raw: RawHits, dimension: RawDimension): string {
+export function rawVisitorsSql(raw: RawHits, dimension: RawDimension, probe: boolean): string {
+  const folded = probe
+    ? `coalesce((select max(v.mask & 1) + max(v.mask & 2) + max(v.mask & 4) from analytics_visit_days v
+        where v.site = ? and v.dim = ${dimension.dim} and v.visitor = h.visitor and v.day >= ? and v.day < ?), 0)`
+    : '0';
   return `select dim, ${GROUP_COUNTS} from (
-    select ${dimension.dim} as dim, ${dimension.mask} as mask,
-      coalesce((select max(v.mask & 1) + max(v.mask & 2) + max(v.mask & 4) from analytics_visit_days v
-        where v.site = ? and v.dim = ${dimension.dim} and v.visitor = h.visitor and v.day >= ? and v.day < ?), 0) as folded
+    select ${dimension.dim} as dim, ${dimension.mask} as mask, ${folded} as folded
     from (${raw.sql}) h where ${dimension.filter} group by ${dimension.groupBy}
   ) counted group by dim`;
 }
+
+/**
+ * Whether any hit inside the whole days is folded: hit counts are written by the same
+ * fold as visit days, and never pruned, so without one there is no visit day to probe
+ * for (the first report after a bulk load into a fresh site skips a probe per visitor).
+ */
+export const FOLDED_IN_WHOLE_DAYS = 'select 1 as found from analytics_hit_counts where site = ? and day >= ? and day < ? limit 1';
 
 /**
  * Site-wide visitors per whole day from unfolded hits, minus those whose visit day that

@@ -4,6 +4,7 @@ import type { RangePlan } from './range-plan.js';
 import {
   AGENTS,
   CRAWLER_CLASSES,
+  FOLDED_IN_WHOLE_DAYS,
   HUMAN_OR_AI_MASK,
   IN_WINDOWS,
   PAGES,
@@ -79,8 +80,10 @@ export async function countVisitors(store: AnalyticsReader, site: number, plan: 
   }
   const raw = rawHits(store, site, plan);
   if (raw !== null) {
+    const whole = [site, plan.fromDay, plan.toDay];
+    const probe = plan.fromDay < plan.toDay && (await store.select(FOLDED_IN_WHOLE_DAYS, whole)).length > 0;
     for (const dimension of RAW_DIMENSIONS[family]) {
-      const rows = await store.select<GroupCountsRow>(rawVisitorsSql(raw, dimension), [site, plan.fromDay, plan.toDay, ...raw.parameters]);
+      const rows = await store.select<GroupCountsRow>(rawVisitorsSql(raw, dimension, probe), probe ? [...whole, ...raw.parameters] : raw.parameters);
       add(groupRows(rows, dimension.groups));
     }
   }
