@@ -89,8 +89,13 @@ export class AnalyticsService {
    * At most MAX_BATCH_EVENTS per call.
    */
   async ingest(projectId: string, events: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult> {
-    const context = await this.batchContext(projectId, options);
-    return this.storeBatch(projectId, prepareBatch(events, context, this.identity));
+    const ended = this.scheduler.ingestStarted();
+    try {
+      const context = await this.batchContext(projectId, options);
+      return await this.storeBatch(projectId, prepareBatch(events, context, this.identity));
+    } finally {
+      ended();
+    }
   }
 
   /**
@@ -98,8 +103,13 @@ export class AnalyticsService {
    * prepared on a worker thread. Same answer as `ingest`.
    */
   async ingestBody(projectId: string, body: Uint8Array, options: IngestOptions = {}): Promise<IngestResult> {
-    const context = await this.batchContext(projectId, options);
-    return this.storeBatch(projectId, await this.pool.prepare(body, context));
+    const ended = this.scheduler.ingestStarted();
+    try {
+      const context = await this.batchContext(projectId, options);
+      return await this.storeBatch(projectId, await this.pool.prepare(body, context));
+    } finally {
+      ended();
+    }
   }
 
   private async batchContext(projectId: string, options: IngestOptions): Promise<BatchContext> {

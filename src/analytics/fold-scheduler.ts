@@ -29,8 +29,10 @@ export class FoldScheduler {
   private chain: Promise<unknown> = Promise.resolve();
   private idleTimer: NodeJS.Timeout | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
-  /** Ingested batches and reports started: a background fold gives way when this moves. */
+  /** Ingest requests and reports started: a background fold gives way when this moves. */
   private activity = 0;
+  /** Ingest requests started and not finished: a background fold takes no further step while there are any. */
+  private inFlight = 0;
   /** A background fold is scheduled or has stopped early with hits left. */
   private backgroundOwed = false;
   private closed = false;
@@ -41,6 +43,22 @@ export class FoldScheduler {
     private readonly onError: (error: unknown) => void = () => {},
   ) {
     this.options = { ...DEFAULTS, ...options };
+  }
+
+  /**
+   * Called when an ingest request starts (before its body is prepared); call the returned
+   * function when it ends, however it ends. A fold step that saw one start, or runs while
+   * one is unfinished, is the background fold's last until ingestion is quiet again.
+   */
+  ingestStarted(): () => void {
+    this.activity++;
+    this.inFlight++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.inFlight--;
+    };
   }
 
   /** Called after each stored batch. */
@@ -95,8 +113,10 @@ export class FoldScheduler {
     let seen = this.activity;
     let stoppedEarly = false;
     this.enqueue(async () => {
-      await yieldToEventLoop();
-      const quiet = this.activity === seen;
+      // Long enough for requests that arrived during the step (the event loop was busy
+      // with it on SQLite) to be read and started, so that they are seen below.
+      await sleep(GIVE_WAY_MS);
+      const quiet = this.activity === seen && this.inFlight === 0;
       seen = this.activity;
       stoppedEarly = !quiet || this.closed;
       return !stoppedEarly;
@@ -114,6 +134,12 @@ export class FoldScheduler {
     this.idleTimer = undefined;
     this.deadlineTimer = undefined;
   }
+}
+
+const GIVE_WAY_MS = 10;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Lets requests that arrived during a fold step run before the next step. */

@@ -150,7 +150,7 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
   async fold(chunkSize: number, betweenChunks?: () => Promise<boolean>): Promise<number> {
     let folded = 0;
     for (;;) {
-      const chunk = await this.writeTransaction(() => this.foldChunk(chunkSize));
+      const chunk = await this.reports.besideReports(() => this.writeTransaction(() => this.foldChunk(chunkSize)));
       if (chunk === null) return folded;
       folded += chunk;
       if (betweenChunks && !(await betweenChunks())) return folded;

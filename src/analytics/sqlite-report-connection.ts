@@ -1,6 +1,11 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { AnalyticsReader, UnfoldedHits } from './analytics-store.js';
 
+interface FoldState {
+  folded: number;
+  last: number;
+}
+
 const FOLD_STATE = `select (select value from analytics_state where name = 'folded_seq') as folded,
   (select coalesce(max(seq), 0) from analytics_hits) as last`;
 
@@ -41,8 +46,8 @@ export class SqliteReportConnection {
     connection.exec('begin');
     try {
       // The first read fixes the snapshot: the mark and everything after it agree.
-      const reader = this.reader((sql) => this.prepared(connection, sql));
-      const result = await work(reader);
+      const state = this.prepared(connection, FOLD_STATE).get() as FoldState;
+      const result = await work(this.reader(state, (sql, parameters) => Promise.resolve(this.prepared(connection, sql).all(...parameters))));
       connection.exec('commit');
       return result;
     } catch (error) {
@@ -51,19 +56,27 @@ export class SqliteReportConnection {
     }
   }
 
-  /** No second connection: nothing else runs on the main one until the report is done. */
-  private readOnMain<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
-    return this.exclusive(() => work(this.reader((sql) => this.main.prepare(sql)))).then((result) => result);
+  /**
+   * No second connection: each statement takes the main connection in turn (other work
+   * of the report, such as name look-ups, needs it too). Fold steps queue with reports
+   * (`besideReports`), so none commits between a report's reads.
+   */
+  private async readOnMain<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
+    const state = await this.exclusive(() => this.main.prepare(FOLD_STATE).get() as FoldState);
+    return work(this.reader(state, (sql, parameters) => this.exclusive(() => this.main.prepare(sql).all(...parameters))));
   }
 
-  private reader(prepare: (sql: string) => BetterSqlite3.Statement): AnalyticsReader {
-    const state = prepare(FOLD_STATE).get() as { folded: number; last: number };
+  /** Runs a fold step: at once with a connection of its own, in turn with reports on an in-memory database. */
+  besideReports<T>(step: () => Promise<T>): Promise<T> {
+    if (this.file !== ':memory:') return step();
+    const run = this.chain.then(step);
+    this.chain = run.catch(() => {});
+    return run;
+  }
+
+  private reader(state: FoldState, all: (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>): AnalyticsReader {
     const unfolded: UnfoldedHits | null = state.last > state.folded ? { condition: 'seq > ?', parameters: [state.folded] } : null;
-    return {
-      dialect: 'sqlite',
-      unfolded,
-      select: <Row>(sql: string, parameters: readonly unknown[]) => Promise.resolve(prepare(sql).all(...parameters) as Row[]),
-    };
+    return { dialect: 'sqlite', unfolded, select: async <Row>(sql: string, parameters: readonly unknown[]) => (await all(sql, parameters)) as Row[] };
   }
 
   private open(): BetterSqlite3.Database {

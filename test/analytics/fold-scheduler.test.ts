@@ -66,6 +66,23 @@ describe('FoldScheduler', () => {
     await scheduler.close();
   });
 
+  test('a background fold takes no further step while an ingest request is unfinished', async () => {
+    const { store, state } = fakeStore(10);
+    const scheduler = new FoldScheduler(store, { idleMs: 5, maxDelayMs: 10_000 });
+    scheduler.noteIngest();
+    let ended: (() => void) | undefined;
+    // A request starts during the first step (its body still being prepared when the step ends).
+    state.onStep = () => (ended ??= scheduler.ingestStarted());
+    await sleep(60);
+    expect(state.steps).toBe(1);
+    state.onStep = () => {};
+    ended!();
+    scheduler.noteIngest();
+    await sleep(100);
+    expect(state.pending).toBe(0);
+    await scheduler.close();
+  });
+
   test('a report schedules no fold when none is owed', async () => {
     const { store, state } = fakeStore(3);
     const scheduler = new FoldScheduler(store, { idleMs: 5, maxDelayMs: 10 });
