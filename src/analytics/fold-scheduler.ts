@@ -10,7 +10,9 @@ export interface FoldSchedulerOptions {
 }
 
 // Each step holds the event loop (SQLite is synchronous) for a fraction of a second.
-const DEFAULTS = { idleMs: 500, maxDelayMs: 60_000, chunkSize: 20_000 };
+// Quiet means 2 s without an ingest request or report: reports no longer wait for the
+// fold, and on SQLite each step stalls requests that arrive during it.
+const DEFAULTS = { idleMs: 2_000, maxDelayMs: 60_000, chunkSize: 20_000 };
 
 /**
  * Serialises folds in this process and runs them in the background after ingestion.
@@ -82,8 +84,8 @@ export class FoldScheduler {
 
   private schedule(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.background(), this.options.idleMs).unref();
-    this.deadlineTimer ??= setTimeout(() => this.background(), this.options.maxDelayMs).unref();
+    this.idleTimer = setTimeout(() => this.background(false), this.options.idleMs).unref();
+    this.deadlineTimer ??= setTimeout(() => this.background(true), this.options.maxDelayMs).unref();
   }
 
   /** Folds everything committed so far; resolves with the number of hits folded by this call. */
@@ -107,9 +109,14 @@ export class FoldScheduler {
     return run;
   }
 
-  private background(): void {
-    this.clearTimers();
+  private background(deadline: boolean): void {
     if (this.closed) return;
+    if (!deadline && this.inFlight > 0) {
+      // Quiet only in completions: requests are still being prepared or stored.
+      this.schedule();
+      return;
+    }
+    this.clearTimers();
     let seen = this.activity;
     let stoppedEarly = false;
     this.enqueue(async () => {

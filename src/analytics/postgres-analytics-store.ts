@@ -98,10 +98,10 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     return converted;
   }
 
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>, begin = 'begin'): Promise<T> {
     const client = await this.pool.connect();
     try {
-      await client.query('begin');
+      await client.query(begin);
       try {
         const result = await work(client);
         await client.query('commit');
@@ -284,7 +284,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
 
   /** See postgres-report-snapshot.ts. */
   read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
-    return readSnapshot(this.pool, (text) => this.sql(text), work);
+    return this.transaction((client) => readSnapshot(client, (text) => this.sql(text), work), 'begin isolation level repeatable read read only');
   }
 
   async close(): Promise<void> {}

@@ -5,38 +5,25 @@ import type { AnalyticsReader, UnfoldedHits } from './analytics-store.js';
 const PENDING_BATCHES = `select '{' || string_agg(id::text, ',') || '}' as ids, min(id)::text as lowest, max(id)::text as highest from analytics_ingest_batches`;
 
 /**
- * A report on PostgreSQL: one repeatable-read, read-only transaction. Its snapshot holds
+ * A report on PostgreSQL, inside one repeatable-read, read-only transaction on `client`. Its snapshot holds
  * the pending batches and the rollups as one fold left them (a fold deletes its batches
  * in the transaction that writes their rollups), so each hit is counted once, from the
  * rollups or from the raw hits of a pending batch. It takes no lock a fold takes, so it
  * neither waits for a fold nor holds one up.
  */
-export async function readSnapshot<T>(pool: pg.Pool, numbered: (sql: string) => string, work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin isolation level repeatable read read only');
-    try {
-      const { rows } = await client.query<{ ids: string | null; lowest: string | null; highest: string | null }>(PENDING_BATCHES);
-      const pending = rows[0]!;
-      let unfolded: UnfoldedHits | null = null;
-      if (pending.ids !== null) {
-        unfolded = { condition: 'batch between ? and ? and batch = any(?::bigint[])', parameters: [pending.lowest, pending.highest, pending.ids] };
-        // As in a fold step: before autovacuum has analysed fresh hits, the planner takes
-        // the table for small and would scan all of it rather than use the block-range index.
-        await client.query('set local enable_seqscan = off');
-      }
-      const result = await work({
-        dialect: 'postgres',
-        unfolded,
-        select: async <Row>(sql: string, parameters: readonly unknown[]) => (await client.query(numbered(sql), [...parameters])).rows as Row[],
-      });
-      await client.query('commit');
-      return result;
-    } catch (error) {
-      await client.query('rollback').catch(() => {});
-      throw error;
-    }
-  } finally {
-    client.release();
+export async function readSnapshot<T>(client: pg.PoolClient, numbered: (sql: string) => string, work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
+  const { rows } = await client.query<{ ids: string | null; lowest: string | null; highest: string | null }>(PENDING_BATCHES);
+  const pending = rows[0]!;
+  let unfolded: UnfoldedHits | null = null;
+  if (pending.ids !== null) {
+    unfolded = { condition: 'batch between ? and ? and batch = any(?::bigint[])', parameters: [pending.lowest, pending.highest, pending.ids] };
+    // As in a fold step: before autovacuum has analysed fresh hits, the planner takes
+    // the table for small and would scan all of it rather than use the block-range index.
+    await client.query('set local enable_seqscan = off');
   }
+  return work({
+    dialect: 'postgres',
+    unfolded,
+    select: async <Row>(sql: string, parameters: readonly unknown[]) => (await client.query(numbered(sql), [...parameters])).rows as Row[],
+  });
 }

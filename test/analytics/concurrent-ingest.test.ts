@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { AnalyticsService } from '../../src/analytics/analytics-service.js';
-import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
+import type { AnalyticsService } from '../../src/analytics/analytics-service.js';
+import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit, kitAnalyticsService } from '../helpers/analytics-kit.js';
 import { bruteForceClasses, bruteForceVisitors, type OracleHit } from '../helpers/analytics-oracle.js';
-import { TEST_SECRET } from '../helpers/test-app.js';
 import { BACKENDS } from '../helpers/test-database.js';
 
 /**
@@ -17,15 +16,8 @@ describe.each(BACKENDS)('concurrent ingest, folds and queries [%s]', (dialect) =
   let service: AnalyticsService;
   beforeEach(async () => {
     kit = await createAnalyticsKit(dialect);
-    service = new AnalyticsService({
-      database: kit.t.services.database,
-      clock: kit.t.clock,
-      secret: TEST_SECRET,
-      retentionDays: 30,
-      projectSettings: async () => ({}),
-      // A tiny chunk, so folds take several steps while batches keep committing.
-      fold: { chunkSize: 7, idleMs: 1 },
-    });
+    // A tiny chunk, so folds take several steps while batches keep committing.
+    service = kitAnalyticsService(kit, { chunkSize: 7, idleMs: 1 });
   });
   afterEach(async () => {
     await service.close();

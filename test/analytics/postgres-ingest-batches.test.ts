@@ -1,11 +1,10 @@
 import type pg from 'pg';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { AnalyticsService } from '../../src/analytics/analytics-service.js';
+import type { AnalyticsService } from '../../src/analytics/analytics-service.js';
 import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
 import { systemClock } from '../../src/core/clock.js';
 import { loadMigrations, migrate } from '../../src/db/migrator.js';
-import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
-import { TEST_SECRET } from '../helpers/test-app.js';
+import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit, kitAnalyticsService } from '../helpers/analytics-kit.js';
 import { openTestDatabase } from '../helpers/test-database.js';
 
 /**
@@ -24,15 +23,8 @@ describe('PostgreSQL ingest batches and folds', () => {
   beforeEach(async () => {
     kit = await createAnalyticsKit('postgres');
     today = Math.floor(kit.t.clock.now() / DAY);
-    service = new AnalyticsService({
-      database: kit.t.services.database,
-      clock: kit.t.clock,
-      secret: TEST_SECRET,
-      retentionDays: 30,
-      projectSettings: async () => ({}),
-      // Folds only when a test asks: pending counts are then the test's to predict.
-      fold: { idleMs: 3_600_000, maxDelayMs: 3_600_000 },
-    });
+    // Folds only when a test asks: pending counts are then the test's to predict.
+    service = kitAnalyticsService(kit, { idleMs: 3_600_000, maxDelayMs: 3_600_000 });
     const database = kit.t.services.database.raw;
     if (database.dialect !== 'postgres') throw new Error('expected PostgreSQL');
     held = await database.pool.connect();

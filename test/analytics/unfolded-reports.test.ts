@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { AnalyticsService } from '../../src/analytics/analytics-service.js';
-import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
+import type { AnalyticsService } from '../../src/analytics/analytics-service.js';
+import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit, kitAnalyticsService } from '../helpers/analytics-kit.js';
 import { bruteForceClasses, bruteForceVisitors, oracleOrder, type OracleHit } from '../helpers/analytics-oracle.js';
-import { TEST_SECRET } from '../helpers/test-app.js';
 import { BACKENDS } from '../helpers/test-database.js';
 
 /**
@@ -16,15 +15,8 @@ describe.each(BACKENDS)('reports over unfolded hits [%s]', (dialect) => {
   beforeEach(async () => {
     kit = await createAnalyticsKit(dialect);
     today = Math.floor(kit.t.clock.now() / DAY);
-    service = new AnalyticsService({
-      database: kit.t.services.database,
-      clock: kit.t.clock,
-      secret: TEST_SECRET,
-      retentionDays: 30,
-      projectSettings: async () => ({}),
-      // One hit per fold step, and no background fold: the test decides when folds run.
-      fold: { chunkSize: 1, idleMs: 3_600_000, maxDelayMs: 3_600_000 },
-    });
+    // One hit per fold step, and no background fold: the test decides when folds run.
+    service = kitAnalyticsService(kit, { chunkSize: 1, idleMs: 3_600_000, maxDelayMs: 3_600_000 });
   });
   afterEach(async () => {
     await service.close();

@@ -1,9 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Dialect } from '../../src/db/database.js';
+import { AnalyticsService } from '../../src/analytics/analytics-service.js';
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
+import type { FoldSchedulerOptions } from '../../src/analytics/fold-scheduler.js';
 import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
 import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
-import { createTestApp, createTestProject, type TestApp } from './test-app.js';
+import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from './test-app.js';
 
 /** Real user agents per class (classified as such by src/analytics/classification). */
 export const USER_AGENTS = {
@@ -74,4 +76,16 @@ export async function createAnalyticsKit(dialect: Dialect, environment: Record<s
 export function dayTime(t: TestApp, days: number, ms = 0): string {
   const midnight = Math.floor(t.clock.now() / DAY) * DAY;
   return new Date(midnight + days * DAY + ms).toISOString();
+}
+
+/** A second analytics service on the kit's database, with its own fold settings (close it before the kit). */
+export function kitAnalyticsService(kit: AnalyticsKit, fold: FoldSchedulerOptions = {}, retentionDays = 30): AnalyticsService {
+  return new AnalyticsService({
+    database: kit.t.services.database,
+    clock: kit.t.clock,
+    secret: TEST_SECRET,
+    retentionDays,
+    projectSettings: async () => ({}),
+    fold,
+  });
 }
