@@ -31,8 +31,9 @@ export class FoldScheduler {
   private chain: Promise<unknown> = Promise.resolve();
   private idleTimer: NodeJS.Timeout | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
-  /** Ingest requests and reports started: a background fold gives way when this moves. */
+  /** Ingest requests and reports started or ended, and when that last happened (performance.now()). */
   private activity = 0;
+  private lastActivityAt = Number.NEGATIVE_INFINITY;
   /** Ingest requests started and not finished: a background fold takes no further step while there are any. */
   private inFlight = 0;
   /** A background fold is scheduled or has stopped early with hits left. */
@@ -53,19 +54,20 @@ export class FoldScheduler {
    * one is unfinished, is the background fold's last until ingestion is quiet again.
    */
   ingestStarted(): () => void {
-    this.activity++;
+    this.touch();
     this.inFlight++;
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
       this.inFlight--;
+      this.touch();
     };
   }
 
   /** Called after each stored batch. */
   noteIngest(): void {
-    this.activity++;
+    this.touch();
     if (this.closed) return;
     this.backgroundOwed = true;
     this.schedule();
@@ -77,9 +79,14 @@ export class FoldScheduler {
    * and resumes once reports and ingestion are quiet, or at the deadline.
    */
   noteRead(): void {
-    this.activity++;
+    this.touch();
     if (this.closed || !this.backgroundOwed) return;
     this.schedule();
+  }
+
+  private touch(): void {
+    this.activity++;
+    this.lastActivityAt = performance.now();
   }
 
   private schedule(): void {
@@ -117,15 +124,16 @@ export class FoldScheduler {
       return;
     }
     this.clearTimers();
-    let seen = this.activity;
     let stoppedEarly = false;
+    let seen = this.activity;
     this.enqueue(async () => {
       // Long enough for requests that arrived during the step (the event loop was busy
-      // with it on SQLite) to be read and started, so that they are seen below.
+      // with it on SQLite) to be read and started.
       await sleep(GIVE_WAY_MS);
-      const quiet = this.activity === seen && this.inFlight === 0;
+      // Another step only while ingestion and reports are still quiet: a fold that
+      // chased a slow stream of requests would stall every one of them for a step.
+      stoppedEarly = this.closed || this.inFlight > 0 || this.activity !== seen || performance.now() - this.lastActivityAt < this.options.idleMs;
       seen = this.activity;
-      stoppedEarly = !quiet || this.closed;
       return !stoppedEarly;
     })
       .then(() => {
