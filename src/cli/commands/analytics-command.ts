@@ -3,6 +3,8 @@ import {
   createProgressBar,
   formatImportSummary,
   importLogs,
+  importWarnings,
+  isUnreadable,
   ImportAbortedError,
   MAX_BATCH_SIZE,
   type FieldMap,
@@ -174,8 +176,8 @@ function importCommand(): Command {
       }
       bar.finish();
       printImportResult(summary, sender.rejectedExamples, options.json, false);
-      // Hits the server refused or files that broke off are worth a non-zero exit for scripts.
-      if (summary.rejected > 0 || summary.failedFiles.length > 0) process.exitCode = 1;
+      // Hits the server refused, files that broke off or nothing readable are worth a non-zero exit for scripts.
+      if (summary.rejected > 0 || summary.failedFiles.length > 0 || isUnreadable(summary)) process.exitCode = 1;
     });
 }
 
@@ -191,7 +193,12 @@ function usageError(message: string): DocwrightError {
 }
 
 function printImportResult(summary: ImportSummary, rejected: readonly RejectedHitExample[], json: boolean | undefined, interrupted: boolean): void {
-  if (json) return printJson({ ...summary, interrupted, rejectedExamples: rejected });
+  if (json) {
+    const warnings = importWarnings(summary);
+    // stdout holds the JSON for scripts; a person watching still sees what went wrong.
+    for (const warning of warnings) process.stderr.write(`warning: ${warning.message}\n`);
+    return printJson({ ...summary, interrupted, rejectedExamples: rejected, warnings });
+  }
   if (interrupted) process.stdout.write('Interrupted; what was sent before stopping:\n');
   process.stdout.write(`${formatImportSummary(summary)}\n`);
   if (rejected.length === 0) return;
