@@ -30,7 +30,7 @@ export interface EventSenderOptions {
 
 /**
  * Six tries over about half a minute. Retrying a batch is safe: every imported hit
- * carries an id derived from its file and line, so the server counts a hit it already
+ * carries an id derived from its log line's text, so the server counts a hit it already
  * stored once.
  */
 const WRITE_RETRIES: Omit<RetryOptions, 'signal'> = { retries: 5, baseDelayMs: 500, maxDelayMs: 10_000 };

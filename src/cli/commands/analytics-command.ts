@@ -48,9 +48,13 @@ Examples:
 const IMPORT_HELP = `
 Reads web-server access logs (plain or .gz), keeps page views (successful GETs of
 pages, not assets or redirects), and sends them in batches to
-POST /v1/analytics/{project}/events. Each hit carries an id derived from its file and
-line, so importing the same file twice does not count it twice. Batches that fail with
-429, 5xx or a network error are retried with backoff, up to 5 times.
+POST /v1/analytics/{project}/events. Each hit's id is derived from the text of its log
+line, so importing a file again (or a rotated, appended or gzipped copy) does not count
+a line twice. Batches that fail with 429, 5xx or a network error are retried with
+backoff, up to 5 times. The summary breaks down the lines that are not pages and warns
+about hits older than the server's retention (DOCWRIGHT_ANALYTICS_RETENTION_DAYS) and
+hits without a user agent (they count as bots). Exit 1 when hits were rejected, a file
+broke off, or no line could be read.
 
 Formats: combined and common (Apache/nginx), jsonl (one JSON object per line; the
 usual member names are recognized, --field maps others), or auto (the default: detected
