@@ -17,9 +17,16 @@ const STATUS = /^[1-5]\d\d$/;
  */
 export function parseCombinedLine(line: string): LineParseResult {
   const tokenized = tokenizeLogLine(line);
-  if (!tokenized.ok) return salvage(line) ?? malformed(tokenized.reason);
-  const tokens = tokenized.tokens;
+  if (tokenized.ok) return parseTokens(line, tokenized.tokens, false);
+  // A quote left open: first read the line as it is with the open field running to the
+  // end (a cut-off user agent), then try the request-line salvage.
+  const lenient = tokenizeLogLine(line, true);
+  const result = lenient.ok ? parseTokens(line, lenient.tokens, true) : undefined;
+  if (result?.ok === true) return result;
+  return salvage(line) ?? malformed(tokenized.reason);
+}
 
+function parseTokens(line: string, tokens: LogToken[], salvaged: boolean): LineParseResult {
   let timeIndex = -1;
   let timestamp: number | undefined;
   for (let index = 0; index < tokens.length; index++) {
@@ -42,6 +49,7 @@ export function parseCombinedLine(line: string): LineParseResult {
   const requestLine = parseRequestLine(request.value);
   return {
     ok: true,
+    ...(salvaged ? { salvaged } : {}),
     record: {
       timestamp,
       method: requestLine?.method,

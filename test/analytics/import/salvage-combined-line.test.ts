@@ -32,6 +32,11 @@ describe('salvaging a line with a quote left open', () => {
     expect(record).toMatchObject({ target: '/docs/a', status: 200, referrer: undefined, userAgent: 'Mozilla/5.0 (compatible; Claude-User/1.0' });
   });
 
+  test('a line whose last field is cut off is read as it is, whatever its request', () => {
+    const record = salvaged(`202.114.167.57 - - ${TIME} "\\x16\\x03\\x01" 400 157 "-" "-`);
+    expect(record).toMatchObject({ status: 400, target: '', userAgent: undefined });
+  });
+
   test('a common-format request line without its closing quote, and a vhost in front', () => {
     expect(salvaged(`198.51.100.4 - - ${TIME} "HEAD /docs/b 304 0`)).toMatchObject({ method: 'HEAD', target: '/docs/b', status: 304, userAgent: undefined });
     expect(salvaged(`docs.example.com 2001:db8::1 - - ${TIME} "GET /c 200 1 "-" "${UA}"`)).toMatchObject({ ip: '2001:db8::1', target: '/c', userAgent: UA });
