@@ -148,6 +148,7 @@ describe('docwright analytics import', () => {
       const result = await importCli([file], proxy.url);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('docwright: This key may not send events.');
+      expect(result.stderr).toContain('stopped after 1 lines: 0 hits accepted, 0 rejected; run the import again');
       expect(proxy.requests).toHaveLength(1);
     } finally {
       await proxy.close();

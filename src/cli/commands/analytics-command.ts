@@ -8,6 +8,7 @@ import {
   ImportAbortedError,
   MAX_BATCH_SIZE,
   type FieldMap,
+  type ImportProgress,
   type ImportSummary,
   type LogFormatChoice,
 } from '../../analytics/import/index.js';
@@ -159,6 +160,7 @@ function importCommand(): Command {
       });
       const bar = createProgressBar(process.stderr, 0, { label: 'import' });
       let summary: ImportSummary;
+      let sent: ImportProgress | undefined;
       try {
         summary = await importLogs({
           files,
@@ -166,12 +168,23 @@ function importCommand(): Command {
           fieldMap: options.field,
           batchSize: options.batchSize,
           send: sender.send,
-          onProgress: bar.update,
+          onProgress: (progress) => {
+            sent = progress;
+            bar.update(progress);
+          },
           signal: controller.signal,
         });
       } catch (error) {
         bar.finish();
-        if (!(error instanceof ImportAbortedError)) throw error;
+        if (!(error instanceof ImportAbortedError)) {
+          // The error is printed by the CLI; say how far the import got, so nothing is lost silently.
+          if (sent !== undefined) {
+            process.stderr.write(
+              `stopped after ${sent.lines} lines: ${sent.accepted} hits accepted, ${sent.rejected} rejected; run the import again to finish (ids make it safe)\n`,
+            );
+          }
+          throw error;
+        }
         printImportResult(error.summary, sender.rejectedExamples, options.json, true);
         process.exitCode = 130;
         return;
