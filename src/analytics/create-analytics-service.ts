@@ -12,6 +12,7 @@ export function createAnalyticsService(services: Services, logger?: Pick<Fastify
     clock: services.clock,
     secret: services.config.secret,
     retentionDays: services.config.analytics.retentionDays,
+    clickhouse: services.config.analytics.clickhouse,
     projectSettings: async (projectId) => (await services.projects.find(projectId))?.settings ?? null,
     onBackgroundError: (error) => logger?.error({ err: error }, 'analytics background fold failed'),
   });
