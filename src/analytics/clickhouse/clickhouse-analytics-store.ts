@@ -32,6 +32,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   private readonly client: ClickHouseClient;
   private readonly target: ClickHouseTarget;
   private migrated: Promise<unknown> | undefined;
+  private readonly inserting = new Map<number, Promise<void>>();
 
   constructor(
     private readonly primary: AnalyticsStore,
@@ -99,11 +100,28 @@ export class ClickHouseAnalyticsStore implements CountingStore {
 
   /**
    * Stores the hits whose event id is new. The check and the insert are two requests, so
-   * two processes storing the same new id at once may both store it: reports stay exact
-   * (hits are counted as unique (event id, nonce), visitors as unique visitors), only the
-   * second answer's `duplicates` misses it (docs/analytics.md, "ClickHouse").
+   * two processes storing the same new id at once may both store it: hit counts stay
+   * exact (hits are counted as unique (event id, nonce)), and so do visitors when the
+   * retry is the same event; only the second answer's `duplicates` misses it
+   * (docs/analytics.md, "ClickHouse").
    */
-  async insertHits(batch: HitBatch): Promise<InsertHitsResult> {
+  insertHits(batch: HitBatch): Promise<InsertHitsResult> {
+    // Within a process the check and the insert of one site are serialised, so every
+    // answer's `duplicates` is exact and the first event of an id is the one stored.
+    const previous = this.inserting.get(batch.site) ?? Promise.resolve();
+    const run = previous.then(() => this.insertNewHits(batch));
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inserting.set(batch.site, settled);
+    void settled.then(() => {
+      if (this.inserting.get(batch.site) === settled) this.inserting.delete(batch.site);
+    });
+    return run;
+  }
+
+  private async insertNewHits(batch: HitBatch): Promise<InsertHitsResult> {
     await this.ready();
     const seen = new Set<string>();
     const ids = batch.eventId.filter((id): id is string => id !== null);
