@@ -11,12 +11,15 @@ import { localTable, migrateClickHouse, onCluster, readTable, type ClickHouseTar
 import { ClickHouseRangeCounter } from './clickhouse-range-counter.js';
 import { waitForMutations } from './clickhouse-mutations.js';
 
-/** Tables keyed by site that a project deletion empties, with the counter each one feeds. */
-const SITE_TABLES = [
-  { table: 'analytics_hits', counter: 'hits' },
-  { table: 'analytics_event_ids', counter: 'eventIds' },
-  { table: 'analytics_visitor_days', counter: 'visitorCounts' },
-  { table: 'analytics_hit_days', counter: 'hitCounts' },
+/**
+ * Tables keyed by site that a project deletion empties, the counter each one feeds and
+ * what it counts: logical rows (one per key), which background merges do not change.
+ */
+export const CLICKHOUSE_SITE_TABLES = [
+  { table: 'analytics_hits', counter: 'hits', rows: 'count()' },
+  { table: 'analytics_event_ids', counter: 'eventIds', rows: 'uniqExact(event_id)' },
+  { table: 'analytics_visitor_days', counter: 'visitorCounts', rows: 'uniqExact(day, dim, grp)' },
+  { table: 'analytics_hit_days', counter: 'hitCounts', rows: 'uniqExact(day, class, agent)' },
 ] as const;
 
 /**
@@ -189,8 +192,8 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     const site = await this.primary.siteOf(projectId);
     const here: Partial<Record<keyof DeletedProjectData, number>> = {};
     if (site !== null) {
-      for (const { table, counter } of SITE_TABLES) {
-        const rows = await this.count(sql`SELECT count() AS n FROM ${this.table(table)} WHERE site = ${site}`);
+      for (const { table, counter, rows: logicalRows } of CLICKHOUSE_SITE_TABLES) {
+        const rows = await this.count(sql`SELECT ${raw(logicalRows)} AS n FROM ${this.table(table)} WHERE site = ${site}`);
         here[counter] = rows;
         if (rows > 0) await this.mutate(table, sql`site = ${site}`);
       }
