@@ -177,7 +177,8 @@ function clickhouseSettings(environment: Environment): ClickHouseSettings | unde
     });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    throw new ConfigError([`DOCWRIGHT_ANALYTICS_URL: ${detail} (got "${maskUrlPasswords(environment.DOCWRIGHT_ANALYTICS_URL)}")`]);
+    // The value is not echoed: a malformed URL may hold its password where masking cannot find it.
+    throw new ConfigError([`DOCWRIGHT_ANALYTICS_URL: ${detail}`]);
   }
 }
 

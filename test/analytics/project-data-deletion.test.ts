@@ -153,7 +153,7 @@ describe.each(ANALYTICS_BACKENDS)("deleting a project's analytics rows [%s]", (d
         t.config,
         "select distinct table from system.columns where database = currentDatabase() and name = 'site' and table in (select name from system.tables where database = currentDatabase() and engine != 'MaterializedView')",
       );
-      const clickhouseCovered = new Set(CLICKHOUSE_SITE_TABLES.map(({ table }) => table));
+      const clickhouseCovered = new Set<string>(CLICKHOUSE_SITE_TABLES.map(({ table }) => table));
       expect(tables.length).toBeGreaterThan(0);
       expect(tables.map(({ table }) => table).filter((table) => !clickhouseCovered.has(table))).toEqual([]);
     }
