@@ -1,12 +1,11 @@
-import { randomFillSync } from 'node:crypto';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseSettings } from '../../config/clickhouse-settings.js';
 import type { Clock } from '../../core/clock.js';
 import type { AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from '../analytics-store.js';
-import { dayOf } from '../analytics-codes.js';
 import type { DeletedProjectData } from '../project-data-deletion.js';
 import type { CountingStore } from '../range-counts.js';
-import { listLiteral, raw, sql } from './clickhouse-literal.js';
+import { raw, sql } from './clickhouse-literal.js';
+import { ClickHouseHitWriter } from './clickhouse-hit-writer.js';
 import { localTable, migrateClickHouse, onCluster, readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
 import { ClickHouseRangeCounter } from './clickhouse-range-counter.js';
 import { waitForMutations } from './clickhouse-mutations.js';
@@ -35,7 +34,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   private readonly client: ClickHouseClient;
   private readonly target: ClickHouseTarget;
   private migrated: Promise<unknown> | undefined;
-  private readonly inserting = new Map<number, Promise<void>>();
+  private readonly writer: ClickHouseHitWriter;
 
   constructor(
     private readonly primary: AnalyticsStore,
@@ -52,6 +51,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
       ...(settings.cluster === undefined ? {} : { clickhouse_settings: { insert_distributed_sync: 1 } }),
     });
     this.counter = new ClickHouseRangeCounter(this.client, this.target);
+    this.writer = new ClickHouseHitWriter(this.client, this.target);
   }
 
   /** Runs the migrations once per process, before the first use (again after a failure). */
@@ -101,74 +101,10 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     return Number(row?.n ?? 0);
   }
 
-  /**
-   * Stores the hits whose event id is new. The check and the insert are two requests, so
-   * two processes storing the same new id at once may both store it: hit counts stay
-   * exact (hits are counted as unique (event id, nonce)), and so do visitors when the
-   * retry is the same event; only the second answer's `duplicates` misses it
-   * (docs/analytics.md, "ClickHouse").
-   */
-  insertHits(batch: HitBatch): Promise<InsertHitsResult> {
-    // Within a process the check and the insert of one site are serialised, so every
-    // answer's `duplicates` is exact and the first event of an id is the one stored.
-    const previous = this.inserting.get(batch.site) ?? Promise.resolve();
-    const run = previous.then(() => this.insertNewHits(batch));
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.inserting.set(batch.site, settled);
-    void settled.then(() => {
-      if (this.inserting.get(batch.site) === settled) this.inserting.delete(batch.site);
-    });
-    return run;
-  }
-
-  private async insertNewHits(batch: HitBatch): Promise<InsertHitsResult> {
+  /** Stores the hits whose event id is new (see ClickHouseHitWriter for the guarantees). */
+  async insertHits(batch: HitBatch): Promise<InsertHitsResult> {
     await this.ready();
-    const seen = new Set<string>();
-    const ids = batch.eventId.filter((id): id is string => id !== null);
-    if (ids.length > 0) {
-      const stored = await (
-        await this.client.query({
-          query: sql`SELECT DISTINCT event_id FROM ${this.table('analytics_event_ids')} WHERE site = ${batch.site} AND event_id IN ${listLiteral([...new Set(ids)])}`,
-          format: 'JSONEachRow',
-        })
-      ).json<{ event_id: string }>();
-      for (const row of stored) seen.add(row.event_id);
-    }
-    const nonces = new BigUint64Array(batch.count);
-    randomFillSync(nonces);
-    const rows: object[] = [];
-    let duplicates = 0;
-    for (let index = 0; index < batch.count; index++) {
-      const eventId = batch.eventId[index] ?? null;
-      if (eventId !== null) {
-        if (seen.has(eventId)) {
-          duplicates++;
-          continue;
-        }
-        seen.add(eventId);
-      }
-      const at = batch.at[index]!;
-      rows.push({
-        site: batch.site,
-        at,
-        day: dayOf(at),
-        page: batch.page[index],
-        visitor: batch.visitor[index]!.toString(),
-        class: batch.classCode[index],
-        agent: batch.agent[index],
-        user_agent: batch.userAgent[index],
-        referrer: batch.referrer[index] ?? null,
-        markdown_accept: batch.markdownAccept[index],
-        classifier_version: batch.classifierVersion,
-        event_id: eventId ?? '',
-        nonce: eventId === null ? nonces[index]!.toString() : '0',
-      });
-    }
-    if (rows.length > 0) await this.client.insert({ table: readTable(this.target, 'analytics_hits'), values: rows, format: 'JSONEachRow' });
-    return { stored: rows.length, duplicates };
+    return this.writer.write(batch);
   }
 
   /**
