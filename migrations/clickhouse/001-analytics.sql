@@ -47,8 +47,9 @@ SELECT site, event_id, at FROM {{local:analytics_hits}} WHERE event_id != '';
 
 -- Unique visitors per site, day, dimension and group, as exact uniqExact states: whole
 -- days of any range merge them (uniqExactMerge), with no approximation. Dimensions and
--- groups as in src/analytics/analytics-codes.ts: page or site (0) in groups human (1),
--- ai (2) and either (3); crawler class c as dimension -c and agents in group any (4).
+-- groups as in src/analytics/analytics-codes.ts: page or site (0) in groups human (1)
+-- and ai (2); "either" (3) is the merge of both, so it is not stored; crawler class c as
+-- dimension -c and agents in group any (4).
 -- The same expression is in clickhouse-range-counter.ts (HIT_DIMENSIONS) for the parts of
 -- days a range cuts off; the oracle property tests hold them to each other.
 CREATE TABLE IF NOT EXISTS {{local:analytics_visitor_days}}{{on_cluster}} (
@@ -66,8 +67,7 @@ CREATE MATERIALIZED VIEW IF NOT EXISTS {{local:analytics_visitor_days_mv}}{{on_c
 SELECT site, day, toInt32(tupleElement(dg, 1)) AS dim, toUInt8(tupleElement(dg, 2)) AS grp, uniqExactState(visitor) AS visitors
 FROM {{local:analytics_hits}}
 ARRAY JOIN arrayFilter(x -> tupleElement(x, 3) = 1, [
-  (toInt32(page), toUInt8(class), class <= 2), (toInt32(page), toUInt8(3), class <= 2),
-  (toInt32(0), toUInt8(class), class <= 2), (toInt32(0), toUInt8(3), class <= 2),
+  (toInt32(page), toUInt8(class), class <= 2), (toInt32(0), toUInt8(class), class <= 2),
   (-toInt32(class), toUInt8(4), class >= 3), (toInt32(agent), toUInt8(4), agent != 0)
 ]) AS dg
 GROUP BY site, day, dim, grp;

@@ -1,9 +1,27 @@
 import { randomFillSync } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { HitBatch, InsertHitsResult } from '../analytics-store.js';
 import { dayOf } from '../analytics-codes.js';
-import { listLiteral, raw, sql } from './clickhouse-literal.js';
+import { listLiteral, raw, sql, tsvField } from './clickhouse-literal.js';
 import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
+
+/** Columns of the insert, in the order of each line. */
+const HIT_COLUMNS = [
+  'site',
+  'at',
+  'day',
+  'page',
+  'visitor',
+  'class',
+  'agent',
+  'user_agent',
+  'referrer',
+  'markdown_accept',
+  'classifier_version',
+  'event_id',
+  'nonce',
+] as const;
 
 /** Batches written together at most: one check and one insert of up to this many requests' hits. */
 const MAX_GROUP_BATCHES = 64;
@@ -76,11 +94,14 @@ export class ClickHouseHitWriter {
 
   private async insertGroup(batches: readonly HitBatch[]): Promise<InsertHitsResult[]> {
     const seen = await this.storedIds(batches[0]!.site, batches);
-    const rows: object[] = [];
+    // Rows as TabSeparated text: far less work than an object and JSON per row.
+    const lines: string[] = [];
     const results = batches.map((batch) => {
       const nonces = new BigUint64Array(batch.count);
       randomFillSync(nonces);
       let duplicates = 0;
+      const fixed = `${batch.site}\t`;
+      const version = `\t${batch.classifierVersion}\t`;
       for (let index = 0; index < batch.count; index++) {
         const eventId = batch.eventId[index] ?? null;
         if (eventId !== null) {
@@ -91,26 +112,23 @@ export class ClickHouseHitWriter {
           seen.add(eventId);
         }
         const at = batch.at[index]!;
-        rows.push({
-          site: batch.site,
-          at,
-          day: dayOf(at),
-          page: batch.page[index],
-          // Int64 and UInt64 as decimal strings: JSON numbers lose precision past 2^53.
-          visitor: batch.visitor[index]!.toString(),
-          class: batch.classCode[index],
-          agent: batch.agent[index],
-          user_agent: batch.userAgent[index],
-          referrer: batch.referrer[index] ?? null,
-          markdown_accept: batch.markdownAccept[index],
-          classifier_version: batch.classifierVersion,
-          event_id: eventId ?? '',
-          nonce: eventId === null ? nonces[index]!.toString() : '0',
-        });
+        if (!Number.isSafeInteger(at)) throw new TypeError(`hit time is not an integer: ${at}`);
+        lines.push(
+          fixed +
+            `${at}\t${dayOf(at)}\t${batch.page[index]}\t${batch.visitor[index]}\t${batch.classCode[index]}\t${batch.agent[index]}\t${batch.userAgent[index]}\t` +
+            `${tsvField(batch.referrer[index] ?? null)}\t${batch.markdownAccept[index]}${version}${tsvField(eventId ?? '')}\t${eventId === null ? nonces[index] : 0}\n`,
+        );
       }
       return { stored: batch.count - duplicates, duplicates };
     });
-    if (rows.length > 0) await this.client.insert({ table: readTable(this.target, 'analytics_hits'), values: rows, format: 'JSONEachRow' });
+    if (lines.length > 0) {
+      await this.client.insert({
+        table: readTable(this.target, 'analytics_hits'),
+        columns: [...HIT_COLUMNS],
+        values: Readable.from([Buffer.from(lines.join(''))], { objectMode: false }),
+        format: 'TabSeparated',
+      });
+    }
     return results;
   }
 }

@@ -50,6 +50,20 @@ export function listLiteral(values: readonly LiteralValue[]): RawSql {
   return new RawSql(`(${values.map(literal).join(', ')})`);
 }
 
+const TSV_ESCAPE = /[\\\t\n\r\0]/g;
+const TSV_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
+
+/**
+ * A field of a TabSeparated insert (the bulk path: rows are text, not SQL): backslash,
+ * tab, newline, carriage return and NUL escaped with a backslash, null as `\N`. The same
+ * surrogate rule as string literals.
+ */
+export function tsvField(value: string | null): string {
+  if (value === null) return '\\N';
+  if (LONE_SURROGATE.test(value)) throw new TypeError('a string with an unpaired surrogate has no UTF-8 form');
+  return value.replace(TSV_ESCAPE, (character) => TSV_ESCAPES[character]!);
+}
+
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** True for names Docwright accepts as database or cluster names (no quoting subtleties). */

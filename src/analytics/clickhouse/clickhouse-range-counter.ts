@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { ANY_GROUP, SITE_DIMENSION } from '../analytics-codes.js';
+import { AI_GROUP, ANY_GROUP, EITHER_GROUP, HUMAN_GROUP, SITE_DIMENSION } from '../analytics-codes.js';
 import type { RangeCounter } from '../range-counts.js';
 import type { RangePlan } from '../range-plan.js';
 import type { DayCount, DimensionCount, Family, HitCount } from '../rollup-queries.js';
@@ -12,16 +12,18 @@ import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
  * counted from raw hits with the same expression.
  */
 const HIT_DIMENSIONS = `arrayFilter(x -> tupleElement(x, 3) = 1, [
-  (toInt32(page), toUInt8(class), class <= 2), (toInt32(page), toUInt8(3), class <= 2),
-  (toInt32(0), toUInt8(class), class <= 2), (toInt32(0), toUInt8(3), class <= 2),
+  (toInt32(page), toUInt8(class), class <= 2), (toInt32(0), toUInt8(class), class <= 2),
   (-toInt32(class), toUInt8(4), class >= 3), (toInt32(agent), toUInt8(4), agent != 0)
 ]) AS dg`;
 const DIM = 'toInt32(tupleElement(dg, 1))';
 const GRP = 'toUInt8(tupleElement(dg, 2))';
 
-/** visitors: pages and the site in groups human, ai, either. traffic: group any, plus the site's human and ai. */
+/**
+ * visitors: pages and the site in groups human and ai (either is their merge). traffic:
+ * group any, plus the site's human and ai.
+ */
 const FAMILY_FILTER: Record<Family, string> = {
-  visitors: 'grp IN (1, 2, 3)',
+  visitors: 'grp IN (1, 2)',
   traffic: `(grp = ${ANY_GROUP} OR (dim = ${SITE_DIMENSION} AND grp IN (1, 2)))`,
 };
 
@@ -62,10 +64,23 @@ export class ClickHouseRangeCounter implements RangeCounter {
         WHERE site = ${site} AND (${this.edges(plan)}) AND ${filter} GROUP BY dim, grp`);
     }
     if (parts.length === 0) return [];
-    const rows = await this.rows<DimensionCount>(
-      `SELECT dim, grp, toUInt32(uniqExactMerge(s)) AS visitors FROM (${parts.join(' UNION ALL ')}) GROUP BY dim, grp`,
+    const rows = await this.rows<{ dim: number; human: number; ai: number; either: number; any: number }>(
+      `SELECT dim, toUInt32(uniqExactMergeIf(s, grp = ${HUMAN_GROUP})) AS human, toUInt32(uniqExactMergeIf(s, grp = ${AI_GROUP})) AS ai,
+        toUInt32(uniqExactMergeIf(s, grp IN (${HUMAN_GROUP}, ${AI_GROUP}))) AS either, toUInt32(uniqExactMergeIf(s, grp = ${ANY_GROUP})) AS any
+      FROM (${parts.join(' UNION ALL ')}) GROUP BY dim`,
     );
-    return rows.map((row) => ({ dim: Number(row.dim), grp: Number(row.grp), visitors: Number(row.visitors) }));
+    const counts: DimensionCount[] = [];
+    for (const row of rows) {
+      const dim = Number(row.dim);
+      const groups: Array<[number, number]> = [
+        [HUMAN_GROUP, Number(row.human)],
+        [AI_GROUP, Number(row.ai)],
+        [EITHER_GROUP, family === 'visitors' ? Number(row.either) : 0],
+        [ANY_GROUP, Number(row.any)],
+      ];
+      for (const [grp, visitors] of groups) if (visitors > 0) counts.push({ dim, grp, visitors });
+    }
+    return counts;
   }
 
   async countHits(site: number, plan: RangePlan): Promise<HitCount[]> {
@@ -86,21 +101,33 @@ export class ClickHouseRangeCounter implements RangeCounter {
   }
 
   async countDaily(site: number, plan: RangePlan): Promise<DayCount[]> {
-    const rows: DayCount[] = [];
+    interface Row {
+      day: number;
+      human: number;
+      ai: number;
+      either: number;
+    }
+    const rows: Row[] = [];
     if (plan.fromDay < plan.toDay) {
       rows.push(
-        ...(await this.rows<DayCount>(sql`SELECT day, grp, toUInt32(uniqExactMerge(visitors)) AS visitors FROM ${this.table('analytics_visitor_days')}
-          WHERE site = ${site} AND dim = 0 AND grp IN (1, 2, 3) AND day >= ${plan.fromDay} AND day < ${plan.toDay} GROUP BY day, grp`)),
+        ...(await this.rows<Row>(sql`SELECT day, toUInt32(uniqExactMergeIf(visitors, grp = 1)) AS human, toUInt32(uniqExactMergeIf(visitors, grp = 2)) AS ai,
+            toUInt32(uniqExactMerge(visitors)) AS either
+          FROM ${this.table('analytics_visitor_days')}
+          WHERE site = ${site} AND dim = 0 AND grp IN (1, 2) AND day >= ${plan.fromDay} AND day < ${plan.toDay} GROUP BY day`)),
       );
     }
     if (plan.edges.length > 0) {
       // A cut-off part counts only itself; an edge spanning midnight is two days' parts.
       rows.push(
-        ...(await this.rows<DayCount>(sql`SELECT day, ${raw(GRP)} AS grp, toUInt32(uniqExact(visitor)) AS visitors
-          FROM ${this.table('analytics_hits')} ARRAY JOIN ${raw(HIT_DIMENSIONS)}
-          WHERE site = ${site} AND (${this.edges(plan)}) AND ${raw(DIM)} = 0 AND grp IN (1, 2, 3) GROUP BY day, grp`)),
+        ...(await this.rows<Row>(sql`SELECT day, toUInt32(uniqExactIf(visitor, class = 1)) AS human, toUInt32(uniqExactIf(visitor, class = 2)) AS ai,
+            toUInt32(uniqExact(visitor)) AS either
+          FROM ${this.table('analytics_hits')} WHERE site = ${site} AND (${this.edges(plan)}) AND class <= 2 GROUP BY day`)),
       );
     }
-    return rows.map((row) => ({ day: Number(row.day), grp: Number(row.grp), visitors: Number(row.visitors) }));
+    return rows.flatMap((row) => [
+      { day: Number(row.day), grp: HUMAN_GROUP, visitors: Number(row.human) },
+      { day: Number(row.day), grp: AI_GROUP, visitors: Number(row.ai) },
+      { day: Number(row.day), grp: EITHER_GROUP, visitors: Number(row.either) },
+    ]);
   }
 }

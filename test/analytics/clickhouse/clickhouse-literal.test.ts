@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { inject } from 'vitest';
-import { identifier, integerLiteral, listLiteral, literal, raw, sql, stringLiteral } from '../../../src/analytics/clickhouse/clickhouse-literal.js';
+import { identifier, integerLiteral, listLiteral, literal, raw, sql, stringLiteral, tsvField } from '../../../src/analytics/clickhouse/clickhouse-literal.js';
 
 /** One query against the run's clickhouse-server (18.16), its single JSONEachRow row. */
 async function selectRow<Row>(query: string): Promise<Row> {
@@ -71,6 +71,33 @@ describe('ClickHouse literals (the one encoder of values into SQL)', () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  test('TabSeparated fields (the bulk insert path) of hostile strings and null are stored as sent', async () => {
+    const server = inject('clickhouseUrl');
+    const table = `default.tsv_probe_${process.pid}_${Date.now()}`;
+    const post = async (query: string, body?: string) => {
+      const response = await fetch(`${server}/?query=${encodeURIComponent(query)}`, { method: 'POST', body: body ?? '' });
+      if (!response.ok) throw new Error(await response.text());
+      return response.text();
+    };
+    await post(`CREATE TABLE ${table} (run UInt32, position UInt32, s Nullable(String)) ENGINE = Memory`);
+    try {
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.option(hostileString, { nil: null }), { minLength: 1, maxLength: 5 }), async (values) => {
+          run++;
+          await post(`INSERT INTO ${table} FORMAT TabSeparated`, values.map((value, position) => `${run}\t${position}\t${tsvField(value)}\n`).join(''));
+          const stored = await selectRow<{ nulls: number[]; h: string[] }>(
+            `SELECT groupArray(isNull(s)) AS nulls, groupArray(hex(ifNull(s, ''))) AS h FROM (SELECT s FROM ${table} WHERE run = ${run} ORDER BY position)`,
+          );
+          expect(stored).toEqual({ nulls: values.map((value) => (value === null ? 1 : 0)), h: values.map((value) => hex(value ?? '')) });
+        }),
+        { numRuns: 100 },
+      );
+    } finally {
+      await post(`DROP TABLE IF EXISTS ${table}`);
+    }
   });
 
   test('integers reach the server as the same integer, Int64 range included', async () => {
