@@ -16,7 +16,7 @@ import { writeRawRowsCsv } from './analytics-raw-rows.js';
 import { encodeHits, measureRawSqliteInsert, type RawInsertResult } from './analytics-sqlite-baseline.js';
 import { compareAnswers, type VisitorsAnswer, type VisitorsQuestion } from './analytics-visitors-answer.js';
 import type { BackendName } from './lib/bench-arguments.js';
-import { backendTitle, CLICKHOUSE_CONTEXT, startBenchClickHouse, type BenchClickHouse } from './lib/bench-clickhouse.js';
+import { backendTitle, CLICKHOUSE_CONTEXT, clickhouseTargetMetrics, startBenchClickHouse, type BenchClickHouse } from './lib/bench-clickhouse.js';
 import type { BenchOptions } from './lib/bench-options.js';
 import { startBenchServer } from './lib/docwright-server.js';
 import { POSTGRES_SETTINGS, startBenchPostgres, type BenchPostgres } from './lib/embedded-postgres.js';
@@ -181,6 +181,9 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
       metrics.push(
         metric({ name: 'visitors query p50, ceiling', value: timed.summary.p50, unit: 'ms', target: { of: 'value', comparison: 'at-most', limit: 500 } }),
       );
+    }
+    if (backend === 'clickhouse') {
+      metrics.push(...clickhouseTargetMetrics({ firstMs: first.milliseconds, endToEndRate, p50Ms: timed.summary.p50, rawBaseline }));
     }
     metrics.push(
       metric({ name: 'visitors query p95', value: timed.summary.p95, unit: 'ms', baseline: { name: 'DuckDB', value: baselines.duckdb.summary.p95 } }),
