@@ -25,7 +25,8 @@ export function backendTitle(backend: BackendName): string {
   return { sqlite: 'SQLite', postgres: 'PostgreSQL', clickhouse: 'ClickHouse' }[backend];
 }
 
-export const CLICKHOUSE_CONTEXT = "ClickHouse 18.16 (Debian's clickhouse-server, default settings) for analytics over HTTP; projects and dictionaries on SQLite";
+export const CLICKHOUSE_CONTEXT =
+  "ClickHouse 18.16 (Debian's clickhouse-server, default settings) for analytics over HTTP; projects and dictionaries on SQLite";
 
 /** The issue's ClickHouse targets (issue 13), as metrics beside the suite's own. */
 export function clickhouseTargetMetrics(input: {
@@ -35,7 +36,12 @@ export function clickhouseTargetMetrics(input: {
   rawBaseline: { name: string; value: number };
 }): BenchMetric[] {
   return [
-    metric({ name: 'ClickHouse target: first exact visitors answer', value: input.firstMs, unit: 'ms', target: { of: 'value', comparison: 'at-most', limit: 1000 } }),
+    metric({
+      name: 'ClickHouse target: first exact visitors answer',
+      value: input.firstMs,
+      unit: 'ms',
+      target: { of: 'value', comparison: 'at-most', limit: 1000 },
+    }),
     metric({
       name: 'ClickHouse target: ingest until queryable',
       value: input.endToEndRate,
