@@ -1,4 +1,4 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseSettings } from '../../config/clickhouse-settings.js';
 import type { Clock } from '../../core/clock.js';
 import type { AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from '../analytics-store.js';
@@ -47,6 +47,9 @@ export class ClickHouseAnalyticsStore implements CountingStore {
       url: settings.url,
       username: settings.username,
       password: settings.password,
+      // The client would print its errors to the console itself; they reach the caller
+      // anyway and are logged there, as JSON, like every other error.
+      log: { level: ClickHouseLogLevel.OFF },
       // On a cluster an insert (into the Distributed table) returns once every shard has its rows, so they are queryable.
       ...(settings.cluster === undefined ? {} : { clickhouse_settings: { insert_distributed_sync: 1 } }),
     });
@@ -151,6 +154,8 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   }
 
   async close(): Promise<void> {
+    // A migration still running would otherwise fail half-way on a closed client.
+    await this.migrated?.catch(() => undefined);
     await this.client.close();
   }
 }

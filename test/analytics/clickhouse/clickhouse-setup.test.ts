@@ -4,6 +4,8 @@ import { loadClickHouseMigrations, migrateClickHouse } from '../../../src/analyt
 import { parseClickHouseSettings } from '../../../src/config/clickhouse-settings.js';
 import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
 import { ManualClock } from '../../../src/core/clock.js';
+import { createAnalyticsKit } from '../../helpers/analytics-kit.js';
+import { freePort } from '../../helpers/free-port.js';
 import { createClickHouseDatabase } from '../../helpers/test-database.js';
 
 describe('ClickHouse settings', () => {
@@ -38,6 +40,22 @@ describe('ClickHouse settings', () => {
     expect(load({ DOCWRIGHT_ANALYTICS_URL: 'http://h:8123/db', DOCWRIGHT_ANALYTICS_CLUSTER: 'a;b' })).toThrow(/cluster name/);
     expect(load({ DOCWRIGHT_ANALYTICS_PASSWORD: 'hunter2' })).toThrow(/only with DOCWRIGHT_ANALYTICS_URL/);
     expect(loadConfig({ DOCWRIGHT_DATA_DIR: '/tmp', DOCWRIGHT_SECRET: 'x'.repeat(40) }).analytics.clickhouse).toBeUndefined();
+  });
+});
+
+describe('ClickHouse out of reach', () => {
+  test('analytics requests answer 503 database_unavailable; the main database is unaffected', async () => {
+    const port = await freePort();
+    const kit = await createAnalyticsKit('sqlite', { DOCWRIGHT_ANALYTICS_URL: `http://127.0.0.1:${port}/nowhere` });
+    try {
+      const sent = await kit.send([{ path: '/a', visitorId: 'v' }]);
+      expect([sent.statusCode, sent.json().code]).toEqual([503, 'database_unavailable']);
+      expect((await kit.get('visitors')).statusCode).toBe(503);
+      // Projects and keys (the main database) are unaffected.
+      expect(await kit.t.services.projects.find(kit.projectId)).not.toBeNull();
+    } finally {
+      await kit.close();
+    }
   });
 });
 
