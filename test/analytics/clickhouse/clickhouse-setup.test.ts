@@ -4,7 +4,8 @@ import { loadClickHouseMigrations, migrateClickHouse } from '../../../src/analyt
 import { parseClickHouseSettings } from '../../../src/config/clickhouse-settings.js';
 import { ConfigError, loadConfig } from '../../../src/config/load-config.js';
 import { ManualClock } from '../../../src/core/clock.js';
-import { createAnalyticsKit } from '../../helpers/analytics-kit.js';
+import { createAnalyticsKit, USER_AGENTS } from '../../helpers/analytics-kit.js';
+import { clickhouseCount } from '../../helpers/clickhouse-rows.js';
 import { freePort } from '../../helpers/free-port.js';
 import { createClickHouseDatabase } from '../../helpers/test-database.js';
 
@@ -40,6 +41,28 @@ describe('ClickHouse settings', () => {
     expect(load({ DOCWRIGHT_ANALYTICS_URL: 'http://h:8123/db', DOCWRIGHT_ANALYTICS_CLUSTER: 'a;b' })).toThrow(/cluster name/);
     expect(load({ DOCWRIGHT_ANALYTICS_PASSWORD: 'hunter2' })).toThrow(/only with DOCWRIGHT_ANALYTICS_URL/);
     expect(loadConfig({ DOCWRIGHT_DATA_DIR: '/tmp', DOCWRIGHT_SECRET: 'x'.repeat(40) }).analytics.clickhouse).toBeUndefined();
+  });
+});
+
+describe('ClickHouse under PostgreSQL', () => {
+  test('projects on PostgreSQL, analytics in ClickHouse: ingest, duplicates, reports', async () => {
+    const database = createClickHouseDatabase();
+    const kit = await createAnalyticsKit('postgres', database.environment);
+    try {
+      const events = [
+        { id: 'a', path: '/a', visitorId: 'v1', userAgent: USER_AGENTS.human },
+        { id: 'a', path: '/a', visitorId: 'v1', userAgent: USER_AGENTS.human },
+        { path: '/b', visitorId: 'v2', userAgent: USER_AGENTS.ai },
+      ];
+      expect((await kit.send(events)).json()).toMatchObject({ accepted: 3, duplicates: 1 });
+      expect((await kit.get('visitors')).json().totals).toEqual({ human: 1, ai: 1, total: 2 });
+      expect(await clickhouseCount(kit.t.config, 'select count() from analytics_hits')).toBe(2);
+      // Nothing analytics went to PostgreSQL but the site and its dictionary.
+      expect(await kit.t.services.database.db.selectFrom('analytics_hits').select('site').execute()).toEqual([]);
+    } finally {
+      await kit.close();
+      await database.drop();
+    }
   });
 });
 
