@@ -16,6 +16,7 @@ import { writeRawRowsCsv } from './analytics-raw-rows.js';
 import { encodeHits, measureRawSqliteInsert, type RawInsertResult } from './analytics-sqlite-baseline.js';
 import { compareAnswers, type VisitorsAnswer, type VisitorsQuestion } from './analytics-visitors-answer.js';
 import type { BackendName } from './lib/bench-arguments.js';
+import { backendTitle, CLICKHOUSE_CONTEXT, clickhouseTargetMetrics, startBenchClickHouse, type BenchClickHouse } from './lib/bench-clickhouse.js';
 import type { BenchOptions } from './lib/bench-options.js';
 import { startBenchServer } from './lib/docwright-server.js';
 import { POSTGRES_SETTINGS, startBenchPostgres, type BenchPostgres } from './lib/embedded-postgres.js';
@@ -47,20 +48,28 @@ export async function runAnalyticsBenchmarks(options: BenchOptions): Promise<Sui
   const baselines = await measureBaselines(dataset, sample, question, options);
   const reports: SuiteReport[] = [];
   let postgres: BenchPostgres | undefined;
+  let clickhouse: BenchClickHouse | undefined;
   try {
     for (const backend of options.backends) {
       let databaseUrl: string | undefined;
+      let environment: Record<string, string> | undefined;
+      if (backend === 'clickhouse') {
+        options.log("analytics: starting ClickHouse (Debian's clickhouse-server, /tmp)");
+        clickhouse ??= await startBenchClickHouse();
+        environment = clickhouse.environment(`docwright_bench_${Date.now()}`);
+      }
       if (backend === 'postgres') {
         options.log('analytics: starting PostgreSQL (embedded-postgres, /tmp)');
         postgres ??= await startBenchPostgres();
         databaseUrl = await postgres.createDatabase(`docwright_bench_${Date.now()}`);
       }
-      const report = await measureBackend({ backend, databaseUrl, dataset, sample, question, baselines, options });
+      const report = await measureBackend({ backend, databaseUrl, environment, dataset, sample, question, baselines, options });
       options.onReport?.(report);
       reports.push(report);
     }
   } finally {
     await postgres?.stop();
+    await clickhouse?.stop();
   }
   return reports;
 }
@@ -86,6 +95,8 @@ async function measureBaselines(dataset: AnalyticsDataset, sample: number, quest
 interface BackendRun {
   backend: BackendName;
   databaseUrl: string | undefined;
+  /** More server settings (ClickHouse: DOCWRIGHT_ANALYTICS_URL). */
+  environment?: Record<string, string> | undefined;
   dataset: AnalyticsDataset;
   sample: number;
   question: VisitorsQuestion;
@@ -99,7 +110,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
   const dataDir = join(options.dataDir, `server-${backend}`);
   rmSync(dataDir, { recursive: true, force: true });
   options.log(`analytics/${backend}: starting the server`);
-  const server = await startBenchServer({ dataDir, databaseUrl: run.databaseUrl });
+  const server = await startBenchServer({ dataDir, databaseUrl: run.databaseUrl, ...(run.environment ? { environment: run.environment } : {}) });
   try {
     options.log(`analytics/${backend}: ingesting the first ${sample.toLocaleString('en-US')} hits over HTTP (measured)`);
     const measured = await ingestOverHttp({ server, dataset, from: 0, to: sample, concurrency: CLIENTS, prebuild: true, log: options.log });
@@ -120,7 +131,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
     const endToEndRate = spec.hits / (loadSeconds + first.milliseconds / 1000);
     const rawBaseline = { name: 'raw better-sqlite3 insert', value: baselines.rawInsert.hitsPerSecond };
     const rawCpuBaseline = { name: 'raw better-sqlite3 insert', value: baselines.rawInsert.hitsPerCpuSecond };
-    const cpuNote = backend === 'postgres' ? "CPU of the Docwright process only; PostgreSQL's own processes are not counted" : undefined;
+    const cpuNote = backend === 'sqlite' ? undefined : `CPU of the Docwright process only; ${backendTitle(backend)}'s own processes are not counted`;
     const allCpuSeconds = measured.serverCpuSeconds + (rest?.serverCpuSeconds ?? 0) + firstCpuSeconds;
     const duckBaseline = { name: 'DuckDB', value: baselines.duckdb.p50 };
     const metrics = [
@@ -171,14 +182,17 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
         metric({ name: 'visitors query p50, ceiling', value: timed.summary.p50, unit: 'ms', target: { of: 'value', comparison: 'at-most', limit: 500 } }),
       );
     }
+    if (backend === 'clickhouse') {
+      metrics.push(...clickhouseTargetMetrics({ firstMs: first.milliseconds, endToEndRate, p50Ms: timed.summary.p50, rawBaseline }));
+    }
     metrics.push(
       metric({ name: 'visitors query p95', value: timed.summary.p95, unit: 'ms', baseline: { name: 'DuckDB', value: baselines.duckdb.summary.p95 } }),
     );
     return {
       suite: 'analytics',
-      title: `analytics on ${backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${spec.hits.toLocaleString('en-US')} hits, ${spec.visitors.toLocaleString('en-US')} visitors, ${spec.pages.toLocaleString('en-US')} pages, ${spec.days} days`,
+      title: `analytics on ${backendTitle(backend)}: ${spec.hits.toLocaleString('en-US')} hits, ${spec.visitors.toLocaleString('en-US')} visitors, ${spec.pages.toLocaleString('en-US')} pages, ${spec.days} days`,
       context: [
-        `Server: real Docwright in its own process on 127.0.0.1, ${backend}${backend === 'postgres' ? ` (${POSTGRES_SETTINGS.join(', ')})` : ' (WAL, synchronous=NORMAL)'}.`,
+        `Server: real Docwright in its own process on 127.0.0.1, ${backend}${backend === 'postgres' ? ` (${POSTGRES_SETTINGS.join(', ')})` : backend === 'clickhouse' ? ` (${CLICKHOUSE_CONTEXT})` : ' (WAL, synchronous=NORMAL)'}.`,
         `Ingest: ${CLIENTS} concurrent keep-alive clients, ${EVENTS_PER_REQUEST.toLocaleString('en-US')} events per POST, bodies serialized before the clock starts (measured sample) or on demand (the rest).`,
         `Raw insert baseline: the first ${shortCount(sample)} hits pre-encoded into analytics_hits by a prepared statement, 1,000 per transaction, in the bench process.`,
         'hits/CPU-s: hits per CPU second of the server process (or of the raw loop): steadier than hits/s when other work shares the machine.',

@@ -4,14 +4,14 @@ import { AnalyticsService } from '../../src/analytics/analytics-service.js';
 import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
 import { bruteForceClasses, bruteForceVisitors, type OracleHit } from '../helpers/analytics-oracle.js';
 import { TEST_SECRET } from '../helpers/test-app.js';
-import { BACKENDS } from '../helpers/test-database.js';
+import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 
 /**
  * Many ingest calls at once, with folds and queries running between them: on PostgreSQL
  * these are concurrent transactions committing in any order. Whatever the interleaving,
  * every hit is counted exactly once.
  */
-describe.each(BACKENDS)('concurrent ingest, folds and queries [%s]', (dialect) => {
+describe.each(ANALYTICS_BACKENDS)('concurrent ingest, folds and queries [%s]', (dialect) => {
   let kit: AnalyticsKit;
   let service: AnalyticsService;
   beforeEach(async () => {
@@ -24,6 +24,7 @@ describe.each(BACKENDS)('concurrent ingest, folds and queries [%s]', (dialect) =
       projectSettings: async () => ({}),
       // A tiny chunk, so folds take several steps while batches keep committing.
       fold: { chunkSize: 7, idleMs: 1 },
+      clickhouse: kit.t.config.analytics.clickhouse,
     });
   });
   afterEach(async () => {

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
-import type { Dialect } from '../../src/db/database.js';
 import { createTestApp, createTestProject, type TestApp } from './test-app.js';
+import type { AnalyticsBackend } from './test-database.js';
 
 /** Real user agents per class (classified as such by src/analytics/classification). */
 export const USER_AGENTS = {
@@ -27,7 +27,7 @@ export interface AnalyticsKit {
   close(): Promise<void>;
 }
 
-export async function createAnalyticsKit(dialect: Dialect, environment: Record<string, string> = {}): Promise<AnalyticsKit> {
+export async function createAnalyticsKit(dialect: AnalyticsBackend, environment: Record<string, string> = {}): Promise<AnalyticsKit> {
   const t = await createTestApp(dialect, environment);
   const projectId = (await createTestProject(t.services)).id;
   const adminKey = (await t.services.keys.create({ projectId, scope: 'admin' })).key;
