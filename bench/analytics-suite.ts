@@ -17,6 +17,7 @@ import { encodeHits, measureRawSqliteInsert, type RawInsertResult } from './anal
 import { compareAnswers, type VisitorsAnswer, type VisitorsQuestion } from './analytics-visitors-answer.js';
 import { foldProgress } from './analytics-fold-progress.js';
 import type { BackendName } from './lib/bench-arguments.js';
+import { backendTitle, CLICKHOUSE_CONTEXT, clickhouseTargetMetrics, startBenchClickHouse, type BenchClickHouse } from './lib/bench-clickhouse.js';
 import type { BenchOptions } from './lib/bench-options.js';
 import { startBenchServer } from './lib/docwright-server.js';
 import { POSTGRES_SETTINGS, startBenchPostgres, type BenchPostgres } from './lib/embedded-postgres.js';
@@ -34,10 +35,12 @@ const BASELINE_SECRET = 'bench-baseline-secret-bench-baseline-secret';
 /** How long the suite waits for the background fold to catch up before timing queries anyway. */
 const FOLD_WAIT_LIMIT_SECONDS = 1800;
 
-/** Issue 13's targets; the first-answer limit is the 1M one up to a million hits, the 10M one beyond. */
-const TARGETS: Record<
-  BackendName,
-  { untilQueryable: number; ingestAfterFirstMillion: number; firstAnswerMillion: number; firstAnswerFull: number; p50: number }
+/**
+ * Issue 13's targets for the SQL backends; the first-answer limit is the 1M one up to a
+ * million hits, the 10M one beyond. ClickHouse's come from clickhouseTargetMetrics.
+ */
+const TARGETS: Partial<
+  Record<BackendName, { untilQueryable: number; ingestAfterFirstMillion: number; firstAnswerMillion: number; firstAnswerFull: number; p50: number }>
 > = {
   sqlite: { untilQueryable: 0.3, ingestAfterFirstMillion: 0.35, firstAnswerMillion: 2_000, firstAnswerFull: 20_000, p50: 100 },
   postgres: { untilQueryable: 0.2, ingestAfterFirstMillion: 0.2, firstAnswerMillion: 3_000, firstAnswerFull: 30_000, p50: 300 },
@@ -59,20 +62,28 @@ export async function runAnalyticsBenchmarks(options: BenchOptions): Promise<Sui
   const baselines = await measureBaselines(dataset, sample, question, options);
   const reports: SuiteReport[] = [];
   let postgres: BenchPostgres | undefined;
+  let clickhouse: BenchClickHouse | undefined;
   try {
     for (const backend of options.backends) {
       let databaseUrl: string | undefined;
+      let environment: Record<string, string> | undefined;
+      if (backend === 'clickhouse') {
+        options.log("analytics: starting ClickHouse (Debian's clickhouse-server, /tmp)");
+        clickhouse ??= await startBenchClickHouse();
+        environment = clickhouse.environment(`docwright_bench_${Date.now()}`);
+      }
       if (backend === 'postgres') {
         options.log('analytics: starting PostgreSQL (embedded-postgres, /tmp)');
         postgres ??= await startBenchPostgres();
         databaseUrl = await postgres.createDatabase(`docwright_bench_${Date.now()}`);
       }
-      const report = await measureBackend({ backend, databaseUrl, dataset, sample, question, baselines, options });
+      const report = await measureBackend({ backend, databaseUrl, environment, dataset, sample, question, baselines, options });
       options.onReport?.(report);
       reports.push(report);
     }
   } finally {
     await postgres?.stop();
+    await clickhouse?.stop();
   }
   return reports;
 }
@@ -98,6 +109,8 @@ async function measureBaselines(dataset: AnalyticsDataset, sample: number, quest
 interface BackendRun {
   backend: BackendName;
   databaseUrl: string | undefined;
+  /** More server settings (ClickHouse: DOCWRIGHT_ANALYTICS_URL). */
+  environment?: Record<string, string> | undefined;
   dataset: AnalyticsDataset;
   sample: number;
   question: VisitorsQuestion;
@@ -111,7 +124,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
   const dataDir = join(options.dataDir, `server-${backend}`);
   rmSync(dataDir, { recursive: true, force: true });
   options.log(`analytics/${backend}: starting the server`);
-  const server = await startBenchServer({ dataDir, databaseUrl: run.databaseUrl });
+  const server = await startBenchServer({ dataDir, databaseUrl: run.databaseUrl, ...(run.environment ? { environment: run.environment } : {}) });
   try {
     options.log(`analytics/${backend}: ingesting the first ${sample.toLocaleString('en-US')} hits over HTTP (measured)`);
     const measured = await ingestOverHttp({ server, dataset, from: 0, to: sample, concurrency: CLIENTS, prebuild: true, log: options.log });
@@ -147,7 +160,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
     const endToEndRate = spec.hits / (loadSeconds + first.milliseconds / 1000);
     const rawBaseline = { name: 'raw better-sqlite3 insert', value: baselines.rawInsert.hitsPerSecond };
     const rawCpuBaseline = { name: 'raw better-sqlite3 insert', value: baselines.rawInsert.hitsPerCpuSecond };
-    const cpuNote = backend === 'postgres' ? "CPU of the Docwright process only; PostgreSQL's own processes are not counted" : undefined;
+    const cpuNote = backend === 'sqlite' ? undefined : `CPU of the Docwright process only; ${backendTitle(backend)}'s own processes are not counted`;
     const allCpuSeconds = measured.serverCpuSeconds + (rest?.serverCpuSeconds ?? 0) + firstCpuSeconds;
     const duckBaseline = { name: 'DuckDB', value: baselines.duckdb.p50 };
     const targets = TARGETS[backend];
@@ -174,7 +187,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
           value: rest.hitsPerSecond,
           unit: 'hits/s',
           baseline: rawBaseline,
-          target: { of: 'ratio', comparison: 'at-least', limit: targets.ingestAfterFirstMillion },
+          ...(targets ? { target: { of: 'ratio', comparison: 'at-least', limit: targets.ingestAfterFirstMillion } } : {}),
         }),
         metric({ name: `ingest, HTTP, all ${shortCount(spec.hits)} hits`, value: spec.hits / loadSeconds, unit: 'hits/s', baseline: rawBaseline }),
       );
@@ -184,7 +197,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
         value: endToEndRate,
         unit: 'hits/s',
         baseline: rawBaseline,
-        target: { of: 'ratio', comparison: 'at-least', limit: targets.untilQueryable },
+        ...(targets ? { target: { of: 'ratio', comparison: 'at-least', limit: targets.untilQueryable } } : {}),
       }),
       metric({
         name: 'ingest until queryable, per CPU-s',
@@ -197,7 +210,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
         name: 'first exact visitors answer, from the last hit accepted',
         value: first.milliseconds,
         unit: 'ms',
-        target: { of: 'value', comparison: 'at-most', limit: big ? targets.firstAnswerFull : targets.firstAnswerMillion },
+        ...(targets ? { target: { of: 'value', comparison: 'at-most', limit: big ? targets.firstAnswerFull : targets.firstAnswerMillion } } : {}),
         note: `${pendingAtFirst.toLocaleString('en-US')} hits still unfolded when it was asked, counted from the raw table; ${firstCpuSeconds.toFixed(1)} CPU-s of the server`,
       }),
       metric({
@@ -220,17 +233,20 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
         name: 'visitors query p50 once folded, ceiling',
         value: timed.summary.p50,
         unit: 'ms',
-        target: { of: 'value', comparison: 'at-most', limit: targets.p50 },
+        ...(targets ? { target: { of: 'value', comparison: 'at-most', limit: targets.p50 } } : {}),
       }),
     );
+    if (backend === 'clickhouse') {
+      metrics.push(...clickhouseTargetMetrics({ firstMs: first.milliseconds, endToEndRate, p50Ms: timed.summary.p50, rawBaseline }));
+    }
     metrics.push(
       metric({ name: 'visitors query p95', value: timed.summary.p95, unit: 'ms', baseline: { name: 'DuckDB', value: baselines.duckdb.summary.p95 } }),
     );
     return {
       suite: 'analytics',
-      title: `analytics on ${backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${spec.hits.toLocaleString('en-US')} hits, ${spec.visitors.toLocaleString('en-US')} visitors, ${spec.pages.toLocaleString('en-US')} pages, ${spec.days} days`,
+      title: `analytics on ${backendTitle(backend)}: ${spec.hits.toLocaleString('en-US')} hits, ${spec.visitors.toLocaleString('en-US')} visitors, ${spec.pages.toLocaleString('en-US')} pages, ${spec.days} days`,
       context: [
-        `Server: real Docwright in its own process on 127.0.0.1, ${backend}${backend === 'postgres' ? ` (${POSTGRES_SETTINGS.join(', ')})` : ' (WAL, synchronous=NORMAL)'}.`,
+        `Server: real Docwright in its own process on 127.0.0.1, ${backend}${backend === 'postgres' ? ` (${POSTGRES_SETTINGS.join(', ')})` : backend === 'clickhouse' ? ` (${CLICKHOUSE_CONTEXT})` : ' (WAL, synchronous=NORMAL)'}.`,
         `Ingest: ${CLIENTS} concurrent keep-alive clients, ${EVENTS_PER_REQUEST.toLocaleString('en-US')} events per POST, bodies serialized before the clock starts (measured sample) or on demand (the rest).`,
         `Raw insert baseline: the first ${shortCount(sample)} hits pre-encoded into analytics_hits by a prepared statement, 1,000 per transaction, in the bench process.`,
         'hits/CPU-s: hits per CPU second of the server process (or of the raw loop): steadier than hits/s when other work shares the machine.',

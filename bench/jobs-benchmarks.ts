@@ -7,7 +7,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import type { BackendName } from './lib/bench-arguments.js';
+import { isDatabaseBackend, type DatabaseBackendName as BackendName } from './lib/bench-arguments.js';
 import type { BenchOptions } from './lib/bench-options.js';
 import { startBenchPostgres, type BenchPostgres } from './lib/embedded-postgres.js';
 import { percentile } from './lib/percentiles.js';
@@ -79,7 +79,8 @@ export async function runJobsBenchmarks(options: BenchOptions): Promise<SuiteRep
   };
   try {
     if (parts.includes('backends')) {
-      for (const backend of options.backends) {
+      // Jobs live in SQLite or PostgreSQL; ClickHouse only ever holds analytics.
+      for (const backend of options.backends.filter(isDatabaseBackend)) {
         if (backend === 'postgres') await startPostgres();
         const report = await runOnBackend({ backend, options, workload, model, postgres, cpuProfileDirectory });
         options.onReport?.(report);

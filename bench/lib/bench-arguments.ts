@@ -3,8 +3,11 @@
 export const SUITE_NAMES = ['analytics', 'import', 'jobs', 'docs', 'startup'] as const;
 export type SuiteName = (typeof SUITE_NAMES)[number];
 
-export const BACKEND_NAMES = ['sqlite', 'postgres'] as const;
+export const BACKEND_NAMES = ['sqlite', 'postgres', 'clickhouse'] as const;
 export type BackendName = (typeof BACKEND_NAMES)[number];
+/** Backends that hold a whole Docwright (jobs, projects); ClickHouse holds analytics only. */
+export type DatabaseBackendName = Exclude<BackendName, 'clickhouse'>;
+export const isDatabaseBackend = (backend: BackendName): backend is DatabaseBackendName => backend !== 'clickhouse';
 
 export interface BenchArguments {
   /** In run order; all suites when none was named. */
@@ -17,11 +20,11 @@ export interface BenchArguments {
   help: boolean;
 }
 
-export const BENCH_USAGE = `usage: npm run bench -- [SUITE…] [--scale N] [--backend sqlite|postgres|both] [--out FILE]
+export const BENCH_USAGE = `usage: npm run bench -- [SUITE…] [--scale N] [--backend sqlite|postgres|clickhouse|both|all] [--out FILE]
 
   SUITE        analytics, import, jobs, docs, startup (default: every suite that exists)
   --scale N    fraction of the full workloads, 0 < N ≤ 1 (default 1; 0.1 for a quick run)
-  --backend B  database(s) for the server-side benchmarks (default both)
+  --backend B  database(s) for the server-side benchmarks (default all; clickhouse: analytics only)
   --out FILE   also write the reports as JSON to FILE
 `;
 
@@ -75,7 +78,8 @@ function parseScale(text: string): number {
 }
 
 function parseBackends(text: string): BackendName[] {
-  if (text === 'both') return [...BACKEND_NAMES];
+  if (text === 'both') return ['sqlite', 'postgres'];
+  if (text === 'all') return [...BACKEND_NAMES];
   if ((BACKEND_NAMES as readonly string[]).includes(text)) return [text as BackendName];
-  throw new BenchArgumentError(`--backend must be sqlite, postgres or both (got "${text}")`);
+  throw new BenchArgumentError(`--backend must be sqlite, postgres, clickhouse, both (sqlite and postgres) or all (got "${text}")`);
 }

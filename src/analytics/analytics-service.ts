@@ -1,3 +1,4 @@
+import type { ClickHouseSettings } from '../config/clickhouse-settings.js';
 import type { Clock } from '../core/clock.js';
 import { DocwrightError, notFound, validationFailed, type FieldError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
@@ -23,6 +24,7 @@ import { HitEncoder } from './hit-encoder.js';
 import { IngestPool } from './ingest-pool.js';
 import { MAX_BATCH_EVENTS, prepareBatch, type BatchContext, type PreparedBatch } from './prepare-batch.js';
 import { PostgresAnalyticsStore } from './postgres-analytics-store.js';
+import { ClickHouseAnalyticsStore } from './clickhouse/clickhouse-analytics-store.js';
 import { checkedRange, checkEdgesRetained } from './query-range.js';
 import { planRange } from './range-plan.js';
 import { SqliteAnalyticsStore } from './sqlite-analytics-store.js';
@@ -47,6 +49,8 @@ export interface AnalyticsServiceOptions {
   /** Project settings (rotateVisitorIdsDaily) by id; null for an unknown project. */
   projectSettings: (projectId: string) => Promise<ProjectSettings | null>;
   fold?: FoldSchedulerOptions;
+  /** Analytics in ClickHouse instead of `database` (which keeps sites and dictionaries). */
+  clickhouse?: ClickHouseSettings | undefined;
   /** Worker threads preparing request bodies (see IngestPool); 0 = none. */
   ingestWorkers?: number;
   onBackgroundError?: (error: unknown) => void;
@@ -72,7 +76,8 @@ export class AnalyticsService {
   private pruning: Promise<unknown> = Promise.resolve();
 
   constructor(options: AnalyticsServiceOptions) {
-    this.store = options.database.dialect === 'postgres' ? new PostgresAnalyticsStore(options.database) : new SqliteAnalyticsStore(options.database);
+    const sqlStore = options.database.dialect === 'postgres' ? new PostgresAnalyticsStore(options.database) : new SqliteAnalyticsStore(options.database);
+    this.store = options.clickhouse ? new ClickHouseAnalyticsStore(sqlStore, options.clickhouse, options.clock) : sqlStore;
     this.clock = options.clock;
     this.retentionDays = options.retentionDays;
     this.projectSettings = options.projectSettings;

@@ -1,18 +1,26 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../app/services.js';
 import { AnalyticsService } from './analytics-service.js';
+import { ClickHouseAnalyticsStore } from './clickhouse/clickhouse-analytics-store.js';
 
 export { AnalyticsService };
 export type { DeletedProjectData } from './project-data-deletion.js';
 
 /** The analytics service of a process, from its core services. */
 export function createAnalyticsService(services: Services, logger?: Pick<FastifyBaseLogger, 'error'>): AnalyticsService {
-  return new AnalyticsService({
+  const service = new AnalyticsService({
     database: services.database,
     clock: services.clock,
     secret: services.config.secret,
     retentionDays: services.config.analytics.retentionDays,
+    clickhouse: services.config.analytics.clickhouse,
     projectSettings: async (projectId) => (await services.projects.find(projectId))?.settings ?? null,
     onBackgroundError: (error) => logger?.error({ err: error }, 'analytics background fold failed'),
   });
+  // ClickHouse: migrate at start, so a wrong URL or password shows in the log at once
+  // rather than at the first analytics request (which retries the migrations).
+  if (service.store instanceof ClickHouseAnalyticsStore) {
+    service.store.ready().catch((error: unknown) => logger?.error({ err: error }, 'ClickHouse analytics: migrations failed; analytics requests will retry'));
+  }
+  return service;
 }

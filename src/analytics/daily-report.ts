@@ -2,7 +2,7 @@ import type { AnalyticsReader } from './analytics-store.js';
 import { AI_GROUP, DAY_MS, EITHER_GROUP, HUMAN_GROUP } from './analytics-codes.js';
 import type { DailyResult, DayVisitors } from './analytics-types.js';
 import type { RangePlan } from './range-plan.js';
-import { countDaily } from './rollup-queries.js';
+import { dailyCounts } from './range-counts.js';
 
 /** One entry per UTC day touched by [from, to), zeros included, oldest first. */
 export async function dailyReport(store: AnalyticsReader, site: number | null, plan: RangePlan, range: { from: number; to: number }): Promise<DailyResult> {
@@ -13,7 +13,7 @@ export async function dailyReport(store: AnalyticsReader, site: number | null, p
     byDay.set(day, { date: new Date(day * DAY_MS).toISOString().slice(0, 10), human: 0, ai: 0, total: 0 });
   }
   if (site !== null) {
-    for (const row of await countDaily(store, site, plan)) {
+    for (const row of await dailyCounts(store, site, plan)) {
       const entry = byDay.get(row.day);
       if (entry === undefined) continue;
       if (row.grp === HUMAN_GROUP) entry.human += row.visitors;

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { parseDateTime } from './parse-instant.js';
+import { canonicalPathEncoding } from './path-encoding.js';
 
 /** One hit as the events endpoint takes it, after validation. */
 export interface ValidEvent {
@@ -52,16 +53,18 @@ function optionalString(value: unknown): string | null | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The path without its query string and fragment, or a reason it is not a page path. */
+/** The path without its query string and fragment, in canonical percent-encoding (path-encoding.ts), or a reason it is not a page path. */
 export function normalisePath(raw: string): string | { message: string } {
   let end = raw.length;
   const query = raw.indexOf('?');
   if (query !== -1) end = query;
   const fragment = raw.indexOf('#');
   if (fragment !== -1 && fragment < end) end = fragment;
-  const path = end === raw.length ? raw : raw.slice(0, end);
-  if (path.charCodeAt(0) !== 47 /* / */ || path.startsWith('//')) return { message: 'path must start with a single "/" (a path, not a URL)' };
-  if (PATH_FORBIDDEN.test(path)) return { message: 'path must not contain whitespace or control characters' };
+  const sent = end === raw.length ? raw : raw.slice(0, end);
+  if (sent.charCodeAt(0) !== 47 /* / */ || sent.startsWith('//')) return { message: 'path must start with a single "/" (a path, not a URL)' };
+  if (PATH_FORBIDDEN.test(sent)) return { message: 'path must not contain raw whitespace or control characters (percent-encode them: %20)' };
+  // Beacon (encoded location.pathname), API and import must count one page under one key.
+  const path = canonicalPathEncoding(sent);
   if (path.length > MAX_PATH_LENGTH || (path.length > MAX_PATH_BYTES / 4 && Buffer.byteLength(path) > MAX_PATH_BYTES)) {
     return { message: `path must be at most ${MAX_PATH_LENGTH} characters and ${MAX_PATH_BYTES} bytes` };
   }

@@ -4,7 +4,7 @@ import type { AgentTraffic, ClassTraffic, TrafficResult } from './analytics-type
 import { HIT_CLASSES } from './classification/classify-hit.js';
 import type { DimensionNames } from './dimension-names.js';
 import type { RangePlan } from './range-plan.js';
-import { countHits, countVisitors } from './rollup-queries.js';
+import { hitCounts, visitorCounts } from './range-counts.js';
 
 /** Agents listed at most; the rest is summarised by hasMoreAgents. */
 export const MAX_AGENTS = 100;
@@ -15,13 +15,13 @@ export async function trafficReport(store: AnalyticsReader, names: DimensionName
   if (site === null) return { classes, agents: [], hasMoreAgents: false };
   const classEntry = new Map(classes.map((entry) => [CLASS_CODES[entry.class], entry]));
   const agentHits = new Map<number, number>();
-  for (const row of await countHits(store, site, plan)) {
+  for (const row of await hitCounts(store, site, plan)) {
     const entry = classEntry.get(row.classCode);
     if (entry) entry.hits += row.hits;
     if (row.agent !== 0) agentHits.set(row.agent, (agentHits.get(row.agent) ?? 0) + row.hits);
   }
   const agentVisitors = new Map<number, number>();
-  for (const row of await countVisitors(store, site, plan, 'traffic')) {
+  for (const row of await visitorCounts(store, site, plan, 'traffic')) {
     if (row.dim === SITE_DIMENSION) {
       // Human and ai visitors are the site's groups; crawler classes have dimensions of their own.
       const entry = classEntry.get(row.grp === HUMAN_GROUP ? CLASS_CODES.human : row.grp === AI_GROUP ? CLASS_CODES.ai : -1);

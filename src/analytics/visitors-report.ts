@@ -3,7 +3,7 @@ import { AI_GROUP, EITHER_GROUP, HUMAN_GROUP, PAGE_KIND, SITE_DIMENSION } from '
 import type { PageVisitors, SortOrder, VisitorCounts, VisitorsResult, VisitorsSort } from './analytics-types.js';
 import type { DimensionNames } from './dimension-names.js';
 import type { RangePlan } from './range-plan.js';
-import { countVisitors } from './rollup-queries.js';
+import { visitorCounts } from './range-counts.js';
 
 /** Path order: UTF-16 code units, the same in every locale and in both databases' clients. */
 const comparePaths = (a: PageVisitors, b: PageVisitors): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
@@ -51,7 +51,7 @@ export async function visitorsReport(
   const totals: VisitorCounts = { human: 0, ai: 0, total: 0 };
   if (site === null) return { totals, visitors: [], hasMore: false };
   const perDimension = new Map<number, VisitorCounts>();
-  for (const row of await countVisitors(store, site, plan, 'visitors')) {
+  for (const row of await visitorCounts(store, site, plan, 'visitors')) {
     let counts = row.dim === SITE_DIMENSION ? totals : perDimension.get(row.dim);
     if (counts === undefined) {
       counts = { human: 0, ai: 0, total: 0 };

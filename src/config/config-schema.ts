@@ -76,6 +76,10 @@ export const environmentSchema = z
     DOCWRIGHT_GITLAB_API_URL: z.url().default('https://gitlab.com/api/v4'),
     DOCWRIGHT_GITLAB_GIT_URL: z.string().min(1).default('https://gitlab.com'),
     DOCWRIGHT_ANALYTICS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
+    DOCWRIGHT_ANALYTICS_URL: optionalText,
+    DOCWRIGHT_ANALYTICS_USER: optionalText,
+    DOCWRIGHT_ANALYTICS_PASSWORD: optionalText,
+    DOCWRIGHT_ANALYTICS_CLUSTER: optionalText,
     DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(20),
     DOCWRIGHT_BEACON_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(120),
   })

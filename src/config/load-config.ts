@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { maskUrlPasswords } from '../core/url-password.js';
+import { parseClickHouseSettings, type ClickHouseSettings } from './clickhouse-settings.js';
 import { environmentSchema, type Environment } from './config-schema.js';
 import { resolveInstanceSecret } from './secret-file.js';
 import { derivePublicUrl } from './public-url.js';
@@ -63,6 +64,8 @@ export interface Config {
     beaconVisitorsPerAddress: number;
     /** Beacons one client address may send per project and minute, counted across processes; 0 = no limit. */
     beaconRateLimitPerMinute: number;
+    /** Set by DOCWRIGHT_ANALYTICS_URL: analytics live in ClickHouse (docs/operations.md, "ClickHouse"). */
+    clickhouse: ClickHouseSettings | undefined;
   };
 }
 
@@ -84,7 +87,7 @@ export function parseEnvironment(source: EnvironmentSource): Environment {
         const name = issue.path.join('.');
         const value = source[name];
         // Never echo a secret's value back into a log, nor a password inside a URL.
-        const shown = value === undefined || /KEY|SECRET|TOKEN/.test(name) ? '' : ` (got "${maskUrlPasswords(value)}")`;
+        const shown = value === undefined || /KEY|SECRET|TOKEN|PASSWORD/.test(name) ? '' : ` (got "${maskUrlPasswords(value)}")`;
         return `${name}: ${issue.message}${shown}`;
       }),
     );
@@ -152,8 +155,31 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
       retentionDays: environment.DOCWRIGHT_ANALYTICS_RETENTION_DAYS,
       beaconVisitorsPerAddress: environment.DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS,
       beaconRateLimitPerMinute: environment.DOCWRIGHT_BEACON_RATE_LIMIT,
+      clickhouse: clickhouseSettings(environment),
     },
   };
+}
+
+function clickhouseSettings(environment: Environment): ClickHouseSettings | undefined {
+  if (environment.DOCWRIGHT_ANALYTICS_URL === undefined) {
+    const stray = (['DOCWRIGHT_ANALYTICS_USER', 'DOCWRIGHT_ANALYTICS_PASSWORD', 'DOCWRIGHT_ANALYTICS_CLUSTER'] as const).filter(
+      (name) => environment[name] !== undefined,
+    );
+    if (stray.length > 0) throw new ConfigError(stray.map((name) => `${name}: takes effect only with DOCWRIGHT_ANALYTICS_URL, which is unset`));
+    return undefined;
+  }
+  try {
+    return parseClickHouseSettings({
+      url: environment.DOCWRIGHT_ANALYTICS_URL,
+      user: environment.DOCWRIGHT_ANALYTICS_USER,
+      password: environment.DOCWRIGHT_ANALYTICS_PASSWORD,
+      cluster: environment.DOCWRIGHT_ANALYTICS_CLUSTER,
+    });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    // The value is not echoed: a malformed URL may hold its password where masking cannot find it.
+    throw new ConfigError([`DOCWRIGHT_ANALYTICS_URL: ${detail}`]);
+  }
 }
 
 /** Settings of the client commands (`docwright jobs …`), which talk to a server over HTTP. */

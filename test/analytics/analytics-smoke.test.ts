@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { BACKENDS } from '../helpers/test-database.js';
+import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 import { createAnalyticsKit, dayTime, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
 
-describe.each(BACKENDS)('analytics end to end [%s]', (dialect) => {
+describe.each(ANALYTICS_BACKENDS)('analytics end to end [%s]', (dialect) => {
   let kit: AnalyticsKit;
   beforeEach(async () => {
     kit = await createAnalyticsKit(dialect);

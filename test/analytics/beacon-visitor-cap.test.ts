@@ -6,7 +6,7 @@ import { createServices, type Services } from '../../src/app/services.js';
 import { openPostgresDatabase } from '../../src/db/postgres-database.js';
 import { openSqliteDatabase } from '../../src/db/sqlite-database.js';
 import { features } from '../../src/server/features.js';
-import { BACKENDS } from '../helpers/test-database.js';
+import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 import { createAnalyticsKit, DAY, type AnalyticsKit } from '../helpers/analytics-kit.js';
 
 const SITE = 'https://docs.example.com';
@@ -14,7 +14,7 @@ const SITE = 'https://docs.example.com';
 const browser = (index: number) =>
   `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.${index}.0 Safari/537.36`;
 
-describe.each(BACKENDS)('beacon cap on new visitors per address [%s]', (dialect) => {
+describe.each(ANALYTICS_BACKENDS)('beacon cap on new visitors per address [%s]', (dialect) => {
   let kit: AnalyticsKit;
   const extra: Array<() => Promise<void>> = [];
   afterEach(async () => {

@@ -1,12 +1,12 @@
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, test } from 'vitest';
-import { BACKENDS } from '../helpers/test-database.js';
+import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 import { createAnalyticsKit, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
 import { openSecondInstance } from '../helpers/second-instance.js';
 
 const SITE = 'https://docs.example.com';
 
-describe.each(BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
+describe.each(ANALYTICS_BACKENDS)('page beacon and collect endpoint [%s]', (dialect) => {
   let kit: AnalyticsKit;
   afterEach(async () => kit.close());
 

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { AnalyticsService } from '../../src/analytics/analytics-service.js';
 import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit, kitAnalyticsService } from '../helpers/analytics-kit.js';
 import { bruteForceClasses, bruteForceVisitors, type OracleHit } from '../helpers/analytics-oracle.js';
-import { BACKENDS } from '../helpers/test-database.js';
+import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 
 /**
  * Many ingest calls at once, with folds (explicit, and the background fold in steps of
@@ -11,7 +11,7 @@ import { BACKENDS } from '../helpers/test-database.js';
  * transactions committing in any order, and reports read while a fold commits. Whatever
  * the interleaving, every hit is counted exactly once, folded or not.
  */
-describe.each(BACKENDS)('concurrent ingest, folds and queries [%s]', (dialect) => {
+describe.each(ANALYTICS_BACKENDS)('concurrent ingest, folds and queries [%s]', (dialect) => {
   let kit: AnalyticsKit;
   let service: AnalyticsService;
   beforeEach(async () => {

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { BACKENDS } from '../helpers/test-database.js';
+import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
 import { createTestProject } from '../helpers/test-app.js';
 
-describe.each(BACKENDS)('POST /v1/analytics/{projectId}/events [%s]', (dialect) => {
+describe.each(ANALYTICS_BACKENDS)('POST /v1/analytics/{projectId}/events [%s]', (dialect) => {
   let kit: AnalyticsKit;
   beforeEach(async () => {
     kit = await createAnalyticsKit(dialect, { DOCWRIGHT_ANALYTICS_RETENTION_DAYS: '30' });

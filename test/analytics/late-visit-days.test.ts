@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { BACKENDS } from '../helpers/test-database.js';
+import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 import { createAnalyticsKit, dayTime, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
 
 /**
@@ -7,7 +7,7 @@ import { createAnalyticsKit, dayTime, USER_AGENTS, type AnalyticsKit } from '../
  * "previous visit day" of a stored one. These cases are the ones the rollup design must
  * get exactly right; the property test covers them at random, these pin them down.
  */
-describe.each(BACKENDS)('late and out-of-order hits [%s]', (dialect) => {
+describe.each(ANALYTICS_BACKENDS)('late and out-of-order hits [%s]', (dialect) => {
   let kit: AnalyticsKit;
   beforeEach(async () => {
     kit = await createAnalyticsKit(dialect);

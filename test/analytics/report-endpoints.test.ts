@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { BACKENDS } from '../helpers/test-database.js';
+import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 import { createAnalyticsKit, dayTime, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
 import { createTestProject } from '../helpers/test-app.js';
 
-describe.each(BACKENDS)('report endpoints: parameters and access [%s]', (dialect) => {
+describe.each(ANALYTICS_BACKENDS)('report endpoints: parameters and access [%s]', (dialect) => {
   let kit: AnalyticsKit;
   beforeEach(async () => {
     kit = await createAnalyticsKit(dialect);

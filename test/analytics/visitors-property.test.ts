@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BACKENDS } from '../helpers/test-database.js';
+import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 import { createTestApp, createTestProject, type TestApp } from '../helpers/test-app.js';
 import { DAY, USER_AGENTS, foldPending } from '../helpers/analytics-kit.js';
 import { bruteForceClasses, bruteForceVisitors, oracleOrder, type OracleHit } from '../helpers/analytics-oracle.js';
@@ -64,7 +64,7 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
   return result;
 }
 
-describe.each(BACKENDS)('visitor counts equal a brute-force count [%s]', (dialect) => {
+describe.each(ANALYTICS_BACKENDS)('visitor counts equal a brute-force count [%s]', (dialect) => {
   let t: TestApp;
   let start: number;
   beforeAll(async () => {

@@ -3,7 +3,7 @@ import { DocwrightError } from '../../src/core/errors.js';
 import { AnalyticsService } from '../../src/analytics/analytics-service.js';
 import type { VisitorsQuery } from '../../src/analytics/analytics-types.js';
 import { TEST_SECRET } from '../helpers/test-app.js';
-import { BACKENDS } from '../helpers/test-database.js';
+import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 import { createAnalyticsKit, dayTime, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
 import { bruteForceVisitors, oracleOrder, type OracleHit } from '../helpers/analytics-oracle.js';
 
@@ -31,7 +31,7 @@ function dataset(kit: AnalyticsKit): OracleHit[] {
 const SORTS = [undefined, 'total', 'human', 'ai', 'path'] as const;
 const ORDERS = [undefined, 'asc', 'desc'] as const;
 
-describe.each(BACKENDS)('visitors sort and order [%s]', (dialect) => {
+describe.each(ANALYTICS_BACKENDS)('visitors sort and order [%s]', (dialect) => {
   let kit: AnalyticsKit;
   let hits: OracleHit[];
   beforeAll(async () => {

@@ -78,7 +78,13 @@ describe('metric', () => {
 
 describe('bench arguments', () => {
   test('select suites, scale, backends and an output file', () => {
-    expect(parseBenchArguments([])).toMatchObject({ suites: ['analytics', 'import', 'jobs', 'docs', 'startup'], scale: 1, backends: ['sqlite', 'postgres'] });
+    expect(parseBenchArguments([])).toMatchObject({
+      suites: ['analytics', 'import', 'jobs', 'docs', 'startup'],
+      scale: 1,
+      backends: ['sqlite', 'postgres', 'clickhouse'],
+    });
+    expect(parseBenchArguments(['--backend', 'both']).backends).toEqual(['sqlite', 'postgres']);
+    expect(parseBenchArguments(['--backend', 'clickhouse']).backends).toEqual(['clickhouse']);
     expect(parseBenchArguments(['docs', '--scale', '0.1'])).toMatchObject({ suites: ['docs'], scale: 0.1 });
     expect(parseBenchArguments(['jobs', 'analytics', '--scale', '0.1', '--backend=sqlite', '--out', 'r.json'])).toEqual({
       suites: ['jobs', 'analytics'],

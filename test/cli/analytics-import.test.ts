@@ -141,14 +141,42 @@ describe('docwright analytics import', () => {
     const file = join(directory, 'refused.log');
     writeFileSync(file, `${combinedLine('198.51.100.99', '/docs/x', BROWSER)}\n`);
     const proxy = await startFaultProxy(server.url, () => ({
-      status: 413,
-      body: JSON.stringify({ status: 413, code: 'payload_too_large', detail: 'The body is too large.' }),
+      status: 403,
+      body: JSON.stringify({ status: 403, code: 'forbidden', detail: 'This key may not send events.' }),
     }));
     try {
       const result = await importCli([file], proxy.url);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain('docwright: The body is too large.');
+      expect(result.stderr).toContain('docwright: This key may not send events.');
+      expect(result.stderr).toContain('stopped after 1 lines: 0 hits accepted, 0 rejected; run the import again');
       expect(proxy.requests).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('a batch over the body limit is split and sent again; one refused as a whole is counted, and the rest still sent', async () => {
+    const file = join(directory, 'split.log');
+    writeFileSync(
+      file,
+      `${[0, 1, 2, 3, 4].map((index) => combinedLine(`198.51.100.${60 + index}`, `/docs/split-${index}`, BROWSER, 200, index)).join('\n')}\n`,
+    );
+    const tooLarge = JSON.stringify({ status: 413, code: 'payload_too_large', detail: 'The body is too large.' });
+    const count = (body: Buffer): number => (JSON.parse(body.toString()) as { events: unknown[] }).events.length;
+    // Bodies of more than two events are "too large"; the one holding /docs/split-4 is too large even alone.
+    const proxy = await startFaultProxy(server.url, (request) =>
+      count(request.body) > 2 || request.body.toString().includes('split-4') ? { status: 413, body: tooLarge } : { forward: true },
+    );
+    try {
+      const result = await importCli([file, '--batch-size', '5', '--json'], proxy.url);
+      expect(result.code).toBe(1);
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        hits: 5,
+        accepted: 4,
+        rejected: 1,
+        rejectedByCode: { payload_too_large: 1 },
+        rejectedExamples: [{ path: '/docs/split-4', code: 'payload_too_large' }],
+      });
     } finally {
       await proxy.close();
     }

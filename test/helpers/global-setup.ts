@@ -5,6 +5,8 @@ import { ensureServerBuilt } from './ensure-server-built.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     postgresUrl: string;
+    /** http://127.0.0.1:port of the run's clickhouse-server (test/helpers/clickhouse-server.ts). */
+    clickhouseUrl: string;
   }
 }
 
@@ -32,5 +34,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     settings: ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=300'],
   });
   project.provide('postgresUrl', postgres.adminUrl);
-  return () => postgres.stop();
+  // One clickhouse-server for the run too; each test uses a database of its own in it.
+  const { startClickHouse } = await import('./clickhouse-server.js');
+  const clickhouse = await startClickHouse();
+  project.provide('clickhouseUrl', clickhouse.url);
+  return async () => {
+    await Promise.all([postgres.stop(), clickhouse.stop()]);
+  };
 }

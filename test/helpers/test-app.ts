@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { ManualClock, type Clock } from '../../src/core/clock.js';
 import { loadConfig, type Config } from '../../src/config/load-config.js';
-import type { Dialect } from '../../src/db/database.js';
 import { buildApp } from '../../src/app/build-app.js';
 import { createLogger } from '../../src/app/logger.js';
 import { createServices, type Services } from '../../src/app/services.js';
 import { features } from '../../src/server/features.js';
-import { openTestDatabase, type TestDatabase } from './test-database.js';
+import { createClickHouseDatabase, openTestDatabase, primaryDialect, type AnalyticsBackend, type TestDatabase } from './test-database.js';
 import type { Project } from '../../src/projects/project.js';
 
 export interface TestApp {
@@ -25,10 +24,14 @@ export function testConfig(dataDir: string, environment: Record<string, string> 
   return loadConfig({ DOCWRIGHT_DATA_DIR: dataDir, DOCWRIGHT_SECRET: TEST_SECRET, DOCWRIGHT_LOG_LEVEL: 'silent', ...environment });
 }
 
-/** The real app on a fresh database of the given backend, with a manual clock. */
-export async function createTestApp(dialect: Dialect, environment: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
-  const testDatabase = await openTestDatabase(dialect);
-  const config = testConfig(testDatabase.dataDir, environment);
+/**
+ * The real app on a fresh database of the given backend, with a manual clock. 'clickhouse'
+ * is SQLite with analytics in a fresh ClickHouse database of the run's server.
+ */
+export async function createTestApp(backend: AnalyticsBackend, environment: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
+  const testDatabase = await openTestDatabase(primaryDialect(backend));
+  const clickhouse = backend === 'clickhouse' ? createClickHouseDatabase() : undefined;
+  const config = testConfig(testDatabase.dataDir, { ...clickhouse?.environment, ...environment });
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 5, 1, 12));
   const services = await createServices({ config, database: testDatabase.database, clock });
   const app = await buildApp({ services, logger: createLogger({ level: 'silent' }), features });
@@ -43,6 +46,7 @@ export async function createTestApp(dialect: Dialect, environment: Record<string
       await app.close();
       await services.notifier.close();
       await testDatabase.close();
+      await clickhouse?.drop();
     },
   };
 }

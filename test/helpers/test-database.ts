@@ -13,6 +13,32 @@ import { systemClock } from '../../src/core/clock.js';
 /** Every storage test runs once per backend. */
 export const BACKENDS: readonly Dialect[] = ['sqlite', 'postgres'];
 
+/**
+ * Where analytics live: a primary database, or ClickHouse (DOCWRIGHT_ANALYTICS_URL) with
+ * projects, keys and jobs on SQLite. Every analytics suite runs once per entry.
+ */
+export type AnalyticsBackend = Dialect | 'clickhouse';
+export const ANALYTICS_BACKENDS: readonly AnalyticsBackend[] = ['sqlite', 'postgres', 'clickhouse'];
+
+/** The primary database under an analytics backend. */
+export const primaryDialect = (backend: AnalyticsBackend): Dialect => (backend === 'clickhouse' ? 'sqlite' : backend);
+
+/**
+ * A ClickHouse database of its own in the run's clickhouse-server (created by the first
+ * migration), as the settings that select it, and a function that drops it.
+ */
+export function createClickHouseDatabase(): { environment: Record<string, string>; drop(): Promise<void> } {
+  const server = inject('clickhouseUrl');
+  const name = `test_${randomBase62(12).toLowerCase()}`;
+  return {
+    environment: { DOCWRIGHT_ANALYTICS_URL: `${server}/${name}` },
+    async drop() {
+      const response = await fetch(server, { method: 'POST', body: `DROP DATABASE IF EXISTS ${name}` });
+      if (!response.ok) throw new Error(`could not drop ClickHouse database ${name}: ${await response.text()}`);
+    },
+  };
+}
+
 export interface TestDatabase {
   database: Database;
   dialect: Dialect;

@@ -9,6 +9,7 @@ import type { ImportHit, SendHits, SendResult } from './import-types.js';
 export class BatchSender {
   accepted = 0;
   rejected = 0;
+  readonly rejectedByCode: Record<string, number> = {};
   private readonly inFlight: Array<Promise<void>> = [];
   private failure: { error: unknown } | undefined;
 
@@ -47,20 +48,36 @@ export class BatchSender {
 
   /** `result` is what the server answered, typed or not: it is checked here. */
   private record(result: Partial<SendResult> | undefined, size: number): void {
-    const { accepted, rejected } = result ?? {};
-    if (!isCount(accepted) || !isCount(rejected) || accepted + rejected > size) {
+    const { accepted, rejected, rejectedByCode } = result ?? {};
+    if (!isCount(accepted) || !isCount(rejected) || accepted + rejected > size || !codesAddUp(rejectedByCode, rejected)) {
       this.failure ??= {
-        error: new DocwrightError('invalid_send_result', `send must resolve to { accepted, rejected } counts that add up to at most the ${size} hits sent.`),
+        error: new DocwrightError(
+          'invalid_send_result',
+          `send must resolve to { accepted, rejected, rejectedByCode? } counts that add up to at most the ${size} hits sent.`,
+        ),
       };
       return;
     }
     this.accepted += accepted;
     this.rejected += rejected;
+    const codes = rejectedByCode ?? (rejected > 0 ? { unspecified: rejected } : {});
+    for (const [code, count] of Object.entries(codes)) if (count > 0) this.rejectedByCode[code] = (this.rejectedByCode[code] ?? 0) + count;
   }
 
   private throwIfFailed(): void {
     if (this.failure) throw this.failure.error;
   }
+}
+
+function codesAddUp(codes: Record<string, number> | undefined, rejected: number): boolean {
+  if (codes === undefined) return true;
+  if (typeof codes !== 'object') return false;
+  let sum = 0;
+  for (const count of Object.values(codes)) {
+    if (!isCount(count)) return false;
+    sum += count;
+  }
+  return sum === rejected;
 }
 
 function isCount(value: unknown): value is number {

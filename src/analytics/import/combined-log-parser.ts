@@ -2,6 +2,7 @@ import { parseCommonLogTimestamp } from './log-timestamp.js';
 import { tokenizeLogLine, type LogToken } from './log-line-tokenizer.js';
 import { parseRequestLine } from './request-line.js';
 import { malformed, type LineParseResult } from './log-record.js';
+import { salvageCombinedLine } from './salvage-combined-line.js';
 
 const STATUS = /^[1-5]\d\d$/;
 
@@ -11,13 +12,21 @@ const STATUS = /^[1-5]\d\d$/;
  * the "common" format that stops after bytes. Fields after the user agent (nginx setups
  * often append `"$http_x_forwarded_for"`) are ignored, and a virtual-host field before
  * the client address (Apache `vhost_combined`) is tolerated, because the time field
- * anchors the layout rather than fixed positions.
+ * anchors the layout rather than fixed positions. A line with a quote left open is
+ * salvaged where possible and flagged `salvaged`.
  */
 export function parseCombinedLine(line: string): LineParseResult {
   const tokenized = tokenizeLogLine(line);
-  if (!tokenized.ok) return malformed(tokenized.reason);
-  const tokens = tokenized.tokens;
+  if (tokenized.ok) return parseTokens(line, tokenized.tokens, false);
+  // A quote left open: first read the line as it is with the open field running to the
+  // end (a cut-off user agent), then try the request-line salvage.
+  const lenient = tokenizeLogLine(line, true);
+  const result = lenient.ok ? parseTokens(line, lenient.tokens, true) : undefined;
+  if (result?.ok === true) return result;
+  return salvage(line) ?? malformed(tokenized.reason);
+}
 
+function parseTokens(line: string, tokens: LogToken[], salvaged: boolean): LineParseResult {
   let timeIndex = -1;
   let timestamp: number | undefined;
   for (let index = 0; index < tokens.length; index++) {
@@ -35,11 +44,12 @@ export function parseCombinedLine(line: string): LineParseResult {
   const request = tokens[timeIndex + 1];
   if (request?.kind !== 'quoted') return malformed('expected a quoted request line after the time field');
   const statusText = tokens[timeIndex + 2]?.value;
-  if (statusText === undefined || !STATUS.test(statusText)) return malformed('expected a three-digit status after the request');
+  if (statusText === undefined || !STATUS.test(statusText)) return salvage(line) ?? malformed('expected a three-digit status after the request');
 
   const requestLine = parseRequestLine(request.value);
   return {
     ok: true,
+    ...(salvaged ? { salvaged } : {}),
     record: {
       timestamp,
       method: requestLine?.method,
@@ -52,6 +62,12 @@ export function parseCombinedLine(line: string): LineParseResult {
       visitorId: undefined,
     },
   };
+}
+
+/** A line with an unclosed quote, read as far as it can be (salvage-combined-line.ts). */
+function salvage(line: string): LineParseResult | undefined {
+  const record = salvageCombinedLine(line, cachedTimestamp);
+  return record === undefined ? undefined : { ok: true, record, salvaged: true };
 }
 
 // Consecutive lines of a busy log share their second, so one remembered time saves most parsing.

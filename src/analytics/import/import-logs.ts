@@ -2,16 +2,16 @@ import { stat } from 'node:fs/promises';
 import { systemClock, type Clock } from '../../core/clock.js';
 import { DocwrightError, validationFailed, type FieldError } from '../../core/errors.js';
 import { BatchSender } from './batch-sender.js';
-import { hitId, readContentIdentity } from './content-identity.js';
 import { resolveFieldMap } from './field-map.js';
 import { ImportAbortedError } from './import-aborted-error.js';
+import { LineIdentities } from './line-identity.js';
 import type { FileFailure, ImportCounters, ImportHit, ImportOptions, ImportProgress, ImportSummary, MalformedLineExample } from './import-types.js';
 import { MAX_LINE_BYTES } from './line-length-limiter.js';
 import { createLineParser, detectLogFormat, LOG_FORMATS } from './log-format.js';
 import { openLogLines, OVERLONG_LINE_MARKER, type LogLines } from './log-line-reader.js';
 import type { LineParser, LogRecord } from './log-record.js';
 import { normalizePath } from './normalize-path.js';
-import { isPageRequest } from './page-rule.js';
+import { NOT_PAGE_REASONS, pageRequestVerdict, type NotPageReason } from './page-rule.js';
 
 export const MAX_BATCH_SIZE = 1000;
 /** Lines looked at to recognize a file's format; a rotated log can start with a torn line. */
@@ -38,7 +38,8 @@ class LogImport {
   private readonly sender: BatchSender;
   private readonly batchSize: number;
   private readonly totalBytes: number;
-  private readonly counters = { lines: 0, hits: 0, skippedNotPage: 0, malformed: 0 };
+  private readonly counters = { lines: 0, hits: 0, skippedNotPage: 0, malformed: 0, salvaged: 0, hitsWithoutUserAgent: 0 };
+  private readonly notPages = Object.fromEntries(NOT_PAGE_REASONS.map((reason) => [reason, 0])) as Record<NotPageReason, number>;
   private readonly examples: MalformedLineExample[] = [];
   private readonly failedFiles: FileFailure[] = [];
   private batch: ImportHit[] = [];
@@ -77,9 +78,8 @@ class LogImport {
 
   private async importFile(file: string): Promise<void> {
     this.throwIfAborted();
-    let identity: string;
+    const identity = new LineIdentities();
     try {
-      identity = await readContentIdentity(file);
       this.reader = await openLogLines(file);
     } catch (error) {
       this.failedFiles.push({ file, message: errorMessage(error) });
@@ -135,7 +135,7 @@ class LogImport {
   }
 
   /** Returns true when the batch is full and must be sent before reading on. */
-  private handleLine(parser: LineParser, identity: string, file: string, lineNumber: number, text: string): boolean {
+  private handleLine(parser: LineParser, identity: LineIdentities, file: string, lineNumber: number, text: string): boolean {
     this.counters.lines++;
     if (text === OVERLONG_LINE_MARKER) {
       this.countMalformed(file, lineNumber, `line longer than ${MAX_LINE_BYTES} bytes`, '');
@@ -147,13 +147,17 @@ class LogImport {
       return false;
     }
     const record = result.record;
+    if (result.salvaged === true) this.counters.salvaged++;
     const path = normalizePath(record.target);
-    if (path === undefined || !isPageRequest({ method: record.method, status: record.status, path }, this.options.pageRule)) {
+    const verdict = path === undefined ? 'notRequest' : pageRequestVerdict({ method: record.method, status: record.status, path }, this.options.pageRule);
+    if (path === undefined || verdict !== 'page') {
       this.counters.skippedNotPage++;
+      this.notPages[verdict === 'page' ? 'notRequest' : verdict]++;
       return false;
     }
-    this.batch.push(toHit(hitId(identity, lineNumber), path, record));
+    this.batch.push(toHit(identity.next(text), path, record));
     this.counters.hits++;
+    if (record.userAgent === undefined) this.counters.hitsWithoutUserAgent++;
     return this.batch.length >= this.batchSize;
   }
 
@@ -198,7 +202,13 @@ class LogImport {
   }
 
   private currentCounters(): ImportCounters {
-    return { ...this.counters, accepted: this.sender.accepted, rejected: this.sender.rejected };
+    return {
+      ...this.counters,
+      notPages: { ...this.notPages },
+      accepted: this.sender.accepted,
+      rejected: this.sender.rejected,
+      rejectedByCode: { ...this.sender.rejectedByCode },
+    };
   }
 
   private elapsedSeconds(): number {

@@ -1,6 +1,6 @@
 import type { FieldMap } from './field-map.js';
 import type { LogFormatChoice } from './log-format.js';
-import type { PageRuleOptions } from './page-rule.js';
+import type { NotPageReason, PageRuleOptions } from './page-rule.js';
 import type { Clock } from '../../core/clock.js';
 
 /** One page view as sent to `POST /v1/analytics/{projectId}/events`. */
@@ -20,6 +20,8 @@ export interface ImportHit {
 export interface SendResult {
   accepted: number;
   rejected: number;
+  /** The rejected hits by the server's code (`invalid_path`, `timestamp_too_old`, …); counts adding up to `rejected`. */
+  rejectedByCode?: Record<string, number>;
 }
 
 export type SendHits = (hits: ImportHit[]) => Promise<SendResult>;
@@ -59,6 +61,9 @@ export interface FileFailure {
   message: string;
 }
 
+/** Lines that are valid requests but not page views, by the first reason (page-rule.ts); they add up to `skippedNotPage`. */
+export type NotPageCounts = Record<NotPageReason, number>;
+
 /** Counters shared by progress reports and the summary. Every non-empty line is exactly one of hits, skippedNotPage, malformed. */
 export interface ImportCounters {
   /** Non-empty lines read. */
@@ -66,10 +71,17 @@ export interface ImportCounters {
   /** Page views sent. */
   hits: number;
   skippedNotPage: number;
+  notPages: NotPageCounts;
   malformed: number;
+  /** Damaged lines (a quote left open) read by the lenient fallback; each is also a hit or not a page. */
+  salvaged: number;
+  /** Hits sent without a user agent (a common-format log): the server classes them as `bot`. */
+  hitsWithoutUserAgent: number;
   /** As reported by `send`. */
   accepted: number;
   rejected: number;
+  /** `rejected` by the server's code; `unspecified` when `send` did not say. */
+  rejectedByCode: Record<string, number>;
 }
 
 export interface ImportProgress extends ImportCounters {

@@ -9,13 +9,24 @@ export type {
   ImportProgress,
   ImportSummary,
   MalformedLineExample,
+  NotPageCounts,
   SendHits,
   SendResult,
 } from './import-types.js';
 export { openLogLines, OVERLONG_LINE_MARKER, type LogLines, type OpenLogLinesOptions } from './log-line-reader.js';
 export { isGzipFile } from './log-file-stream.js';
-export { readContentIdentity, hitId } from './content-identity.js';
-export { isPageRequest, DEFAULT_SKIP_PREFIXES, ASSET_EXTENSIONS, type PageRequest, type PageRuleOptions } from './page-rule.js';
+export { LineIdentities } from './line-identity.js';
+export { importWarnings, isUnreadable, RETENTION_SETTING, type ImportWarning } from './import-warnings.js';
+export {
+  isPageRequest,
+  pageRequestVerdict,
+  NOT_PAGE_REASONS,
+  type NotPageReason,
+  DEFAULT_SKIP_PREFIXES,
+  ASSET_EXTENSIONS,
+  type PageRequest,
+  type PageRuleOptions,
+} from './page-rule.js';
 export { normalizePath, MAX_PATH_LENGTH } from './normalize-path.js';
 export { parseCombinedLine } from './combined-log-parser.js';
 export { createJsonLinesParser } from './json-lines-parser.js';

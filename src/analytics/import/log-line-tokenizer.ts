@@ -17,8 +17,10 @@ const OPEN_BRACKET = 0x5b;
  * Splits a web-server log line into whitespace-separated fields, where a field may be
  * "quoted" (a backslash escapes the next character, so `\"` does not end it) or
  * [bracketed]. This is the shape shared by the common, combined and vhost variants.
+ * `lenient` lets an unterminated quoted field run to the end of the line instead of
+ * failing (see salvage-combined-line.ts).
  */
-export function tokenizeLogLine(line: string): TokenizeResult {
+export function tokenizeLogLine(line: string, lenient = false): TokenizeResult {
   const tokens: LogToken[] = [];
   const length = line.length;
   let index = 0;
@@ -36,7 +38,12 @@ export function tokenizeLogLine(line: string): TokenizeResult {
         else if (inner === QUOTE) break;
         else end++;
       }
-      if (end >= length) return { ok: false, reason: 'unterminated quoted field' };
+      if (end >= length) {
+        if (!lenient) return { ok: false, reason: 'unterminated quoted field' };
+        // Salvaging a line whose last quote is missing: the field runs to the end of the line.
+        tokens.push({ kind: 'quoted', value: unescapeLogString(line.slice(index + 1)) });
+        break;
+      }
       tokens.push({ kind: 'quoted', value: unescapeLogString(line.slice(index + 1, end)) });
       index = end + 1;
       continue;

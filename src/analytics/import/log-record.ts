@@ -18,7 +18,8 @@ export interface LogRecord {
   visitorId: string | undefined;
 }
 
-export type LineParseResult = { ok: true; record: LogRecord } | { ok: false; reason: string };
+/** `salvaged`: the line was damaged (a missing closing quote) and read by the lenient fallback. */
+export type LineParseResult = { ok: true; record: LogRecord; salvaged?: boolean } | { ok: false; reason: string };
 
 export type LineParser = (line: string) => LineParseResult;
 

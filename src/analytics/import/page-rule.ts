@@ -151,28 +151,53 @@ export interface PageRuleOptions {
   skipPrefixes?: readonly string[];
 }
 
+/**
+ * Why a request is not a page view, checked in this order (so a 404 for `/app.js` is a
+ * `clientError`, not an `asset`): `method` (not GET or HEAD), `redirect` (3xx but 304),
+ * `clientError` (4xx), `serverError` (5xx), `otherStatus` (1xx), `skippedPath` (a
+ * well-known non-page or a skipped prefix), `asset` (by extension). `notRequest` is for
+ * lines whose request is no request at all (`"-"`, TLS noise, a target that is not a path);
+ * the importer decides that before this rule runs.
+ */
+export const NOT_PAGE_REASONS = ['asset', 'skippedPath', 'redirect', 'clientError', 'serverError', 'otherStatus', 'method', 'notRequest'] as const;
+
+export type NotPageReason = (typeof NOT_PAGE_REASONS)[number];
+
 export function isPageRequest(request: PageRequest, options: PageRuleOptions = {}): boolean {
-  const method = request.method?.toUpperCase();
-  if (method === undefined || !PAGE_METHODS.has(method)) return false;
-  const status = request.status;
-  if (status === undefined || !((status >= 200 && status <= 299) || status === 304)) return false;
-  return isPagePath(request.path, options.skipPrefixes ?? DEFAULT_SKIP_PREFIXES);
+  return pageRequestVerdict(request, options) === 'page';
 }
 
-function isPagePath(rawPath: string, skipPrefixes: readonly string[]): boolean {
+/** `page`, or the first reason the request is not one. */
+export function pageRequestVerdict(request: PageRequest, options: PageRuleOptions = {}): 'page' | NotPageReason {
+  const method = request.method?.toUpperCase();
+  if (method === undefined || !PAGE_METHODS.has(method)) return 'method';
+  const status = request.status;
+  if (status === undefined) return 'otherStatus';
+  if (!((status >= 200 && status <= 299) || status === 304)) return statusReason(status);
+  return pathVerdict(request.path, options.skipPrefixes ?? DEFAULT_SKIP_PREFIXES);
+}
+
+function statusReason(status: number): NotPageReason {
+  if (status >= 300 && status <= 399) return 'redirect';
+  if (status >= 400 && status <= 499) return 'clientError';
+  if (status >= 500 && status <= 599) return 'serverError';
+  return 'otherStatus';
+}
+
+function pathVerdict(rawPath: string, skipPrefixes: readonly string[]): 'page' | NotPageReason {
   const end = rawPath.search(/[?#]/);
   const path = end < 0 ? rawPath : rawPath.slice(0, end);
-  if (!path.startsWith('/')) return false;
-  if (NON_PAGE_PATHS.has(path) || SITEMAP.test(path)) return false;
+  if (!path.startsWith('/')) return 'notRequest';
+  if (NON_PAGE_PATHS.has(path) || SITEMAP.test(path)) return 'skippedPath';
   for (const prefix of skipPrefixes) {
     // "/api/" also covers the bare "/api".
-    if (path.startsWith(prefix)) return false;
-    if (prefix.endsWith('/') && path.length === prefix.length - 1 && prefix.startsWith(path)) return false;
+    if (path.startsWith(prefix)) return 'skippedPath';
+    if (prefix.endsWith('/') && path.length === prefix.length - 1 && prefix.startsWith(path)) return 'skippedPath';
   }
   const name = path.slice(path.lastIndexOf('/') + 1);
   const dot = name.lastIndexOf('.');
-  if (dot <= 0) return true;
+  if (dot <= 0) return 'page';
   const extension = name.slice(dot + 1).toLowerCase();
-  if (extension === 'txt') return LLMS_TEXT.test(name);
-  return !ASSET_EXTENSIONS.has(extension);
+  if (extension === 'txt') return LLMS_TEXT.test(name) ? 'page' : 'asset';
+  return ASSET_EXTENSIONS.has(extension) ? 'asset' : 'page';
 }

@@ -3,9 +3,12 @@ import {
   createProgressBar,
   formatImportSummary,
   importLogs,
+  importWarnings,
+  isUnreadable,
   ImportAbortedError,
   MAX_BATCH_SIZE,
   type FieldMap,
+  type ImportProgress,
   type ImportSummary,
   type LogFormatChoice,
 } from '../../analytics/import/index.js';
@@ -46,9 +49,13 @@ Examples:
 const IMPORT_HELP = `
 Reads web-server access logs (plain or .gz), keeps page views (successful GETs of
 pages, not assets or redirects), and sends them in batches to
-POST /v1/analytics/{project}/events. Each hit carries an id derived from its file and
-line, so importing the same file twice does not count it twice. Batches that fail with
-429, 5xx or a network error are retried with backoff, up to 5 times.
+POST /v1/analytics/{project}/events. Each hit's id is derived from the text of its log
+line, so importing a file again (or a rotated, appended or gzipped copy) does not count
+a line twice. Batches that fail with 429, 5xx or a network error are retried with
+backoff, up to 5 times. The summary breaks down the lines that are not pages and warns
+about hits older than the server's retention (DOCWRIGHT_ANALYTICS_RETENTION_DAYS) and
+hits without a user agent (they count as bots). Exit 1 when hits were rejected, a file
+broke off, or no line could be read.
 
 Formats: combined and common (Apache/nginx), jsonl (one JSON object per line; the
 usual member names are recognized, --field maps others), or auto (the default: detected
@@ -153,6 +160,7 @@ function importCommand(): Command {
       });
       const bar = createProgressBar(process.stderr, 0, { label: 'import' });
       let summary: ImportSummary;
+      let sent: ImportProgress | undefined;
       try {
         summary = await importLogs({
           files,
@@ -160,12 +168,23 @@ function importCommand(): Command {
           fieldMap: options.field,
           batchSize: options.batchSize,
           send: sender.send,
-          onProgress: bar.update,
+          onProgress: (progress) => {
+            sent = progress;
+            bar.update(progress);
+          },
           signal: controller.signal,
         });
       } catch (error) {
         bar.finish();
-        if (!(error instanceof ImportAbortedError)) throw error;
+        if (!(error instanceof ImportAbortedError)) {
+          // The error is printed by the CLI; say how far the import got, so nothing is lost silently.
+          if (sent !== undefined) {
+            process.stderr.write(
+              `stopped after ${sent.lines} lines: ${sent.accepted} hits accepted, ${sent.rejected} rejected; run the import again to finish (ids make it safe)\n`,
+            );
+          }
+          throw error;
+        }
         printImportResult(error.summary, sender.rejectedExamples, options.json, true);
         process.exitCode = 130;
         return;
@@ -174,8 +193,8 @@ function importCommand(): Command {
       }
       bar.finish();
       printImportResult(summary, sender.rejectedExamples, options.json, false);
-      // Hits the server refused or files that broke off are worth a non-zero exit for scripts.
-      if (summary.rejected > 0 || summary.failedFiles.length > 0) process.exitCode = 1;
+      // Hits the server refused, files that broke off or nothing readable are worth a non-zero exit for scripts.
+      if (summary.rejected > 0 || summary.failedFiles.length > 0 || isUnreadable(summary)) process.exitCode = 1;
     });
 }
 
@@ -191,7 +210,12 @@ function usageError(message: string): DocwrightError {
 }
 
 function printImportResult(summary: ImportSummary, rejected: readonly RejectedHitExample[], json: boolean | undefined, interrupted: boolean): void {
-  if (json) return printJson({ ...summary, interrupted, rejectedExamples: rejected });
+  if (json) {
+    const warnings = importWarnings(summary);
+    // stdout holds the JSON for scripts; a person watching still sees what went wrong.
+    for (const warning of warnings) process.stderr.write(`warning: ${warning.message}\n`);
+    return printJson({ ...summary, interrupted, rejectedExamples: rejected, warnings });
+  }
   if (interrupted) process.stdout.write('Interrupted; what was sent before stopping:\n');
   process.stdout.write(`${formatImportSummary(summary)}\n`);
   if (rejected.length === 0) return;

@@ -132,9 +132,13 @@ describe('formatting', () => {
       lines: 12_345,
       hits: 2_000,
       skippedNotPage: 10_000,
+      notPages: { asset: 6_000, skippedPath: 1_000, redirect: 1_500, clientError: 1_000, serverError: 400, otherStatus: 0, method: 90, notRequest: 10 },
       malformed: 345,
+      salvaged: 3,
+      hitsWithoutUserAgent: 0,
       accepted: 1_990,
       rejected: 10,
+      rejectedByCode: { invalid_path: 4, timestamp_too_old: 6 },
       seconds: 4,
       malformedExamples: [{ file: 'access.log', line: 17, reason: 'unterminated quoted field', text: '1.2.3.4 - - "GET' }],
       failedFiles: [{ file: 'old.log.gz', message: 'stopped after line 9: unexpected end of file' }],
@@ -146,6 +150,16 @@ describe('formatting', () => {
     expect(text).toMatch(/accepted\s+1,990/);
     expect(text).toMatch(/rejected\s+10/);
     expect(text).toMatch(/not pages\s+10,000/);
+    // Where the lines that are not pages went, and why hits were refused.
+    expect(text).toMatch(/assets \(scripts, images, …\)\s+6,000/);
+    expect(text).toMatch(/client errors \(4xx\)\s+1,000/);
+    expect(text).toMatch(/server errors \(5xx\)\s+400/);
+    expect(text).toMatch(/not GET or HEAD\s+90/);
+    expect(text).not.toContain('other status');
+    expect(text).toMatch(/timestamp_too_old\s+6/);
+    expect(text).toMatch(/salvaged lines\s+3/);
+    expect(text).toContain('raise DOCWRIGHT_ANALYTICS_RETENTION_DAYS');
+    expect(text).not.toContain('no user agent');
     expect(text).toMatch(/malformed lines\s+345/);
     expect(text).toContain('access.log:17  unterminated quoted field: "1.2.3.4 - - \\"GET"');
     expect(text).toContain('… and 344 more');

@@ -1,0 +1,142 @@
+/**
+ * `npm install --no-save chdb && node --import tsx scripts/chdb-check.ts`: proves that the
+ * ClickHouse SQL of src/analytics/clickhouse (migration 001, the TabSeparated insert, the
+ * event-id check, the range counts of every kind) gives the same answers on a current
+ * ClickHouse (chdb, in-process, 26.x) as on Debian's clickhouse-server 18.16 that CI runs.
+ * chdb (about 540 MB) is never a dependency: this script loads it only when asked.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { HitBatch } from '../src/analytics/analytics-store.js';
+import { ClickHouseHitWriter } from '../src/analytics/clickhouse/clickhouse-hit-writer.js';
+import { migrateClickHouse } from '../src/analytics/clickhouse/clickhouse-migrations.js';
+import { ClickHouseRangeCounter } from '../src/analytics/clickhouse/clickhouse-range-counter.js';
+import { planRange } from '../src/analytics/range-plan.js';
+import { ManualClock } from '../src/core/clock.js';
+import { startClickHouse } from '../test/helpers/clickhouse-server.js';
+
+interface ChdbSession {
+  query(sql: string, format?: string): string;
+  cleanup(): void;
+}
+interface ChdbModule {
+  Session: new (path?: string) => ChdbSession;
+}
+
+const DAY = 86_400_000;
+const FIRST_DAY = 20_600;
+
+/** The part of ClickHouseClient the analytics code uses, answered by an in-process chdb session. */
+function chdbClient(session: ChdbSession): ClickHouseClient {
+  const run = (query: string, format = 'JSONEachRow') => session.query(query, format);
+  const client = {
+    command: ({ query }: { query: string }) => Promise.resolve(run(query, 'CSV')).then(() => ({})),
+    query: ({ query }: { query: string }) =>
+      Promise.resolve({
+        json: () =>
+          Promise.resolve(
+            run(query)
+              .split('\n')
+              .filter((line) => line !== '')
+              .map((line) => JSON.parse(line) as unknown),
+          ),
+      }),
+    insert: async ({ table, columns, values, format }: { table: string; columns: string[]; values: Readable; format: string }) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of values) chunks.push(Buffer.from(chunk as Buffer));
+      run(`INSERT INTO ${table} (${columns.join(', ')}) FORMAT ${format}\n${Buffer.concat(chunks).toString('utf8')}`, 'CSV');
+      return {};
+    },
+    close: () => Promise.resolve(),
+  };
+  return client as unknown as ClickHouseClient;
+}
+
+/** A deterministic batch: 8 days, a few pages, visitors and agents, some event ids repeated. */
+function batch(seed: number, count: number): HitBatch {
+  let state = seed;
+  const next = (modulo: number) => {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    return state % modulo;
+  };
+  const at = new Float64Array(count);
+  const page = new Int32Array(count);
+  const visitor = new BigInt64Array(count);
+  const classCode = new Uint8Array(count);
+  const agent = new Int32Array(count);
+  const eventId: Array<string | null> = [];
+  for (let index = 0; index < count; index++) {
+    at[index] = (FIRST_DAY + next(8)) * DAY + next(DAY);
+    page[index] = 1 + next(5);
+    visitor[index] = BigInt(next(40)) - 20n;
+    classCode[index] = 1 + next(5);
+    agent[index] = classCode[index]! >= 2 && next(2) === 0 ? 100 + classCode[index]! : 0;
+    eventId.push(next(4) === 0 ? `e${next(30)}` : null);
+  }
+  return {
+    site: 7,
+    count,
+    at,
+    page,
+    visitor,
+    classCode,
+    agent,
+    userAgent: new Int32Array(count),
+    referrer: Array.from({ length: count }, (_, index) => (index % 3 === 0 ? null : `https://example.com/?q=\t'\\${index}`)),
+    markdownAccept: new Uint8Array(count),
+    classifierVersion: 1,
+    eventId,
+  };
+}
+
+async function answers(client: ClickHouseClient, database: string): Promise<unknown[]> {
+  const target = { database, cluster: undefined };
+  await migrateClickHouse(client, target, new ManualClock(0));
+  const writer = new ClickHouseHitWriter(client, target);
+  const stored = [];
+  for (let round = 0; round < 4; round++) stored.push(await writer.write(batch(round % 3, 300)));
+  const counter = new ClickHouseRangeCounter(client, target);
+  const sorted = (rows: object[]) => rows.map((row) => JSON.stringify(row)).sort();
+  const ranges: Array<[number | null, number | null]> = [
+    [null, null],
+    [(FIRST_DAY + 1) * DAY, (FIRST_DAY + 5) * DAY],
+    [(FIRST_DAY + 1) * DAY + 3_600_000, (FIRST_DAY + 5) * DAY + 7_200_000],
+    [(FIRST_DAY + 2) * DAY + 1, (FIRST_DAY + 2) * DAY + DAY / 2],
+  ];
+  const result: unknown[] = [stored];
+  for (const [from, to] of ranges) {
+    const plan = planRange(from, to);
+    result.push(
+      sorted(await counter.countVisitors(7, plan, 'visitors')),
+      sorted(await counter.countVisitors(7, plan, 'traffic')),
+      sorted(await counter.countHits(7, plan)),
+      sorted(await counter.countDaily(7, plan)),
+    );
+  }
+  return result;
+}
+
+const chdb = (await import(process.env.DOCWRIGHT_CHDB_MODULE ?? 'chdb')) as ChdbModule;
+const directory = mkdtempSync(join(tmpdir(), 'docwright-chdb-'));
+const session = new chdb.Session(directory);
+const server = await startClickHouse({ directoryPrefix: 'docwright-chdb-check-' });
+const old = createClient({ url: server.url });
+try {
+  const modern = await answers(chdbClient(session), 'chdb_check');
+  const legacy = await answers(old, 'chdb_check');
+  const versions = `chdb ${session.query('SELECT version()', 'CSV').trim()} vs clickhouse-server ${(await (await old.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' })).json<{ v: string }>())[0]!.v}`;
+  if (JSON.stringify(modern) !== JSON.stringify(legacy)) {
+    console.error(`DIFFERENT answers (${versions}):\n${JSON.stringify(modern)}\n${JSON.stringify(legacy)}`);
+    process.exitCode = 1;
+  } else {
+    console.log(`same answers (${versions}): ${modern.length} result sets, ${JSON.stringify(modern).length} characters`);
+  }
+} finally {
+  await old.close();
+  await server.stop();
+  session.cleanup();
+  rmSync(directory, { recursive: true, force: true });
+}

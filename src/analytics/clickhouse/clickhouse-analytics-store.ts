@@ -1,0 +1,166 @@
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseSettings } from '../../config/clickhouse-settings.js';
+import type { Clock } from '../../core/clock.js';
+import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from '../analytics-store.js';
+import type { DeletedProjectData } from '../project-data-deletion.js';
+import type { CountingStore } from '../range-counts.js';
+import { raw, sql } from './clickhouse-literal.js';
+import { ClickHouseHitWriter } from './clickhouse-hit-writer.js';
+import { localTable, migrateClickHouse, onCluster, readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
+import { ClickHouseRangeCounter } from './clickhouse-range-counter.js';
+import { waitForMutations } from './clickhouse-mutations.js';
+
+/**
+ * Tables keyed by site that a project deletion empties, the counter each one feeds and
+ * what it counts: logical rows (one per key), which background merges do not change.
+ */
+export const CLICKHOUSE_SITE_TABLES = [
+  { table: 'analytics_hits', counter: 'hits', rows: 'count()' },
+  { table: 'analytics_event_ids', counter: 'eventIds', rows: 'uniqExact(event_id)' },
+  { table: 'analytics_visitor_days', counter: 'visitorCounts', rows: 'uniqExact(day, dim, grp)' },
+  { table: 'analytics_hit_days', counter: 'hitCounts', rows: 'uniqExact(day, class, agent)' },
+] as const;
+
+/**
+ * Analytics in ClickHouse (DOCWRIGHT_ANALYTICS_URL): raw hits, event ids and the exact
+ * rollups live there; the site ids and the dictionaries (pages, agents, user agents)
+ * stay in the primary database with the projects, so the SQL store beside it keeps
+ * answering those. Nothing to fold: materialized views fill the rollups as hits are
+ * inserted, so a hit is queryable when its insert returns.
+ */
+export class ClickHouseAnalyticsStore implements CountingStore {
+  readonly dialect: AnalyticsStore['dialect'];
+  readonly counter: ClickHouseRangeCounter;
+  private readonly client: ClickHouseClient;
+  private readonly target: ClickHouseTarget;
+  private migrated: Promise<unknown> | undefined;
+  private readonly writer: ClickHouseHitWriter;
+
+  constructor(
+    private readonly primary: AnalyticsStore,
+    settings: ClickHouseSettings,
+    private readonly clock: Clock,
+  ) {
+    this.dialect = primary.dialect;
+    this.target = { database: settings.database, cluster: settings.cluster };
+    this.client = createClient({
+      url: settings.url,
+      username: settings.username,
+      password: settings.password,
+      // The client would print its errors to the console itself; they reach the caller
+      // anyway and are logged there, as JSON, like every other error.
+      log: { level: ClickHouseLogLevel.OFF },
+      // On a cluster an insert (into the Distributed table) returns once every shard has its rows, so they are queryable.
+      ...(settings.cluster === undefined ? {} : { clickhouse_settings: { insert_distributed_sync: 1 } }),
+    });
+    this.counter = new ClickHouseRangeCounter(this.client, this.target);
+    this.writer = new ClickHouseHitWriter(this.client, this.target);
+  }
+
+  /** Runs the migrations once per process, before the first use (again after a failure). */
+  ready(): Promise<unknown> {
+    this.migrated ??= migrateClickHouse(this.client, this.target, this.clock).catch((error: unknown) => {
+      this.migrated = undefined;
+      throw error;
+    });
+    return this.migrated;
+  }
+
+  siteOf(projectId: string) {
+    return this.primary.siteOf(projectId);
+  }
+  ensureSite(projectId: string) {
+    return this.primary.ensureSite(projectId);
+  }
+  ensureDimensions(site: number, kind: number, names: readonly string[]) {
+    return this.primary.ensureDimensions(site, kind, names);
+  }
+  ensureUserAgents(userAgents: readonly string[]) {
+    return this.primary.ensureUserAgents(userAgents);
+  }
+  ensureClassifierVersion(version: string) {
+    return this.primary.ensureClassifierVersion(version);
+  }
+  select<Row>(query: string, parameters: readonly unknown[]): Promise<Row[]> {
+    return this.primary.select<Row>(query, parameters);
+  }
+  async fold(): Promise<number> {
+    await this.ready();
+    return 0;
+  }
+  pendingHits(): Promise<number> {
+    return Promise.resolve(0);
+  }
+  prunedBefore(): Promise<number> {
+    return this.primary.prunedBefore();
+  }
+
+  private table(name: string) {
+    return raw(readTable(this.target, name));
+  }
+
+  private async count(query: string): Promise<number> {
+    const [row] = await (await this.client.query({ query, format: 'JSONEachRow' })).json<{ n: number | string }>();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Stores the hits whose event id is new (see ClickHouseHitWriter for the guarantees). */
+  async insertHits(batch: HitBatch): Promise<InsertHitsResult> {
+    await this.ready();
+    return this.writer.write(batch);
+  }
+
+  /**
+   * Deletes raw hits and event ids older than `before` (the rollups stay: whole days remain
+   * exact for all history), waits until the deletes are done, and lets the primary store
+   * record the horizon.
+   */
+  async prune(before: number): Promise<PruneCounts> {
+    await this.ready();
+    const hits = await this.count(sql`SELECT count() AS n FROM ${this.table('analytics_hits')} WHERE at < ${before}`);
+    const eventIds = await this.count(sql`SELECT uniqExact(site, event_id) AS n FROM ${this.table('analytics_event_ids')} WHERE at < ${before}`);
+    if (hits > 0) await this.mutate('analytics_hits', sql`at < ${before}`);
+    if (eventIds > 0) await this.mutate('analytics_event_ids', sql`at < ${before}`);
+    const primary = await this.primary.prune(before);
+    return { hits: hits + primary.hits, eventIds: eventIds + primary.eventIds, visitDays: primary.visitDays };
+  }
+
+  /** Deletes the project's rows here, then the primary store's (dictionaries, site, beacon cap). */
+  async deleteProjectData(projectId: string, batchRows?: number): Promise<DeletedProjectData> {
+    await this.ready();
+    const site = await this.primary.siteOf(projectId);
+    const here: Partial<Record<keyof DeletedProjectData, number>> = {};
+    if (site !== null) {
+      for (const { table, counter, rows: logicalRows } of CLICKHOUSE_SITE_TABLES) {
+        const rows = await this.count(sql`SELECT ${raw(logicalRows)} AS n FROM ${this.table(table)} WHERE site = ${site}`);
+        here[counter] = rows;
+        if (rows > 0) await this.mutate(table, sql`site = ${site}`);
+      }
+    }
+    const primary = await this.primary.deleteProjectData(projectId, batchRows);
+    return {
+      ...primary,
+      hits: primary.hits + (here.hits ?? 0),
+      eventIds: primary.eventIds + (here.eventIds ?? 0),
+      visitorCounts: primary.visitorCounts + (here.visitorCounts ?? 0),
+      hitCounts: primary.hitCounts + (here.hitCounts ?? 0),
+    };
+  }
+
+  /** ALTER … DELETE is asynchronous on every release; waits until the table's mutations are done. */
+  private async mutate(table: string, where: string): Promise<void> {
+    await this.client.command({ query: `ALTER TABLE ${localTable(this.target, table)}${onCluster(this.target)} DELETE WHERE ${where}` });
+    await waitForMutations(this.client, this.target, table);
+  }
+
+  /** ClickHouse has no fold: its reports read the engine's own exact states, and the store is its own reader. */
+  read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
+    return work(this);
+  }
+
+  async close(): Promise<void> {
+    // A migration still running would otherwise fail half-way on a closed client.
+    await this.migrated?.catch(() => undefined);
+    await this.client.close();
+  }
+}

@@ -1,0 +1,33 @@
+import type { AnalyticsReader, AnalyticsStore } from './analytics-store.js';
+import type { RangePlan } from './range-plan.js';
+import { countDaily, countHits, countVisitors, type DayCount, type DimensionCount, type Family, type HitCount } from './rollup-queries.js';
+
+/**
+ * The counts the reports are built from, over a planned range. The SQL stores answer
+ * them with the shared queries of rollup-queries.ts; another engine (ClickHouse) brings
+ * its own, with the same rows and the same exactness.
+ */
+export interface RangeCounter {
+  countVisitors(site: number, plan: RangePlan, family: Family): Promise<DimensionCount[]>;
+  countHits(site: number, plan: RangePlan): Promise<HitCount[]>;
+  countDaily(site: number, plan: RangePlan): Promise<DayCount[]>;
+}
+
+/** A store whose reports come from its own counter rather than the shared SQL. */
+export interface CountingStore extends AnalyticsStore {
+  readonly counter: RangeCounter;
+}
+
+const counterOf = (store: AnalyticsReader): RangeCounter | undefined => ('counter' in store ? (store as CountingStore).counter : undefined);
+
+export function visitorCounts(store: AnalyticsReader, site: number, plan: RangePlan, family: Family): Promise<DimensionCount[]> {
+  return counterOf(store)?.countVisitors(site, plan, family) ?? countVisitors(store, site, plan, family);
+}
+
+export function hitCounts(store: AnalyticsReader, site: number, plan: RangePlan): Promise<HitCount[]> {
+  return counterOf(store)?.countHits(site, plan) ?? countHits(store, site, plan);
+}
+
+export function dailyCounts(store: AnalyticsReader, site: number, plan: RangePlan): Promise<DayCount[]> {
+  return counterOf(store)?.countDaily(site, plan) ?? countDaily(store, site, plan);
+}

@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port.js';
+
+/** Debian's package (`apt-get install clickhouse-server`, which .ci/run does): 18.16. */
+export const CLICKHOUSE_SERVER = process.env.DOCWRIGHT_TEST_CLICKHOUSE_SERVER ?? '/usr/sbin/clickhouse-server';
+
+export interface ClickHouseServer {
+  port: number;
+  /** http://127.0.0.1:port, no database: each test names its own. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * Starts a throw-away clickhouse-server for a test run or a benchmark: config.xml and
+ * users.xml generated into a directory under /tmp (removed on stop), HTTP on a free
+ * loopback port, and no native TCP or interserver port (a port left out of the config is
+ * not opened). Resolves once /ping answers.
+ */
+export async function startClickHouse(options: { directoryPrefix?: string } = {}): Promise<ClickHouseServer> {
+  if (!existsSync(CLICKHOUSE_SERVER)) {
+    throw new Error(`${CLICKHOUSE_SERVER} is missing: install Debian's clickhouse-server package (apt-get install clickhouse-server), as .ci/run does`);
+  }
+  const root = mkdtempSync(join(tmpdir(), options.directoryPrefix ?? 'docwright-ch-'));
+  const port = await freePort();
+  const data = join(root, 'data');
+  writeFileSync(
+    join(root, 'config.xml'),
+    `<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>${xml(join(root, 'server.log'))}</log><errorlog>${xml(join(root, 'server.err.log'))}</errorlog><console>0</console></logger>
+  <http_port>${port}</http_port>
+  <listen_host>127.0.0.1</listen_host>
+  <path>${xml(data)}/</path>
+  <tmp_path>${xml(data)}/tmp/</tmp_path>
+  <user_files_path>${xml(data)}/user_files/</user_files_path>
+  <format_schema_path>${xml(data)}/format_schemas/</format_schema_path>
+  <users_config>${xml(join(root, 'users.xml'))}</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <mark_cache_size>268435456</mark_cache_size>
+  <max_concurrent_queries>200</max_concurrent_queries>
+</yandex>
+`,
+  );
+  writeFileSync(
+    join(root, 'users.xml'),
+    `<?xml version="1.0"?>
+<yandex>
+  <profiles><default><max_memory_usage>4000000000</max_memory_usage></default></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default></users>
+  <quotas><default></default></quotas>
+</yandex>
+`,
+  );
+  const child: ChildProcess = spawn(CLICKHOUSE_SERVER, [`--config-file=${join(root, 'config.xml')}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A run that ends without its teardown (process.exit, a crash) must not leave the server running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(root, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`clickhouse-server exited with ${child.exitCode} before it answered: ${stderr}`);
+    }
+    try {
+      const response = await fetch(`${url}/ping`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`clickhouse-server did not answer /ping within 60 s: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { port, url, stop };
+}
