@@ -1,4 +1,5 @@
 import type { HitClass } from './classification/classify-hit.js';
+import type { HitCategory, ReadKind, Verification } from './classification/hit-category.js';
 
 /**
  * The small integers the analytics tables store instead of strings. They are part of
@@ -16,8 +17,36 @@ export const CLASS_BY_CODE: ReadonlyMap<number, HitClass> = new Map(
   (Object.entries(CLASS_CODES) as Array<[HitClass, number]>).map(([name, code]) => [code, name]),
 );
 
+/**
+ * analytics_hits.category (migration 013). 0 is a hit stored before categories existed;
+ * the reclassification job gives it one.
+ */
+export const UNCATEGORISED = 0;
+export const CATEGORY_CODES: Readonly<Record<HitCategory, number>> = Object.freeze({
+  human: 1,
+  'ai-assistant': 2,
+  'ai-agent': 3,
+  'ai-coding-agent': 4,
+  'ai-search': 5,
+  'ai-training': 6,
+  'ai-other': 7,
+  bot: 8,
+});
+
+export const CATEGORY_BY_CODE: ReadonlyMap<number, HitCategory> = new Map(
+  (Object.entries(CATEGORY_CODES) as Array<[HitCategory, number]>).map(([name, code]) => [code, name]),
+);
+
+/** analytics_hits.verification (migration 013). */
+export const VERIFICATION_CODES: Readonly<Record<Verification, number>> = Object.freeze({ none: 0, claimed: 1, verified: 2, spoofed: 3 });
+
+/** analytics_hits.read_kind (migration 013). */
+export const READ_KIND_CODES: Readonly<Record<ReadKind, number>> = Object.freeze({ page: 0, markdown: 1, 'llms-txt': 2, 'llms-full-txt': 3 });
+
 /** Dimension kinds in analytics_dimensions. */
 export const PAGE_KIND = 1;
+/** The AI product a human arrived from (analytics_hits.referral): "chatgpt.com", "perplexity.ai". */
+export const REFERRAL_KIND = 3;
 /** Agents are keyed per class (kind = AGENT_KIND_BASE + class code): a bot fetching Markdown is a different row. */
 export const AGENT_KIND_BASE = 10;
 

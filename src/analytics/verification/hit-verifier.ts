@@ -1,0 +1,36 @@
+import type { HitCategory, Verification } from '../classification/hit-category.js';
+
+/** The signature headers of one request, with the request line parts RFC 9421 signs. */
+export interface SignatureHeaders {
+  signature: string;
+  signatureInput: string;
+  signatureAgent?: string | null;
+  method: string;
+  authority: string;
+  path: string;
+}
+
+/** What a verifier sees of a hit: the claim (category, agent, operator) and the evidence. */
+export interface VerificationInput {
+  category: HitCategory;
+  agent: string | null;
+  operator: string | null;
+  /** The client address; used for the check and never stored. */
+  ip: string | null;
+  signature?: SignatureHeaders | null;
+}
+
+/**
+ * Decides how far a hit's claimed identity is proven. Synchronous and without I/O: it runs
+ * in the ingest worker, so key directories and ranges are fetched elsewhere and handed in.
+ */
+export interface HitVerifier {
+  verify(input: VerificationInput): Verification;
+}
+
+/** The verifier when nothing can be checked: humans carry no verdict, everything else is only claimed. */
+export const claimOnlyVerifier: HitVerifier = Object.freeze({
+  verify(input: VerificationInput): Verification {
+    return input.category === 'human' ? 'none' : 'claimed';
+  },
+});
