@@ -11,6 +11,7 @@ import {
   eventsResponseSchema,
   rangeQuerySchema,
   trafficResponseSchema,
+  viewsResponseSchema,
   visitorsQuerySchema,
   visitorsResponseSchema,
 } from './analytics-schemas.js';
@@ -72,6 +73,27 @@ export async function registerAnalyticsRoutes(
     async (request) => {
       const { dateFrom, dateTo, limit, offset, sort, order } = request.query;
       return service.visitors(request.params.projectId, { from: bound(dateFrom), to: bound(dateTo), limit, offset, sort, order });
+    },
+  );
+
+  typed.get(
+    '/v1/analytics/:projectId/views',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['analytics'],
+        summary: 'Get page views',
+        description:
+          'The companion of /visitors, with the same query parameters and shape: site-wide totals and per-page views in [dateFrom, dateTo) UTC, where a view is a stored hit of class human or ai, so total = human + ai. Crawler hits (ai-search, ai-training, bot) are not views, as they are not visitors; see /traffic. Ordered like /visitors (total descending, then path ascending, unless sort and order say otherwise); hasMore is exact.',
+        security,
+        params: projectParamsSchema,
+        querystring: visitorsQuerySchema,
+        response: { 200: viewsResponseSchema, ...badInput, ...authProblems },
+      },
+    },
+    async (request) => {
+      const { dateFrom, dateTo, limit, offset, sort, order } = request.query;
+      return service.views(request.params.projectId, { from: bound(dateFrom), to: bound(dateTo), limit, offset, sort, order });
     },
   );
 

@@ -67,6 +67,25 @@ export const visitorsResponseSchema = z
   })
   .meta({ id: 'Visitors' });
 
+const viewCounts = {
+  human: z.number().int().describe('Views (hits) of class human.'),
+  ai: z.number().int().describe('Views (hits) of class ai (assistants and agents acting for a person, Markdown fetches).'),
+  total: z.number().int().describe('All views of either class: human + ai. Crawler hits (ai-search, ai-training, bot) are not views; see /traffic.'),
+};
+
+export const viewTotalsSchema = z.object(viewCounts).meta({ id: 'ViewTotals' });
+export const pageViewsSchema = z.object({ path: z.string(), ...viewCounts }).meta({ id: 'PageViews' });
+
+export const viewsResponseSchema = z
+  .object({
+    totals: viewTotalsSchema.describe('Site-wide views in the range.'),
+    views: z
+      .array(pageViewsSchema)
+      .describe('Pages with at least one human or ai view in the range, in the order asked for (default: total descending), ties by path ascending.'),
+    hasMore: z.boolean().describe('True when more entries follow this page.'),
+  })
+  .meta({ id: 'Views' });
+
 export const dailyResponseSchema = z
   .object({
     dateFrom: z.string().describe('Start of the range answered (ISO 8601).'),

@@ -1,19 +1,18 @@
 import type { ClickHouseSettings } from '../config/clickhouse-settings.js';
 import type { Clock } from '../core/clock.js';
-import { DocwrightError, notFound, validationFailed, type FieldError } from '../core/errors.js';
+import { DocwrightError, notFound, validationFailed } from '../core/errors.js';
 import type { Database } from '../db/database.js';
 import type { ProjectSettings } from '../projects/project.js';
 import type { AnalyticsStore, PruneCounts } from './analytics-store.js';
 import type { DeletedProjectData } from './project-data-deletion.js';
 import { DAY_MS, dayOf } from './analytics-codes.js';
 import {
-  SORT_ORDERS,
-  VISITORS_SORTS,
   type DailyResult,
   type IngestOptions,
   type IngestResult,
   type TimeRange,
   type TrafficResult,
+  type ViewsResult,
   type VisitorsQuery,
   type VisitorsResult,
 } from './analytics-types.js';
@@ -30,12 +29,13 @@ import { planRange } from './range-plan.js';
 import { SqliteAnalyticsStore } from './sqlite-analytics-store.js';
 import { trafficReport } from './traffic-report.js';
 import { VisitorIdentity } from './visitor-identity.js';
+import { checkedPageQuery, DEFAULT_VISITORS_LIMIT, MAX_VISITORS_LIMIT } from './page-query.js';
+import { viewsReport } from './views-report.js';
 import { visitorsReport } from './visitors-report.js';
 
 export { MAX_BATCH_EVENTS };
 export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
-export const DEFAULT_VISITORS_LIMIT = 50;
-export const MAX_VISITORS_LIMIT = 250;
+export { DEFAULT_VISITORS_LIMIT, MAX_VISITORS_LIMIT };
 /** Longest range of the daily endpoint, in days; its default range is the last DEFAULT_DAILY_DAYS days. */
 export const MAX_DAILY_DAYS = 366;
 export const DEFAULT_DAILY_DAYS = 30;
@@ -144,18 +144,16 @@ export class AnalyticsService {
 
   /** Site-wide totals and one page of per-page unique visitors (human, ai, total). */
   async visitors(projectId: string, query: VisitorsQuery = {}): Promise<VisitorsResult> {
-    const limit = query.limit ?? DEFAULT_VISITORS_LIMIT;
-    const offset = query.offset ?? 0;
-    const errors: FieldError[] = [];
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_VISITORS_LIMIT)
-      errors.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_VISITORS_LIMIT}` });
-    if (!Number.isInteger(offset) || offset < 0) errors.push({ path: 'offset', message: 'must be an integer of at least 0' });
-    const sort = query.sort ?? 'total';
-    if (!VISITORS_SORTS.includes(sort)) errors.push({ path: 'sort', message: `must be one of ${VISITORS_SORTS.join(', ')}` });
-    if (query.order !== undefined && !SORT_ORDERS.includes(query.order)) errors.push({ path: 'order', message: `must be one of ${SORT_ORDERS.join(', ')}` });
-    if (errors.length > 0) throw validationFailed('The query parameters failed validation.', errors);
+    const page = checkedPageQuery(query);
     const { site, plan } = await this.prepareQuery(projectId, query);
-    return this.store.read((reader) => visitorsReport(reader, this.names, site, plan, { limit, offset, sort, order: query.order }));
+    return this.store.read((reader) => visitorsReport(reader, this.names, site, plan, page));
+  }
+
+  /** Site-wide totals and one page of per-page views (human and ai hits), ordered like visitors. */
+  async views(projectId: string, query: VisitorsQuery = {}): Promise<ViewsResult> {
+    const page = checkedPageQuery(query);
+    const { site, plan } = await this.prepareQuery(projectId, query);
+    return this.store.read((reader) => viewsReport(reader, this.names, site, plan, page));
   }
 
   /** Site-wide unique visitors per UTC day. Defaults to the last 30 days including today; at most 366 days. */

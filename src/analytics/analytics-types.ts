@@ -18,6 +18,16 @@ export interface VisitorsResult {
   hasMore: boolean;
 }
 
+/**
+ * The views endpoint's answer: the visitors answer's shape with view counts. A view is a
+ * stored hit of class human or ai, so each `total` is `human + ai`.
+ */
+export interface ViewsResult {
+  totals: VisitorCounts;
+  views: PageVisitors[];
+  hasMore: boolean;
+}
+
 /** A range in milliseconds since the epoch: `from` inclusive, `to` exclusive, null = open. */
 export interface TimeRange {
   from?: number | null;

@@ -35,6 +35,8 @@ export interface FoldStatements {
   storeVisitDays: string;
   /** Takes (from, to) on SQLite, nothing on PostgreSQL. */
   countHits: string;
+  /** Human and ai hits per page and day (the views report); takes (from, to) on SQLite, nothing on PostgreSQL. */
+  countPageViews: string;
   raiseMaxDays: string;
 }
 
@@ -158,6 +160,10 @@ export function foldStatements(dialect: Dialect): FoldStatements {
       insert into analytics_hit_counts (site, day, class, agent, hits)
       select site, ${DAY}, class, coalesce(agent, 0), count(*) from ${hits} group by site, ${DAY}, class, coalesce(agent, 0)
       on conflict (site, day, class, agent) do update set hits = analytics_hit_counts.hits + excluded.hits`,
+    countPageViews: `
+      insert into analytics_page_view_counts (site, day, page, class, hits)
+      select site, ${DAY}, page, class, count(*) from ${hits} and class <= 2 group by site, ${DAY}, page, class
+      on conflict (site, day, page, class) do update set hits = analytics_page_view_counts.hits + excluded.hits`,
     raiseMaxDays: `
       update analytics_sites set max_day = ${greatest}(analytics_sites.max_day, m.day)
       from (select site, max(day) as day from analytics_fold_keys group by site) m

@@ -269,11 +269,8 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     await client.query('analyze analytics_fold_keys');
     await client.query(statements.describeKeys);
     await client.query('analyze analytics_fold_info');
-    await client.query(statements.countLoneVisitors);
-    await client.query(statements.countVisitors);
-    await client.query(statements.storeVisitDays);
-    await client.query(statements.countHits);
-    await client.query(statements.raiseMaxDays);
+    const { countLoneVisitors, countVisitors, storeVisitDays, countHits, countPageViews, raiseMaxDays } = statements;
+    for (const sql of [countLoneVisitors, countVisitors, storeVisitDays, countHits, countPageViews, raiseMaxDays]) await client.query(sql);
     return rows.reduce((sum, row) => sum + row.hits, 0);
   }
 

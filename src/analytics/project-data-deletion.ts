@@ -12,6 +12,8 @@ export interface DeletedProjectData {
   visitorCounts: number;
   /** analytics_hit_counts */
   hitCounts: number;
+  /** analytics_page_view_counts (migration 013; ClickHouse: analytics_page_view_days) */
+  pageViews: number;
   /** analytics_dimensions: the project's pages and agents. */
   dimensions: number;
   /** analytics_beacon_senders: the beacon's new-visitor cap. */
@@ -28,6 +30,7 @@ export const NOTHING_DELETED: Readonly<DeletedProjectData> = Object.freeze({
   visitDays: 0,
   visitorCounts: 0,
   hitCounts: 0,
+  pageViews: 0,
   dimensions: 0,
   beaconSenders: 0,
   ingestBatches: 0,
@@ -57,6 +60,7 @@ export const SITE_TABLES: readonly SiteTable[] = [
   { table: 'analytics_visit_days', counter: 'visitDays', key: ['site', 'dim', 'visitor', 'day'] },
   { table: 'analytics_visitor_counts', counter: 'visitorCounts', key: ['site', 'grp', 'dim', 'day', 'prev'] },
   { table: 'analytics_hit_counts', counter: 'hitCounts', key: ['site', 'day', 'class', 'agent'] },
+  { table: 'analytics_page_view_counts', counter: 'pageViews', key: ['site', 'day', 'page', 'class'] },
   { table: 'analytics_dimensions', counter: 'dimensions', key: ['id'] },
 ];
 

@@ -1,4 +1,5 @@
 import type { AnalyticsReader, AnalyticsStore } from './analytics-store.js';
+import { countPageViews, type PageViewCount } from './page-view-queries.js';
 import type { RangePlan } from './range-plan.js';
 import { countDaily, countHits, countVisitors, type DayCount, type DimensionCount, type Family, type HitCount } from './rollup-queries.js';
 
@@ -11,6 +12,7 @@ export interface RangeCounter {
   countVisitors(site: number, plan: RangePlan, family: Family): Promise<DimensionCount[]>;
   countHits(site: number, plan: RangePlan): Promise<HitCount[]>;
   countDaily(site: number, plan: RangePlan): Promise<DayCount[]>;
+  countPageViews(site: number, plan: RangePlan): Promise<PageViewCount[]>;
 }
 
 /** A store whose reports come from its own counter rather than the shared SQL. */
@@ -30,4 +32,8 @@ export function hitCounts(store: AnalyticsReader, site: number, plan: RangePlan)
 
 export function dailyCounts(store: AnalyticsReader, site: number, plan: RangePlan): Promise<DayCount[]> {
   return counterOf(store)?.countDaily(site, plan) ?? countDaily(store, site, plan);
+}
+
+export function pageViewCounts(store: AnalyticsReader, site: number, plan: RangePlan): Promise<PageViewCount[]> {
+  return counterOf(store)?.countPageViews(site, plan) ?? countPageViews(store, site, plan);
 }

@@ -143,4 +143,15 @@ export function unfoldedHitsSql(reader: AnalyticsReader, site: number, plan: Ran
   };
 }
 
+/** Human and ai hits per page and class of the unfolded hits inside the whole days; null when nothing is unfolded. */
+export function unfoldedPageViewsSql(reader: AnalyticsReader, site: number, plan: RangePlan): RawHits | null {
+  const { fromMs, toMs } = wholeDayMs(plan);
+  const unfolded = unfoldedPart(reader, site, fromMs, toMs, 'page, class');
+  if (unfolded === null) return null;
+  return {
+    sql: `select page, class as "classCode", count(*) as hits from (${unfolded.sql}) h where class <= 2 group by page, class`,
+    parameters: unfolded.parameters,
+  };
+}
+
 export { IN_WINDOWS };

@@ -171,6 +171,7 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
     this.prepared(statements.countVisitors).run();
     this.prepared(statements.storeVisitDays).run();
     this.prepared(statements.countHits).run(from, to);
+    this.prepared(statements.countPageViews).run(from, to);
     this.prepared(statements.raiseMaxDays).run();
     this.prepared("update analytics_state set value = ? where name = 'folded_seq'").run(to);
     return (this.prepared('select count(*) as n from analytics_hits where seq > ? and seq <= ?').get(from, to) as { n: number }).n;

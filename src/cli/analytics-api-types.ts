@@ -28,19 +28,27 @@ export interface EventsAccepted {
   rejected: EventRejection[];
 }
 
-export function parseVisitorsPage(body: unknown): VisitorsPage {
-  const page = body as Partial<VisitorsPage> | null;
+/** The two per-page count lists: unique visitors, and views (hits). */
+export type PageCountsReport = 'visitors' | 'views';
+
+/**
+ * A page of /visitors or /views. Both have the same shape under their own list name; the
+ * entries come back under `visitors` either way, so the walk and the writers serve both.
+ */
+export function parseVisitorsPage(body: unknown, report: PageCountsReport = 'visitors'): VisitorsPage {
+  const page = body as (Partial<VisitorsPage> & Partial<Record<PageCountsReport, unknown>>) | null;
+  const entries = page?.[report] as PageVisitors[] | undefined;
   if (
     typeof page !== 'object' ||
     page === null ||
     !isCounts(page.totals) ||
-    !Array.isArray(page.visitors) ||
+    !Array.isArray(entries) ||
     typeof page.hasMore !== 'boolean' ||
-    !page.visitors.every((entry) => isCounts(entry) && typeof entry.path === 'string')
+    !entries.every((entry) => isCounts(entry) && typeof entry.path === 'string')
   ) {
-    throw unexpected('visitors', '{ totals, visitors, hasMore }');
+    throw unexpected(report, `{ totals, ${report}, hasMore }`);
   }
-  return page as VisitorsPage;
+  return { totals: page.totals, visitors: entries, hasMore: page.hasMore };
 }
 
 export function parseEventsAccepted(body: unknown, sent: number): EventsAccepted {

@@ -1,4 +1,4 @@
-import type { PageVisitors, VisitorCounts } from './analytics-api-types.js';
+import type { PageCountsReport, PageVisitors, VisitorCounts } from './analytics-api-types.js';
 import { csvRow } from './analytics-csv.js';
 
 export const VISITORS_FORMATS = ['table', 'csv', 'json'] as const;
@@ -8,6 +8,8 @@ export interface VisitorsContext {
   projectId: string;
   dateFrom?: string;
   dateTo?: string;
+  /** Unique visitors (default) or views: the heading and the JSON list's name. */
+  report?: PageCountsReport;
 }
 
 /**
@@ -27,7 +29,7 @@ export function createVisitorsWriter(format: VisitorsFormat, write: (text: strin
     case 'csv':
       return csvWriter(write);
     case 'json':
-      return jsonWriter(write);
+      return jsonWriter(write, context.report ?? 'visitors');
   }
 }
 
@@ -41,8 +43,10 @@ function tableWriter(write: (text: string) => void, context: VisitorsContext): V
   const line = (cells: string[], path: string): string => `${cells.map((cell, column) => cell.padStart(widths[column] ?? 0)).join('  ')}  ${path}\n`;
   return {
     start(totals) {
-      write(`Unique visitors of project ${context.projectId}, ${describeRange(context)}\n`);
-      write(`  human  ${number(totals.human)}\n  ai     ${number(totals.ai)}\n  total  ${number(totals.total)}  (human and AI deduplicated)\n\n`);
+      const views = context.report === 'views';
+      write(`${views ? 'Page views' : 'Unique visitors'} of project ${context.projectId}, ${describeRange(context)}\n`);
+      const note = views ? 'every human and AI view' : 'human and AI deduplicated';
+      write(`  human  ${number(totals.human)}\n  ai     ${number(totals.ai)}\n  total  ${number(totals.total)}  (${note})\n\n`);
       widths = [totals.total, totals.human, totals.ai].map((value, column) => Math.max(COUNT_COLUMNS[column]?.length ?? 0, number(value).length));
       write(line([...COUNT_COLUMNS], 'PATH'));
     },
@@ -74,12 +78,12 @@ function csvWriter(write: (text: string) => void): VisitorsWriter {
   };
 }
 
-/** The API's own shape, `{ totals, visitors }`, with every page's entries in one array; one entry per line. */
-function jsonWriter(write: (text: string) => void): VisitorsWriter {
+/** The API's own shape, `{ totals, visitors }` (or `views`), with every page's entries in one array; one entry per line. */
+function jsonWriter(write: (text: string) => void, list: PageCountsReport): VisitorsWriter {
   let first = true;
   return {
     start(totals) {
-      write(`{\n  "totals": ${JSON.stringify({ human: totals.human, ai: totals.ai, total: totals.total })},\n  "visitors": [`);
+      write(`{\n  "totals": ${JSON.stringify({ human: totals.human, ai: totals.ai, total: totals.total })},\n  "${list}": [`);
     },
     rows(entries) {
       let text = '';

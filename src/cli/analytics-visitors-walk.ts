@@ -1,6 +1,6 @@
 import { DocwrightError } from '../core/errors.js';
 import type { ApiClient } from './api-client.js';
-import { parseVisitorsPage, type VisitorsPage } from './analytics-api-types.js';
+import { parseVisitorsPage, type PageCountsReport, type VisitorsPage } from './analytics-api-types.js';
 import { withRetries, type RetryOptions } from './analytics-retry.js';
 
 export interface VisitorsQuery {
@@ -9,6 +9,8 @@ export interface VisitorsQuery {
   dateTo?: string;
   /** The API's `limit`, 1 to 250. */
   pageSize: number;
+  /** Which list: unique visitors (default) or views. */
+  report?: PageCountsReport;
 }
 
 export interface WalkedPage extends VisitorsPage {
@@ -19,11 +21,12 @@ export interface WalkedPage extends VisitorsPage {
 const READ_RETRIES: Omit<RetryOptions, 'signal' | 'onRetry'> = { retries: 4, baseDelayMs: 500, maxDelayMs: 8000 };
 
 /**
- * Every page of the visitors endpoint, in order: offset grows by the page size while the
+ * Every page of the visitors (or views) endpoint, in order: offset grows by the page size while the
  * server says `hasMore`, exactly as interface.md prescribes for offset pagination.
  */
 export async function* walkVisitorPages(client: ApiClient, query: VisitorsQuery, retry: Partial<RetryOptions> = {}): AsyncGenerator<WalkedPage> {
-  const path = `/v1/analytics/${encodeURIComponent(query.projectId)}/visitors`;
+  const report = query.report ?? 'visitors';
+  const path = `/v1/analytics/${encodeURIComponent(query.projectId)}/${report}`;
   for (let offset = 0; ; offset += query.pageSize) {
     const response = await withRetries(
       () =>
@@ -32,7 +35,7 @@ export async function* walkVisitorPages(client: ApiClient, query: VisitorsQuery,
         }),
       { ...READ_RETRIES, ...retry },
     );
-    const page = parseVisitorsPage(response.body);
+    const page = parseVisitorsPage(response.body, report);
     yield { ...page, offset };
     if (!page.hasMore) return;
     // A server that claims more but sends nothing would keep this loop going forever.

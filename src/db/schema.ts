@@ -266,6 +266,15 @@ export interface AnalyticsHitCountsTable {
   hits: number;
 }
 
+/** Human and ai hits per page and day, the views report's rollup (migration 013). */
+export interface AnalyticsPageViewCountsTable {
+  site: number;
+  day: number;
+  page: number;
+  class: number;
+  hits: number;
+}
+
 /** The beacon's admitted visitors per client address and day (migration 006); no address is stored. */
 export interface AnalyticsBeaconSendersTable {
   day: number;
@@ -309,6 +318,7 @@ export interface DatabaseSchema {
   analytics_visit_days: AnalyticsVisitDaysTable;
   analytics_visitor_counts: AnalyticsVisitorCountsTable;
   analytics_hit_counts: AnalyticsHitCountsTable;
+  analytics_page_view_counts: AnalyticsPageViewCountsTable;
   analytics_state: AnalyticsStateTable;
   analytics_beacon_senders: AnalyticsBeaconSendersTable;
 }

@@ -112,6 +112,7 @@ describe.each(ANALYTICS_BACKENDS)("deleting a project's analytics rows [%s]", (d
       visitDays: before.analytics_visit_days ?? 0,
       visitorCounts: before.analytics_visitor_counts ?? before.analytics_visitor_days,
       hitCounts: before.analytics_hit_counts ?? before.analytics_hit_days,
+      pageViews: before.analytics_page_view_counts ?? before.analytics_page_view_days,
       dimensions: before.analytics_dimensions,
       beaconSenders: 3,
       ingestBatches: doomedPending,

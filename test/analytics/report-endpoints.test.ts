@@ -33,13 +33,15 @@ describe.each(ANALYTICS_BACKENDS)('report endpoints: parameters and access [%s]'
     [{ order: 'up' }, ['order']],
     [{ order: 'DESC' }, ['order']],
     [{ sort: 'hits', order: 'down', limit: 0 }, ['limit', 'order', 'sort']],
-  ] as const)('visitors with %j answers 400 naming %j', async (query, fields) => {
-    const response = await kit.get('visitors', query);
-    expect(response.statusCode).toBe(400);
-    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    const body = response.json();
-    expect(body).toMatchObject({ status: 400, code: 'validation_failed', error: expect.any(String) });
-    expect(fieldErrors(body)).toEqual(fields);
+  ] as const)('visitors and views with %j answer 400 naming %j', async (query, fields) => {
+    for (const report of ['visitors', 'views'] as const) {
+      const response = await kit.get(report, query);
+      expect(response.statusCode, report).toBe(400);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      const body = response.json();
+      expect(body).toMatchObject({ status: 400, code: 'validation_failed', error: expect.any(String) });
+      expect(fieldErrors(body), report).toEqual(fields);
+    }
   });
 
   test('limit 1 and 250 and offset 0 are accepted; limit defaults to 50', async () => {
@@ -59,7 +61,7 @@ describe.each(ANALYTICS_BACKENDS)('report endpoints: parameters and access [%s]'
   });
 
   test('dateFrom after dateTo is a 400 on every report; equal bounds are an empty range', async () => {
-    for (const report of ['visitors', 'visitors/daily', 'traffic'] as const) {
+    for (const report of ['visitors', 'views', 'visitors/daily', 'traffic'] as const) {
       const response = await kit.get(report, { dateFrom: '2026-05-10', dateTo: '2026-05-09T23:59:59Z' });
       expect(response.statusCode, report).toBe(400);
       expect(fieldErrors(response.json()), report).toEqual(['dateFrom']);
@@ -119,7 +121,7 @@ describe.each(ANALYTICS_BACKENDS)('report endpoints: parameters and access [%s]'
     const event = { path: '/a', visitorId: 'v', userAgent: USER_AGENTS.human };
     expect((await kit.send([event], kit.ingestKey)).statusCode).toBe(202);
     expect((await kit.send([event], kit.adminKey)).statusCode).toBe(202);
-    for (const report of ['visitors', 'visitors/daily', 'traffic'] as const) {
+    for (const report of ['visitors', 'views', 'visitors/daily', 'traffic'] as const) {
       const refused = await kit.get(report, {}, kit.ingestKey);
       expect(refused.statusCode, report).toBe(403);
       expect(refused.json()).toMatchObject({ code: 'forbidden' });
@@ -140,15 +142,17 @@ describe.each(ANALYTICS_BACKENDS)('report endpoints: parameters and access [%s]'
 
   test('the OpenAPI document describes the analytics operations and the event item', async () => {
     const document = (await kit.t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    for (const path of ['/v1/analytics/{projectId}/visitors', '/v1/analytics/{projectId}/visitors/daily', '/v1/analytics/{projectId}/traffic']) {
+    for (const path of ['visitors', 'views', 'visitors/daily', 'traffic'].map((report) => `/v1/analytics/{projectId}/${report}`)) {
       expect(document.paths[path]?.get, path).toBeDefined();
     }
     const events = document.paths['/v1/analytics/{projectId}/events'].post;
     expect(events.responses['202']).toBeDefined();
     const item = events.requestBody.content['application/json'].schema.properties.events.items;
     expect(Object.keys(item.properties)).toEqual(['id', 'timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer']);
-    const parameters = document.paths['/v1/analytics/{projectId}/visitors'].get.parameters.map((parameter: { name: string }) => parameter.name);
-    expect(parameters).toEqual(expect.arrayContaining(['projectId', 'dateFrom', 'dateTo', 'limit', 'offset', 'sort', 'order']));
+    for (const report of ['visitors', 'views']) {
+      const parameters = document.paths[`/v1/analytics/{projectId}/${report}`].get.parameters.map((parameter: { name: string }) => parameter.name);
+      expect(parameters).toEqual(expect.arrayContaining(['projectId', 'dateFrom', 'dateTo', 'limit', 'offset', 'sort', 'order']));
+    }
     const sort = document.paths['/v1/analytics/{projectId}/visitors'].get.parameters.find((parameter: { name: string }) => parameter.name === 'sort');
     expect(sort.schema.enum).toEqual(['total', 'human', 'ai', 'path']);
     expect(sort.description).toMatch(/path ascending/);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 import { createTestApp, createTestProject, type TestApp } from '../helpers/test-app.js';
 import { DAY, USER_AGENTS, foldPending } from '../helpers/analytics-kit.js';
-import { bruteForceClasses, bruteForceVisitors, oracleOrder, type OracleHit } from '../helpers/analytics-oracle.js';
+import { bruteForceClasses, bruteForceViews, bruteForceVisitors, oracleOrder, type OracleHit } from '../helpers/analytics-oracle.js';
 
 const PATHS = ['/', '/guide', '/guide.md', '/api', '/api/auth', '/z'];
 const AGENTS = [
@@ -64,7 +64,7 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
   return result;
 }
 
-describe.each(ANALYTICS_BACKENDS)('visitor counts equal a brute-force count [%s]', (dialect) => {
+describe.each(ANALYTICS_BACKENDS)('visitor and view counts equal a brute-force count [%s]', (dialect) => {
   let t: TestApp;
   let start: number;
   beforeAll(async () => {
@@ -80,7 +80,7 @@ describe.each(ANALYTICS_BACKENDS)('visitor counts equal a brute-force count [%s]
     return bound.asDate ? iso.slice(0, 10) : iso;
   };
 
-  test('totals, pages, order (every sort and direction), date bounds and pagination, with out-of-order batches, whole and partial folds in between, part of the hits unfolded', async () => {
+  test('visitors and views: totals, pages, order (every sort and direction), date bounds and pagination, with out-of-order batches, whole and partial folds in between, part of the hits unfolded', async () => {
     await fc.assert(
       fc.asyncProperty(scenarioArbitrary, async (scenario) => {
         const project = await createTestProject(t.services);
@@ -123,33 +123,40 @@ describe.each(ANALYTICS_BACKENDS)('visitor counts equal a brute-force count [%s]
           if (fromBound !== null) query.dateFrom = text(fromBound);
           if (toBound !== null) query.dateTo = text(toBound);
           if (from !== null && to !== null && from > to) {
-            const response = await t.app.inject({ method: 'GET', url: `/v1/analytics/${project.id}/visitors`, headers, query });
-            expect(response.statusCode).toBe(400);
+            for (const report of ['visitors', 'views']) {
+              const response = await t.app.inject({ method: 'GET', url: `/v1/analytics/${project.id}/${report}`, headers, query });
+              expect(response.statusCode).toBe(400);
+            }
             continue;
           }
-          const counted = bruteForceVisitors(hits, from, to);
-          const expected = { totals: counted.totals, visitors: oracleOrder(counted.visitors, scenario.sort, scenario.order) };
           const ordering: Record<string, string> = {};
           if (scenario.sort !== undefined) ordering.sort = scenario.sort;
           if (scenario.order !== undefined) ordering.order = scenario.order;
-          const walked: unknown[] = [];
-          for (let offset = 0; ; offset += scenario.limit) {
-            const response = await t.app.inject({
-              method: 'GET',
-              url: `/v1/analytics/${project.id}/visitors`,
-              headers,
-              query: { ...query, ...ordering, limit: String(scenario.limit), offset: String(offset) },
-            });
-            expect(response.statusCode).toBe(200);
-            const page = response.json();
-            expect(page.totals).toEqual(expected.totals);
-            expect(page.visitors).toEqual(expected.visitors.slice(offset, offset + scenario.limit));
-            expect(page.hasMore).toBe(offset + scenario.limit < expected.visitors.length);
-            walked.push(...page.visitors);
-            if (!page.hasMore) break;
+          // /views is /visitors with hits for unique visitors: the same walk, against its own oracle.
+          const oracles = { visitors: bruteForceVisitors(hits, from, to), views: bruteForceViews(hits, from, to) };
+          for (const report of ['visitors', 'views'] as const) {
+            const counted = oracles[report];
+            const listed = report === 'views' ? oracles.views.views : oracles.visitors.visitors;
+            const expected = { totals: counted.totals, list: oracleOrder(listed, scenario.sort, scenario.order) };
+            const walked: unknown[] = [];
+            for (let offset = 0; ; offset += scenario.limit) {
+              const response = await t.app.inject({
+                method: 'GET',
+                url: `/v1/analytics/${project.id}/${report}`,
+                headers,
+                query: { ...query, ...ordering, limit: String(scenario.limit), offset: String(offset) },
+              });
+              expect(response.statusCode).toBe(200);
+              const page = response.json();
+              expect(page.totals).toEqual(expected.totals);
+              expect(page[report]).toEqual(expected.list.slice(offset, offset + scenario.limit));
+              expect(page.hasMore).toBe(offset + scenario.limit < expected.list.length);
+              walked.push(...page[report]);
+              if (!page.hasMore) break;
+            }
+            expect(walked).toEqual(expected.list);
+            expect(new Set(walked.map((entry) => (entry as { path: string }).path)).size).toBe(walked.length);
           }
-          expect(walked).toEqual(expected.visitors);
-          expect(new Set(walked.map((entry) => (entry as { path: string }).path)).size).toBe(walked.length);
 
           const traffic = await t.app.inject({ method: 'GET', url: `/v1/analytics/${project.id}/traffic`, headers, query });
           expect(traffic.json().classes).toEqual(bruteForceClasses(hits, from, to));

@@ -146,3 +146,24 @@ describe('docwright analytics visitors', () => {
     }
   });
 });
+
+describe('docwright analytics views', () => {
+  test('--json prints the API shape of /views with every page; the table shows the same counts', async () => {
+    const response = await api(`/v1/analytics/${server.projectId}/views?limit=250`);
+    const expected = (await response.json()) as { totals: VisitorsBody['totals']; views: VisitorsBody['visitors'] };
+    // 13 + 12 + … + 2 readers, one view each, plus the late reader; 0 + 1 + 2 assistant views per three pages.
+    expect(expected.totals).toEqual({ human: 91, ai: 12, total: 103 });
+    const json = await runCli(['analytics', 'views', '--project', server.projectId, '--page-size', '5', '--json'], {
+      DOCWRIGHT_URL: server.url,
+      DOCWRIGHT_API_KEY: server.apiKey,
+    });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ totals: expected.totals, views: expected.views });
+    const table = await runCli(['analytics', 'views', '--project', server.projectId], { DOCWRIGHT_URL: server.url, DOCWRIGHT_API_KEY: server.apiKey });
+    expect(table.stdout).toContain(`Page views of project ${server.projectId}`);
+    const rows = table.stdout.split('\n').filter((line) => /^\s*\d+\s+\d+\s+\d+\s+\//.test(line));
+    expect(rows.map((line) => line.trim().split(/\s+/))).toEqual(
+      expected.views.map((entry) => [String(entry.total), String(entry.human), String(entry.ai), entry.path]),
+    );
+  });
+});

@@ -36,6 +36,24 @@ export function bruteForceVisitors(hits: readonly OracleHit[], from: number | nu
   return { totals: countSets(site.human, site.ai), visitors };
 }
 
+/** Views by brute force: every human or ai hit in range is one view of its page; total = human + ai. */
+export function bruteForceViews(hits: readonly OracleHit[], from: number | null, to: number | null) {
+  const pages = new Map<string, OracleCounts>();
+  const totals: OracleCounts = { human: 0, ai: 0, total: 0 };
+  for (const hit of hits) {
+    if ((from !== null && hit.at < from) || (to !== null && hit.at >= to)) continue;
+    const hitClass = classifyHit({ userAgent: hit.userAgent, path: hit.path }).class;
+    if (hitClass !== 'human' && hitClass !== 'ai') continue;
+    const page = pages.get(hit.path) ?? { human: 0, ai: 0, total: 0 };
+    pages.set(hit.path, page);
+    for (const counts of [page, totals]) {
+      counts[hitClass]++;
+      counts.total++;
+    }
+  }
+  return { totals, views: [...pages].map(([path, counts]) => ({ path, ...counts })) };
+}
+
 /**
  * The documented order of /visitors for a sort and order, written independently of the
  * server: a stable sort by path ascending first, then a stable sort by the count alone, so

@@ -19,6 +19,7 @@ export const CLICKHOUSE_SITE_TABLES = [
   { table: 'analytics_event_ids', counter: 'eventIds', rows: 'uniqExact(event_id)' },
   { table: 'analytics_visitor_days', counter: 'visitorCounts', rows: 'uniqExact(day, dim, grp)' },
   { table: 'analytics_hit_days', counter: 'hitCounts', rows: 'uniqExact(day, class, agent)' },
+  { table: 'analytics_page_view_days', counter: 'pageViews', rows: 'uniqExact(day, page, class)' },
 ] as const;
 
 /**
@@ -144,6 +145,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
       eventIds: primary.eventIds + (here.eventIds ?? 0),
       visitorCounts: primary.visitorCounts + (here.visitorCounts ?? 0),
       hitCounts: primary.hitCounts + (here.hitCounts ?? 0),
+      pageViews: primary.pageViews + (here.pageViews ?? 0),
     };
   }
 

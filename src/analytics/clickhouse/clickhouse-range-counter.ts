@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { AI_GROUP, ANY_GROUP, EITHER_GROUP, HUMAN_GROUP, SITE_DIMENSION } from '../analytics-codes.js';
+import type { PageViewCount } from '../page-view-queries.js';
 import type { RangeCounter } from '../range-counts.js';
 import type { RangePlan } from '../range-plan.js';
 import type { DayCount, DimensionCount, Family, HitCount } from '../rollup-queries.js';
@@ -98,6 +99,23 @@ export class ClickHouseRangeCounter implements RangeCounter {
       `SELECT class AS classCode, agent, toUInt32(uniqExactMerge(s)) AS hits FROM (${parts.join(' UNION ALL ')}) GROUP BY class, agent`,
     );
     return rows.map((row) => ({ classCode: Number(row.classCode), agent: Number(row.agent), hits: Number(row.hits) }));
+  }
+
+  async countPageViews(site: number, plan: RangePlan): Promise<PageViewCount[]> {
+    const parts: string[] = [];
+    if (plan.fromDay < plan.toDay) {
+      parts.push(sql`SELECT page, class, hits AS s FROM ${this.table('analytics_page_view_days')}
+        WHERE site = ${site} AND day >= ${plan.fromDay} AND day < ${plan.toDay}`);
+    }
+    if (plan.edges.length > 0) {
+      parts.push(sql`SELECT page, class, uniqExactState(event_id, nonce) AS s FROM ${this.table('analytics_hits')}
+        WHERE site = ${site} AND (${this.edges(plan)}) AND class <= 2 GROUP BY page, class`);
+    }
+    if (parts.length === 0) return [];
+    const rows = await this.rows<PageViewCount>(
+      `SELECT page, class AS classCode, toUInt32(uniqExactMerge(s)) AS hits FROM (${parts.join(' UNION ALL ')}) GROUP BY page, class`,
+    );
+    return rows.map((row) => ({ page: Number(row.page), classCode: Number(row.classCode), hits: Number(row.hits) }));
   }
 
   async countDaily(site: number, plan: RangePlan): Promise<DayCount[]> {

@@ -15,6 +15,7 @@ import {
 import { loadClientConfig } from '../../config/load-config.js';
 import { DocwrightError } from '../../core/errors.js';
 import { ApiClient } from '../api-client.js';
+import type { PageCountsReport } from '../analytics-api-types.js';
 import { createEventSender, type RejectedHitExample } from '../analytics-event-sender.js';
 import { collectFieldMapping, parseDateOption, parseImportFormat, type DateOption } from '../analytics-options.js';
 import { createVisitorsWriter, VISITORS_FORMATS, type VisitorsFormat } from '../analytics-visitors-output.js';
@@ -46,6 +47,27 @@ Examples:
   docwright analytics visitors --project prj_123 --from 2025-06-01 --to 2025-07-01
   docwright analytics visitors --project prj_123 --format csv > visitors.csv`;
 
+const VIEWS_HELP = `
+Walks every page of GET /v1/analytics/{project}/views, the companion of /visitors with
+the same shape and order, and prints the site-wide totals and every page's views, most
+viewed first. A view is a stored hit of class human or ai, so "total" = human + ai;
+crawler hits (ai-search, ai-training, bot) are not views. Dates are UTC; --to is
+exclusive.
+
+Formats:
+  table  aligned columns TOTAL HUMAN AI PATH, after the totals (default)
+  csv    RFC 4180, columns scope,path,human,ai,total: one "site" row, then one "page" row per path
+  json   {"totals": {...}, "views": [{path, human, ai, total}, ...]}
+
+Progress goes to stderr when the walk takes more than a second.
+
+Environment: DOCWRIGHT_URL (default http://127.0.0.1:3000), DOCWRIGHT_API_KEY,
+DOCWRIGHT_PROJECT (the default --project).
+
+Examples:
+  docwright analytics views --project prj_123 --from 2025-06-01 --to 2025-07-01
+  docwright analytics views --project prj_123 --json > views.json`;
+
 const IMPORT_HELP = `
 Reads web-server access logs (plain or .gz), keeps page views (successful GETs of
 pages, not assets or redirects), and sends them in batches to
@@ -68,7 +90,8 @@ Examples:
 
 export function analyticsCommand(): Command {
   const command = new Command('analytics').description('Visitor analytics of a project on a running server (DOCWRIGHT_URL, DOCWRIGHT_API_KEY).');
-  command.addCommand(visitorsCommand());
+  command.addCommand(pageCountsCommand('visitors'));
+  command.addCommand(pageCountsCommand('views'));
   command.addCommand(importCommand());
   return command;
 }
@@ -82,23 +105,29 @@ interface VisitorsOptions {
   json?: boolean;
 }
 
-function visitorsCommand(): Command {
-  return new Command('visitors')
-    .description('Unique human and AI visitors, site-wide and per page, over a date range (every page of results).')
+const PAGE_COUNTS = {
+  visitors: { description: 'Unique human and AI visitors, site-wide and per page, over a date range (every page of results).', help: VISITORS_HELP },
+  views: { description: 'Human and AI page views (hits), site-wide and per page, over a date range (every page of results).', help: VIEWS_HELP },
+} as const;
+
+/** `visitors` and `views`: the same walk, options and formats over the two per-page lists. */
+function pageCountsCommand(report: PageCountsReport): Command {
+  return new Command(report)
+    .description(PAGE_COUNTS[report].description)
     .option('--project <id>', 'project id (default: DOCWRIGHT_PROJECT)')
     .option('--from <date>', 'first day included: YYYY-MM-DD or an ISO 8601 date-time (default: no lower bound)', (value) => parseDateOption(value, '--from'))
     .option('--to <date>', 'end, exclusive: YYYY-MM-DD or an ISO 8601 date-time (default: no upper bound)', (value) => parseDateOption(value, '--to'))
     .addOption(new Option('--format <format>', 'output format').choices([...VISITORS_FORMATS]).default('table'))
     .option('--json', 'same as --format json')
     .option('--page-size <n>', `rows per request, 1-${MAX_PAGE_SIZE}`, (value) => parseLimit(value, MAX_PAGE_SIZE, '--page-size'), MAX_PAGE_SIZE)
-    .addHelpText('after', VISITORS_HELP)
+    .addHelpText('after', PAGE_COUNTS[report].help)
     .action(async (options: VisitorsOptions) => {
       const { from, to } = options;
       if (from && to && from.instant > to.instant) throw usageError('--from must not be after --to.');
       const projectId = resolveProject(options.project);
       const client = new ApiClient();
       client.headers();
-      const context = { projectId, dateFrom: from?.text, dateTo: to?.text };
+      const context = { projectId, dateFrom: from?.text, dateTo: to?.text, report };
       const writer = createVisitorsWriter(options.json ? 'json' : options.format, (text) => process.stdout.write(text), context);
       const progress = createWalkProgress(process.stderr);
       let pages = 0;
