@@ -12,7 +12,7 @@ export interface DeletedProjectData {
   visitorCounts: number;
   /** analytics_hit_counts */
   hitCounts: number;
-  /** analytics_page_view_counts (migration 013; ClickHouse: analytics_page_view_days) */
+  /** analytics_page_view_counts (page-view migration; ClickHouse: analytics_page_view_days) */
   pageViews: number;
   /** analytics_dimensions: the project's pages and agents. */
   dimensions: number;

@@ -266,7 +266,7 @@ export interface AnalyticsHitCountsTable {
   hits: number;
 }
 
-/** Human and ai hits per page and day, the views report's rollup (migration 013). */
+/** Human and ai hits per page and day, the views report's rollup (migration page-views). */
 export interface AnalyticsPageViewCountsTable {
   site: number;
   day: number;
