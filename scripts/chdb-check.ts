@@ -89,6 +89,11 @@ function batch(seed: number, count: number): HitBatch {
     markdownAccept: new Uint8Array(count),
     classifierVersion: 1,
     eventId,
+    category: classCode.map((code) => code + 1),
+    verification: new Uint8Array(count),
+    readKind: new Uint8Array(count),
+    status: Uint16Array.from({ length: count }, (_, index) => (index % 4 === 0 ? 0 : 200 + index)),
+    referral: new Int32Array(count),
   };
 }
 

@@ -21,6 +21,16 @@ export interface HitBatch {
   markdownAccept: Uint8Array;
   classifierVersion: number;
   eventId: Array<string | null>;
+  /** CATEGORY_CODES of each hit (migration 013). */
+  category: Uint8Array;
+  /** VERIFICATION_CODES, after the verifier and applyVerification. */
+  verification: Uint8Array;
+  /** READ_KIND_CODES. */
+  readKind: Uint8Array;
+  /** HTTP status of the response; 0 when unknown (stored as null). */
+  status: Uint16Array;
+  /** Dimension id (kind REFERRAL_KIND) of the AI product a human came from; 0 for none (stored as null). */
+  referral: Int32Array;
 }
 
 export interface InsertHitsResult {

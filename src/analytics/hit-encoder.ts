@@ -62,6 +62,12 @@ export class HitEncoder {
       markdownAccept: columns.markdownAccept.subarray(0, count),
       classifierVersion: this.classifierVersion,
       eventId: columns.eventId,
+      // Written as "not known yet" until prepare-batch carries the taxonomy columns.
+      category: new Uint8Array(count),
+      verification: new Uint8Array(count),
+      readKind: new Uint8Array(count),
+      status: new Uint16Array(count),
+      referral: new Int32Array(count),
     };
   }
 

@@ -5,6 +5,7 @@ import { readSnapshot } from './postgres-report-snapshot.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
 import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
+import { INSERT_HITS, INSERT_HITS_NAME, hitColumns, singleStatementGroup, type HitRow } from './postgres-hit-rows.js';
 import { createGroupCommit, type GroupCommit } from '../db/group-commit.js';
 import {
   DELETE_BATCH_ROWS,
@@ -25,21 +26,6 @@ export function numberPlaceholders(sql: string): string {
 const FOLD_LOCK = 'docwright:analytics:fold';
 const INSUFFICIENT_PRIVILEGE = '42501';
 const LOCK_NOT_AVAILABLE = '55P03';
-
-/**
- * A batch row and its hits, in one statement: the batch is visible exactly when its hits
- * are. Site and classifier version are the same for every row ($1, $2), $3 is the
- * number of rows, and the rest come as arrays, one per column (see hitColumns).
- */
-const INSERT_HITS = `with batch as (insert into analytics_ingest_batches (hits) values ($3) returning id)
-  insert into analytics_hits
-  (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, batch)
-  select $1::integer, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, $2::integer, (select id from batch)
-  from unnest($4::bigint[], $5::integer[], $6::bigint[], $7::smallint[], $8::integer[], $9::integer[], $10::text[], $11::smallint[])
-    as given (at, page, visitor, class, agent, user_agent, referrer, markdown_accept)`;
-
-/** Prepared once per connection: planning the statement would otherwise cost as much as a few hundred rows. */
-const INSERT_HITS_NAME = 'docwright_insert_hits';
 
 const INSERT_EVENT_IDS = `insert into analytics_event_ids (site, event_id, at)
   select site, id, at from unnest($1::integer[], $2::text[], $3::bigint[]) as given (site, id, at)
@@ -354,44 +340,4 @@ const DELETE_PENDING_BATCHES = `delete from analytics_ingest_batches b
 
 function eventIdKey(site: number, eventId: string): string {
   return `${site}\u0000${eventId}`;
-}
-
-interface HitRow {
-  batch: HitBatch;
-  index: number;
-}
-
-/**
- * The common group: no event ids, one site and classifier version. Its rows go in one
- * statement as they are; null for any other group.
- */
-function singleStatementGroup(batches: HitBatch[]): HitRow[] | null {
-  const first = batches[0]!;
-  const rows: HitRow[] = [];
-  for (const batch of batches) {
-    if (batch.site !== first.site || batch.classifierVersion !== first.classifierVersion) return null;
-    for (let index = 0; index < batch.count; index++) {
-      if (batch.eventId[index] !== null && batch.eventId[index] !== undefined) return null;
-      rows.push({ batch, index });
-    }
-  }
-  return rows;
-}
-
-/** The parameters of INSERT_HITS for rows of one site and classifier version. */
-function hitColumns(rows: HitRow[]): unknown[] {
-  const column = (read: (batch: HitBatch, index: number) => number | bigint | null): string => integerArrayLiteral(rows, (row) => read(row.batch, row.index));
-  return [
-    rows[0]!.batch.site,
-    rows[0]!.batch.classifierVersion,
-    rows.length,
-    column((batch, index) => batch.at[index]!),
-    column((batch, index) => batch.page[index]!),
-    column((batch, index) => batch.visitor[index]!),
-    column((batch, index) => batch.classCode[index]!),
-    column((batch, index) => (batch.agent[index] === 0 ? null : batch.agent[index]!)),
-    column((batch, index) => (batch.userAgent[index] === 0 ? null : batch.userAgent[index]!)),
-    textArrayLiteral(rows, (row) => row.batch.referrer[row.index] ?? null),
-    column((batch, index) => batch.markdownAccept[index]!),
-  ];
 }

@@ -17,8 +17,8 @@ import {
 type Statement = BetterSqlite3.Statement;
 
 const INSERT_HIT = `insert into analytics_hits
-  (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, category, verification, read_kind, status, referral)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * SQLite storage. Each unit of work runs synchronously on the shared connection while
@@ -129,6 +129,8 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
         }
         const agent = batch.agent[index]!;
         const userAgent = batch.userAgent[index]!;
+        const status = batch.status[index]!;
+        const referral = batch.referral[index]!;
         insertHit.run(
           site,
           batch.at[index],
@@ -140,6 +142,11 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
           batch.referrer[index] ?? null,
           batch.markdownAccept[index],
           classifierVersion,
+          batch.category[index],
+          batch.verification[index],
+          batch.readKind[index],
+          status === 0 ? null : status,
+          referral === 0 ? null : referral,
         );
         stored++;
       }

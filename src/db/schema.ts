@@ -227,6 +227,14 @@ export interface AnalyticsHitsTable {
   referrer: string | null;
   markdown_accept: number;
   classifier_version: number;
+  /** Migration 013: CATEGORY_CODES (0 = stored before categories), VERIFICATION_CODES, READ_KIND_CODES. */
+  category: Generated<number>;
+  verification: Generated<number>;
+  read_kind: Generated<number>;
+  /** HTTP status of the response, when the sender or the log knew it. */
+  status: number | null;
+  /** analytics_dimensions id (kind REFERRAL_KIND) of the AI product a human arrived from. */
+  referral: number | null;
 }
 
 /** PostgreSQL only: ingest batches whose hits are not folded yet. */

@@ -21,7 +21,15 @@ const HIT_COLUMNS = [
   'classifier_version',
   'event_id',
   'nonce',
+  'category',
+  'verification',
+  'read_kind',
+  'status',
+  'referral',
 ] as const;
+
+/** 0 is "none" in the batch arrays and null (`\N`) in the table. */
+const orNull = (value: number): string => (value === 0 ? '\\N' : String(value));
 
 /** Batches written together at most: one check and one insert of up to this many requests' hits. */
 const MAX_GROUP_BATCHES = 64;
@@ -116,7 +124,8 @@ export class ClickHouseHitWriter {
         lines.push(
           fixed +
             `${at}\t${dayOf(at)}\t${batch.page[index]}\t${batch.visitor[index]}\t${batch.classCode[index]}\t${batch.agent[index]}\t${batch.userAgent[index]}\t` +
-            `${tsvField(batch.referrer[index] ?? null)}\t${batch.markdownAccept[index]}${version}${tsvField(eventId ?? '')}\t${eventId === null ? nonces[index] : 0}\n`,
+            `${tsvField(batch.referrer[index] ?? null)}\t${batch.markdownAccept[index]}${version}${tsvField(eventId ?? '')}\t${eventId === null ? nonces[index] : 0}\t` +
+            `${batch.category[index]}\t${batch.verification[index]}\t${batch.readKind[index]}\t${orNull(batch.status[index]!)}\t${orNull(batch.referral[index]!)}\n`,
         );
       }
       return { stored: batch.count - duplicates, duplicates };

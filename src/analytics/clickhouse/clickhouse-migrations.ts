@@ -17,7 +17,7 @@ export interface ClickHouseMigration {
 }
 
 const FILE_PATTERN = /^(\d{3,})-([a-z0-9-]+)\.sql$/;
-const PLACEHOLDER = /\{\{(local|table|on_cluster|engine|distributed)(?::(\w+))?(?::(\w+))?\}\}/g;
+const PLACEHOLDER = /\{\{(local|table|on_cluster|cluster_only|engine|distributed)(?::(\w+))?(?::(\w+))?\}\}/g;
 
 /** `db`.`name` of the table holding rows: on a cluster the replicated `name_local`. */
 export function localTable(target: ClickHouseTarget, name: string): string {
@@ -35,6 +35,8 @@ function expand(text: string, target: ClickHouseTarget): string {
   return text.replace(PLACEHOLDER, (_match, kind: string, first: string | undefined, second: string | undefined) => {
     const { database, cluster } = target;
     if (kind === 'on_cluster') return onCluster(target);
+    // At the start of a one-line statement: a comment on one server, so the line is dropped.
+    if (kind === 'cluster_only') return cluster === undefined ? '-- ' : '';
     if (kind === 'local') return localTable(target, first!);
     if (kind === 'table') return readTable(target, first!);
     if (kind === 'engine') {

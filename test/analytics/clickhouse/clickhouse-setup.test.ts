@@ -93,11 +93,17 @@ describe('ClickHouse migrations', () => {
     expect(statements.filter((statement) => statement.includes('ENGINE = Distributed(`main`, `dw`, `analytics_hits_local`, intHash64(site))'))).toHaveLength(1);
     for (const statement of statements.filter((statement) => statement.startsWith('CREATE MATERIALIZED VIEW')))
       expect(statement).toMatch(/TO `dw`\.`\w+_local`/);
+    // The taxonomy columns go on the replicated table and on the Distributed one that reads it.
+    const alters = statements.filter((statement) => statement.startsWith('ALTER TABLE'));
+    expect(alters.filter((statement) => statement.includes('`analytics_hits_local`'))).toHaveLength(5);
+    expect(alters.filter((statement) => statement.includes('`dw`.`analytics_hits` ON CLUSTER'))).toHaveLength(5);
   });
 
   test('on one server: plain engines, no cluster clause, no Distributed tables', () => {
     const statements = loadClickHouseMigrations().flatMap((migration) => migration.statements({ database: 'dw', cluster: undefined }));
     for (const statement of statements) expect(statement).not.toMatch(/ON CLUSTER|Replicated|Distributed|_local/);
+    // Each taxonomy column is added once, to the one table.
+    expect(statements.filter((statement) => statement.startsWith('ALTER TABLE `dw`.`analytics_hits` ADD COLUMN'))).toHaveLength(5);
   });
 
   test('several processes migrating one new database at once all succeed, and it is migrated once', async () => {
@@ -123,6 +129,17 @@ describe('ClickHouse migrations', () => {
         'analytics_visitor_days',
         'analytics_visitor_days_mv',
         'docwright_migrations',
+      ]);
+      // Migration 002: the taxonomy columns, added once though four processes raced to add them.
+      const columns = await (
+        await clients[0]!.query({ query: `DESCRIBE TABLE ${name}.analytics_hits`, format: 'JSONEachRow' })
+      ).json<{ name: string; type: string; default_expression: string }>();
+      expect(columns.slice(-5).map((column) => [column.name, column.type, column.default_expression])).toEqual([
+        ['category', 'UInt8', '0'],
+        ['verification', 'UInt8', '0'],
+        ['read_kind', 'UInt8', '0'],
+        ['status', 'Nullable(UInt16)', ''],
+        ['referral', 'Nullable(Int32)', ''],
       ]);
     } finally {
       await Promise.all(clients.map((client) => client.close()));

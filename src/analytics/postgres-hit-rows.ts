@@ -1,0 +1,68 @@
+import type { HitBatch } from './analytics-store.js';
+import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
+
+/**
+ * A batch row and its hits, in one statement: the batch is visible exactly when its hits
+ * are. Site and classifier version are the same for every row ($1, $2), $3 is the
+ * number of rows, and the rest come as arrays, one per column (see hitColumns).
+ */
+export const INSERT_HITS = `with batch as (insert into analytics_ingest_batches (hits) values ($3) returning id)
+  insert into analytics_hits
+  (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, batch,
+   category, verification, read_kind, status, referral)
+  select $1::integer, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, $2::integer, (select id from batch),
+    category, verification, read_kind, status, referral
+  from unnest($4::bigint[], $5::integer[], $6::bigint[], $7::smallint[], $8::integer[], $9::integer[], $10::text[], $11::smallint[],
+    $12::smallint[], $13::smallint[], $14::smallint[], $15::smallint[], $16::integer[])
+    as given (at, page, visitor, class, agent, user_agent, referrer, markdown_accept, category, verification, read_kind, status, referral)`;
+
+/** Prepared once per connection: planning the statement would otherwise cost as much as a few hundred rows. */
+export const INSERT_HITS_NAME = 'docwright_insert_hits';
+
+export interface HitRow {
+  batch: HitBatch;
+  index: number;
+}
+
+/**
+ * The common group: no event ids, one site and classifier version. Its rows go in one
+ * statement as they are; null for any other group.
+ */
+export function singleStatementGroup(batches: HitBatch[]): HitRow[] | null {
+  const first = batches[0]!;
+  const rows: HitRow[] = [];
+  for (const batch of batches) {
+    if (batch.site !== first.site || batch.classifierVersion !== first.classifierVersion) return null;
+    for (let index = 0; index < batch.count; index++) {
+      if (batch.eventId[index] !== null && batch.eventId[index] !== undefined) return null;
+      rows.push({ batch, index });
+    }
+  }
+  return rows;
+}
+
+/** 0 is "none" in the batch arrays and null in the table. */
+const orNull = (value: number): number | null => (value === 0 ? null : value);
+
+/** The parameters of INSERT_HITS for rows of one site and classifier version. */
+export function hitColumns(rows: HitRow[]): unknown[] {
+  const column = (read: (batch: HitBatch, index: number) => number | bigint | null): string => integerArrayLiteral(rows, (row) => read(row.batch, row.index));
+  return [
+    rows[0]!.batch.site,
+    rows[0]!.batch.classifierVersion,
+    rows.length,
+    column((batch, index) => batch.at[index]!),
+    column((batch, index) => batch.page[index]!),
+    column((batch, index) => batch.visitor[index]!),
+    column((batch, index) => batch.classCode[index]!),
+    column((batch, index) => orNull(batch.agent[index]!)),
+    column((batch, index) => orNull(batch.userAgent[index]!)),
+    textArrayLiteral(rows, (row) => row.batch.referrer[row.index] ?? null),
+    column((batch, index) => batch.markdownAccept[index]!),
+    column((batch, index) => batch.category[index]!),
+    column((batch, index) => batch.verification[index]!),
+    column((batch, index) => batch.readKind[index]!),
+    column((batch, index) => orNull(batch.status[index]!)),
+    column((batch, index) => orNull(batch.referral[index]!)),
+  ];
+}
