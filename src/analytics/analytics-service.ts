@@ -10,6 +10,7 @@ import {
   type DailyResult,
   type IngestOptions,
   type IngestResult,
+  type SortOrder,
   type TimeRange,
   type TrafficResult,
   type ViewsResult,
@@ -29,7 +30,13 @@ import { planRange } from './range-plan.js';
 import { SqliteAnalyticsStore } from './sqlite-analytics-store.js';
 import { trafficReport } from './traffic-report.js';
 import { VisitorIdentity } from './visitor-identity.js';
-import { checkedPageQuery, DEFAULT_VISITORS_LIMIT, MAX_VISITORS_LIMIT } from './page-query.js';
+import { checkedListPage, checkedPageQuery, checkedSortedPage, DEFAULT_VISITORS_LIMIT, MAX_VISITORS_LIMIT } from './page-query.js';
+import type { AnalyticsReader } from './analytics-store.js';
+import { agentErrorsReport } from './reports/agent-errors-report.js';
+import { agentsReport } from './reports/agents-report.js';
+import { pagesReport } from './reports/pages-report.js';
+import { PAGES_SORTS, type AgentErrorsResult, type AgentsResult, type ListPage, type PagesResult, type PagesSort } from './reports/report-types.js';
+import { reportWindow, type ReportWindow } from './reports/report-window.js';
 import { viewsReport } from './views-report.js';
 import { visitorsReport } from './visitors-report.js';
 
@@ -156,6 +163,24 @@ export class AnalyticsService {
     return this.store.read((reader) => viewsReport(reader, this.names, site, plan, page));
   }
 
+  /** Per named agent: visitors, hits, verified share, pages, Markdown and llms.txt reads (raw hits of the range). */
+  async agents(projectId: string, query: TimeRange & ListPage = {}): Promise<AgentsResult> {
+    const page = checkedListPage(query);
+    return this.rawReport(projectId, query, (reader, site, window) => agentsReport(reader, this.names, site, window, page));
+  }
+
+  /** Per page: human readers, AI readers by category, AI referrals and agent skew (raw hits of the range). */
+  async pages(projectId: string, query: TimeRange & ListPage & { sort?: PagesSort; order?: SortOrder } = {}): Promise<PagesResult> {
+    const page = checkedSortedPage(query, PAGES_SORTS, 'aiReaders');
+    return this.rawReport(projectId, query, (reader, site, window) => pagesReport(reader, this.names, site, window, page));
+  }
+
+  /** Pages agents requested that answered 4xx, per page and status (raw hits of the range). */
+  async agentErrors(projectId: string, query: TimeRange & ListPage = {}): Promise<AgentErrorsResult> {
+    const page = checkedListPage(query);
+    return this.rawReport(projectId, query, (reader, site, window) => agentErrorsReport(reader, this.names, site, window, page));
+  }
+
   /** Site-wide unique visitors per UTC day. Defaults to the last 30 days including today; at most 366 days. */
   async daily(projectId: string, query: TimeRange = {}): Promise<DailyResult> {
     const checked = checkedRange(query.from, query.to);
@@ -219,6 +244,19 @@ export class AnalyticsService {
     await this.pool.close();
     await this.scheduler.close();
     await this.store.close();
+  }
+
+  /**
+   * A report over the raw hits (the columns of migration 013 have no rollup): the range
+   * must lie inside the raw-hit retention (reportWindow), read in one snapshot.
+   */
+  private async rawReport<T>(projectId: string, range: TimeRange, work: (reader: AnalyticsReader, site: number | null, window: ReportWindow) => Promise<T>) {
+    await this.settingsOf(projectId);
+    const now = this.clock.now();
+    const window = reportWindow(range, await this.oldestAcceptable(now), now + MAX_FUTURE_SKEW_MS + 1, this.retentionDays);
+    this.scheduler.noteRead();
+    const site = await this.siteFor(projectId, false);
+    return this.store.read((reader) => work(reader, site, window));
   }
 
   private async prepareQuery(projectId: string, range: TimeRange) {

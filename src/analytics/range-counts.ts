@@ -1,6 +1,7 @@
 import type { AnalyticsReader, AnalyticsStore } from './analytics-store.js';
 import { countPageViews, type PageViewCount } from './page-view-queries.js';
 import type { RangePlan } from './range-plan.js';
+import { SQL_HITS, type HitSql } from './reports/hit-sql.js';
 import { countDaily, countHits, countVisitors, type DayCount, type DimensionCount, type Family, type HitCount } from './rollup-queries.js';
 
 /**
@@ -13,6 +14,8 @@ export interface RangeCounter {
   countHits(site: number, plan: RangePlan): Promise<HitCount[]>;
   countDaily(site: number, plan: RangePlan): Promise<DayCount[]>;
   countPageViews(site: number, plan: RangePlan): Promise<PageViewCount[]>;
+  /** Rows of a query over the raw hits, written for this engine's dialect (reports/hit-sql.ts). */
+  selectHits<Row>(query: (dialect: HitSql) => string): Promise<Row[]>;
 }
 
 /** A store whose reports come from its own counter rather than the shared SQL. */
@@ -36,4 +39,9 @@ export function dailyCounts(store: AnalyticsReader, site: number, plan: RangePla
 
 export function pageViewCounts(store: AnalyticsReader, site: number, plan: RangePlan): Promise<PageViewCount[]> {
   return counterOf(store)?.countPageViews(site, plan) ?? countPageViews(store, site, plan);
+}
+
+/** Rows of a query over the raw hits, in the reader's snapshot (SQL) or from the engine's own raw table (ClickHouse). */
+export function hitRows<Row>(store: AnalyticsReader, query: (dialect: HitSql) => string): Promise<Row[]> {
+  return counterOf(store)?.selectHits<Row>(query) ?? store.select<Row>(query(SQL_HITS), []);
 }

@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { AI_GROUP, ANY_GROUP, EITHER_GROUP, HUMAN_GROUP, SITE_DIMENSION } from '../analytics-codes.js';
 import type { PageViewCount } from '../page-view-queries.js';
 import type { RangeCounter } from '../range-counts.js';
+import { clickHouseHits, type HitSql } from '../reports/hit-sql.js';
 import type { RangePlan } from '../range-plan.js';
 import type { DayCount, DimensionCount, Family, HitCount } from '../rollup-queries.js';
 import { raw, sql } from './clickhouse-literal.js';
@@ -116,6 +117,10 @@ export class ClickHouseRangeCounter implements RangeCounter {
       `SELECT page, class AS classCode, toUInt32(uniqExactMerge(s)) AS hits FROM (${parts.join(' UNION ALL ')}) GROUP BY page, class`,
     );
     return rows.map((row) => ({ page: Number(row.page), classCode: Number(row.classCode), hits: Number(row.hits) }));
+  }
+
+  selectHits<Row>(query: (dialect: HitSql) => string): Promise<Row[]> {
+    return this.rows<Row>(query(clickHouseHits(readTable(this.target, 'analytics_hits'))));
   }
 
   async countDaily(site: number, plan: RangePlan): Promise<DayCount[]> {
