@@ -21,6 +21,7 @@ import { SharedWindowLimiter } from '../rate-limit/shared-window-limiter.js';
 import { registerCollectRoutes } from './collect-routes.js';
 import { startAnalyticsMaintenance } from './analytics-maintenance.js';
 import { parseDateOrDateTime } from './parse-instant.js';
+import { registerReportRoutes } from './reports/report-routes.js';
 import { VisitorIdentity } from './visitor-identity.js';
 
 /** 1,000 events of a few hundred bytes each fit with room to spare. */
@@ -132,6 +133,8 @@ export async function registerAnalyticsRoutes(
     },
     async (request) => service.traffic(request.params.projectId, { from: bound(request.query.dateFrom), to: bound(request.query.dateTo) }),
   );
+
+  registerReportRoutes(app, service, services.clock);
 
   // The events body is parsed on an ingest worker thread, not here: this scope hands the
   // route the raw bytes, and skips the body schema (which stays, for the OpenAPI document).
