@@ -12,8 +12,6 @@ import {
   type ImportSummary,
   type LogFormatChoice,
 } from '../../analytics/import/index.js';
-import { loadClientConfig } from '../../config/load-config.js';
-import { DocwrightError } from '../../core/errors.js';
 import { ApiClient } from '../api-client.js';
 import type { PageCountsReport } from '../analytics-api-types.js';
 import { createEventSender, type RejectedHitExample } from '../analytics-event-sender.js';
@@ -23,6 +21,8 @@ import { walkVisitorPages } from '../analytics-visitors-walk.js';
 import { createWalkProgress } from '../analytics-walk-progress.js';
 import { printJson } from '../output.js';
 import { parseLimit } from '../parse-options.js';
+import { resolveProject, usageError } from './analytics-command-options.js';
+import { reportCommands } from './analytics-report-commands.js';
 
 const MAX_PAGE_SIZE = 250;
 
@@ -92,6 +92,7 @@ export function analyticsCommand(): Command {
   const command = new Command('analytics').description('Visitor analytics of a project on a running server (DOCWRIGHT_URL, DOCWRIGHT_API_KEY).');
   command.addCommand(pageCountsCommand('visitors'));
   command.addCommand(pageCountsCommand('views'));
+  for (const report of reportCommands()) command.addCommand(report);
   command.addCommand(importCommand());
   return command;
 }
@@ -225,17 +226,6 @@ function importCommand(): Command {
       // Hits the server refused, files that broke off or nothing readable are worth a non-zero exit for scripts.
       if (summary.rejected > 0 || summary.failedFiles.length > 0 || isUnreadable(summary)) process.exitCode = 1;
     });
-}
-
-function resolveProject(option: string | undefined): string {
-  const projectId = option ?? loadClientConfig().projectId;
-  if (projectId === undefined || projectId.trim() === '') throw usageError('--project is required (or set DOCWRIGHT_PROJECT).');
-  return projectId;
-}
-
-/** Raised inside an action, where commander no longer prints its own errors; the CLI prints a DocwrightError's message. */
-function usageError(message: string): DocwrightError {
-  return new DocwrightError('invalid_argument', message, { status: 400 });
 }
 
 function printImportResult(summary: ImportSummary, rejected: readonly RejectedHitExample[], json: boolean | undefined, interrupted: boolean): void {
