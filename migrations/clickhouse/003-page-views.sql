@@ -20,8 +20,10 @@ GROUP BY site, day, page, class;
 
 -- The hits stored before this migration. A hit inserted while it runs may be both in the
 -- view's rows and in these: the states count (event_id, nonce) pairs, so it counts once,
--- and a second runner repeating this adds nothing either.
-INSERT INTO {{local:analytics_page_view_days}}
+-- and a second runner repeating this adds nothing either. Read and written through the
+-- query tables, so on a cluster every shard's hits are backfilled (both tables shard by
+-- site, so each state lands beside its hits); on one server they are the tables above.
+INSERT INTO {{table:analytics_page_view_days}}
 SELECT site, day, page, class, uniqExactState(event_id, nonce) AS hits
-FROM {{local:analytics_hits}} WHERE class <= 2
+FROM {{table:analytics_hits}} WHERE class <= 2
 GROUP BY site, day, page, class;

@@ -8,7 +8,8 @@ const AI_CATEGORIES = ['ai-assistant', 'ai-agent', 'ai-coding-agent', 'ai-search
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const inWindow = (hits: readonly TaxonomyHit[], from: number, to: number) => hits.filter((hit) => hit.at >= from && hit.at < to);
 const isAiReader = (hit: TaxonomyHit) =>
-  hit.category === undefined ? ['ai', 'ai-search', 'ai-training'].includes(hit.class) : (AI_CATEGORIES as readonly string[]).includes(hit.category);
+  hit.class !== 'human' &&
+  (hit.category === undefined ? ['ai', 'ai-search', 'ai-training'].includes(hit.class) : (AI_CATEGORIES as readonly string[]).includes(hit.category));
 
 export function oracleAgents(hits: readonly TaxonomyHit[], from: number, to: number) {
   const groups = new Map<string, TaxonomyHit[]>();
@@ -49,7 +50,9 @@ export function oraclePages(hits: readonly TaxonomyHit[], from: number, to: numb
       path,
       humanReaders,
       aiReaders,
-      aiReadersByCategory: Object.fromEntries(AI_CATEGORIES.map((category) => [category, visitors(group, (hit) => hit.category === category)])),
+      aiReadersByCategory: Object.fromEntries(
+        AI_CATEGORIES.map((category) => [category, visitors(group, (hit) => hit.class !== 'human' && hit.category === category)]),
+      ),
       aiReferrals: group.filter((hit) => hit.class === 'human' && hit.referral !== undefined).length,
       agentSkew: Math.round((aiReaders / (humanReaders + 1)) * 100) / 100,
     };

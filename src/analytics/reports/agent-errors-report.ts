@@ -1,9 +1,9 @@
 import type { AnalyticsReader } from '../analytics-store.js';
-import { CLASS_CODES, PAGE_KIND } from '../analytics-codes.js';
+import { PAGE_KIND } from '../analytics-codes.js';
 import type { DimensionNames } from '../dimension-names.js';
 import { hitRows } from '../range-counts.js';
-import { compareText } from './agents-report.js';
-import { inRange, int } from './hit-sql.js';
+import { compareText, NOT_HUMAN } from './agents-report.js';
+import { inRange } from './hit-sql.js';
 import type { AgentErrorEntry, AgentErrorsResult } from './report-types.js';
 import type { ReportWindow } from './report-window.js';
 
@@ -11,7 +11,7 @@ import type { ReportWindow } from './report-window.js';
 export const MAX_ERROR_AGENTS = 10;
 
 /** A request by anything but a person that was answered 4xx (the status is known only when the sender or the log gave it). */
-const AGENT_4XX = `class != ${int(CLASS_CODES.human)} and status >= 400 and status < 500`;
+const AGENT_4XX = `${NOT_HUMAN} and status >= 400 and status < 500`;
 
 /**
  * Pages that agents (every non-human class: assistants, agents, crawlers, bots) requested
@@ -34,7 +34,8 @@ export async function agentErrorsReport(
   );
   const perAgent = await hitRows<{ page: number; status: number; agent: number; hits: number }>(
     reader,
-    (sql) => `select page, status, agent, ${sql.count()} as hits from ${sql.hits} where ${where} and coalesce(agent, 0) != 0 group by page, status, agent`,
+    (sql) =>
+      `select page, status, agent, ${sql.count()} as hits from ${sql.hits} where ${where} and agent is not null and agent != 0 group by page, status, agent`,
   );
   const known = await names.lookup(site, [...totals.map((row) => Number(row.page)), ...perAgent.map((row) => Number(row.agent))]);
   const agentsOf = new Map<string, Map<string, number>>();

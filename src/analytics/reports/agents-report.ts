@@ -1,5 +1,5 @@
 import type { AnalyticsReader } from '../analytics-store.js';
-import { AGENT_KIND_BASE, CATEGORY_BY_CODE, CLASS_BY_CODE, READ_KIND_CODES, VERIFICATION_CODES } from '../analytics-codes.js';
+import { AGENT_KIND_BASE, CATEGORY_BY_CODE, CLASS_BY_CODE, CLASS_CODES, READ_KIND_CODES, VERIFICATION_CODES } from '../analytics-codes.js';
 import type { DimensionNames } from '../dimension-names.js';
 import { hitRows } from '../range-counts.js';
 import { inRange, int } from './hit-sql.js';
@@ -18,6 +18,12 @@ interface AgentRow {
   llms: number;
   llmsFull: number;
 }
+
+/**
+ * Hits of every class but human, written so the partial index of the page-views migration
+ * (site, at) where class != 1 serves them: agents are never humans.
+ */
+export const NOT_HUMAN = `class != ${int(CLASS_CODES.human)}`;
 
 export const categoryName = (code: number): ReportCategory => CATEGORY_BY_CODE.get(code) ?? 'uncategorised';
 
@@ -48,7 +54,7 @@ export async function agentsReport(
       ${sql.countIf(`read_kind = ${int(READ_KIND_CODES.markdown)}`)} as markdown,
       ${sql.countIf(`read_kind = ${int(READ_KIND_CODES['llms-txt'])}`)} as llms,
       ${sql.countIf(`read_kind = ${int(READ_KIND_CODES['llms-full-txt'])}`)} as "llmsFull"
-    from ${sql.hits} where ${inRange(site, window.from, window.to)} and coalesce(agent, 0) != 0
+    from ${sql.hits} where ${inRange(site, window.from, window.to)} and ${NOT_HUMAN} and agent is not null and agent != 0
     group by agent, category`,
   );
   const known = await names.lookup(

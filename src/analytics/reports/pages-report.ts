@@ -1,9 +1,10 @@
 import type { AnalyticsReader } from '../analytics-store.js';
-import { CATEGORY_CODES, CLASS_CODES, PAGE_KIND, REFERRAL_KIND, UNCATEGORISED } from '../analytics-codes.js';
+import { CATEGORY_CODES, CLASS_CODES, HUMAN_GROUP, PAGE_KIND, REFERRAL_KIND, SITE_DIMENSION, UNCATEGORISED } from '../analytics-codes.js';
+import { planRange } from '../range-plan.js';
 import type { SortOrder } from '../analytics-types.js';
 import type { DimensionNames } from '../dimension-names.js';
-import { hitRows } from '../range-counts.js';
-import { compareText } from './agents-report.js';
+import { hitRows, visitorCounts } from '../range-counts.js';
+import { compareText, NOT_HUMAN } from './agents-report.js';
 import { inRange, int } from './hit-sql.js';
 import { AI_CATEGORIES, type AiCategory, type PageReportEntry, type PagesResult, type PagesSort, type ReferralSource } from './report-types.js';
 import type { ReportWindow } from './report-window.js';
@@ -12,7 +13,7 @@ import type { ReportWindow } from './report-window.js';
 export const MAX_REFERRAL_SOURCES = 50;
 
 /**
- * An AI reader: a hit of an AI category, or, stored before categories (code 0), of the
+ * An AI reader (among non-human hits): a hit of an AI category, or, stored before categories (code 0), of the
  * classes ai, ai-search or ai-training, so a site's history counts before reclassification.
  */
 const AI_HIT = `(category in (${AI_CATEGORIES.map((category) => int(CATEGORY_CODES[category])).join(', ')}) or (category = ${int(UNCATEGORISED)} and class in (${[
@@ -22,10 +23,10 @@ const AI_HIT = `(category in (${AI_CATEGORIES.map((category) => int(CATEGORY_COD
 ]
   .map(int)
   .join(', ')})))`;
-const HUMAN_HIT = `class = ${int(CLASS_CODES.human)}`;
-const REFERRED = `${HUMAN_HIT} and referral is not null`;
+/** A person who came from an AI product; `referral is not null` first, as the partial index of the page-views migration reads. */
+const REFERRED = `referral is not null and class = ${int(CLASS_CODES.human)}`;
 
-type PageRow = { page: number; human: number; ai: number; referrals: number } & Record<`c${number}`, number>;
+type AiRow = { page: number; ai: number } & Record<`c${number}`, number>;
 
 /** aiReaders / (humanReaders + 1), 2 decimals. The +1 keeps a page no person read finite and ranks more agents higher. */
 export const agentSkew = (aiReaders: number, humanReaders: number): number => Math.round((aiReaders / (humanReaders + 1)) * 100) / 100;
@@ -39,7 +40,7 @@ function comparator(sort: PagesSort, order: SortOrder): (a: PageReportEntry, b: 
 }
 
 /**
- * Per page: unique human readers, unique AI readers (all AI categories together and per
+ * Per page: unique human readers (as /visitors counts them), unique AI readers (all AI categories together and per
  * category) and the human views referred by an AI product; with `agentSkew` (AI readers
  * per human reader) to find the pages agents read most but people rarely. Pages with no
  * human or AI reader (crawled by bots only) are left out. Also the site's referral
@@ -55,37 +56,53 @@ export async function pagesReport(
   const answered = { dateFrom: new Date(window.from).toISOString(), dateTo: new Date(window.to).toISOString() };
   if (site === null || window.from >= window.to) return { ...answered, pages: [], hasMore: false, referralSources: [] };
   const range = inRange(site, window.from, window.to);
-  const rows = await hitRows<PageRow>(
+  // Human readers come from the visitor rollups (the /visitors human count of each page);
+  // only the AI hits and the referred ones are read raw, each through a partial index.
+  const humans = new Map<number, number>();
+  for (const row of await visitorCounts(reader, site, planRange(window.from, window.to), 'visitors')) {
+    if (row.grp === HUMAN_GROUP && row.dim !== SITE_DIMENSION) humans.set(row.dim, row.visitors);
+  }
+  const aiRows = await hitRows<AiRow>(
     reader,
-    (sql) => `select page, ${sql.distinctIf('visitor', HUMAN_HIT)} as human, ${sql.distinctIf('visitor', AI_HIT)} as ai,
-      ${AI_CATEGORIES.map((category) => `${sql.distinctIf('visitor', `category = ${int(CATEGORY_CODES[category])}`)} as c${CATEGORY_CODES[category]}`).join(', ')}, ${sql.countIf(REFERRED)} as referrals
-    from ${sql.hits} where ${range} group by page`,
+    (sql) => `select page, ${sql.distinctIf('visitor', AI_HIT)} as ai,
+      ${AI_CATEGORIES.map((category) => `${sql.distinctIf('visitor', `category = ${int(CATEGORY_CODES[category])}`)} as c${CATEGORY_CODES[category]}`).join(', ')}
+    from ${sql.hits} where ${range} and ${NOT_HUMAN} group by page`,
   );
-  const sources = await hitRows<{ referral: number; referrals: number; visitors: number }>(
+  const referred = await hitRows<{ page: number; referral: number; referrals: number }>(
     reader,
-    (sql) => `select referral, ${sql.count()} as referrals, ${sql.distinct('visitor')} as visitors
-    from ${sql.hits} where ${range} and ${REFERRED} group by referral`,
+    (sql) => `select page, referral, ${sql.count()} as referrals from ${sql.hits} where ${range} and ${REFERRED} group by page, referral`,
   );
-  const known = await names.lookup(site, [...rows.map((row) => Number(row.page)), ...sources.map((row) => Number(row.referral))]);
+  const sources = await hitRows<{ referral: number; visitors: number }>(
+    reader,
+    (sql) => `select referral, ${sql.distinct('visitor')} as visitors from ${sql.hits} where ${range} and ${REFERRED} group by referral`,
+  );
+  const perPage = new Map<number, { ai?: AiRow; referrals: number }>();
+  const entry = (dim: number) => perPage.get(dim) ?? perPage.set(dim, { referrals: 0 }).get(dim)!;
+  for (const row of aiRows) entry(Number(row.page)).ai = row;
+  const referralsBySource = new Map<number, number>();
+  for (const row of referred) {
+    entry(Number(row.page)).referrals += Number(row.referrals);
+    referralsBySource.set(Number(row.referral), (referralsBySource.get(Number(row.referral)) ?? 0) + Number(row.referrals));
+  }
+  for (const dim of humans.keys()) entry(dim);
+  const known = await names.lookup(site, [...perPage.keys(), ...referralsBySource.keys()]);
   const pages: PageReportEntry[] = [];
-  for (const row of rows) {
-    const name = known.get(Number(row.page));
-    const humanReaders = Number(row.human);
-    const aiReaders = Number(row.ai);
-    const aiReferrals = Number(row.referrals);
-    if (name?.kind !== PAGE_KIND || humanReaders + aiReaders + aiReferrals === 0) continue;
-    const aiReadersByCategory = Object.fromEntries(AI_CATEGORIES.map((category) => [category, Number(row[`c${CATEGORY_CODES[category]}`])])) as Record<
-      AiCategory,
-      number
-    >;
-    pages.push({ path: name.name, humanReaders, aiReaders, aiReadersByCategory, aiReferrals, agentSkew: agentSkew(aiReaders, humanReaders) });
+  for (const [dim, counts] of perPage) {
+    const name = known.get(dim);
+    const humanReaders = humans.get(dim) ?? 0;
+    const aiReaders = Number(counts.ai?.ai ?? 0);
+    if (name?.kind !== PAGE_KIND || humanReaders + aiReaders + counts.referrals === 0) continue;
+    const aiReadersByCategory = Object.fromEntries(
+      AI_CATEGORIES.map((category) => [category, Number(counts.ai?.[`c${CATEGORY_CODES[category]}`] ?? 0)]),
+    ) as Record<AiCategory, number>;
+    pages.push({ path: name.name, humanReaders, aiReaders, aiReadersByCategory, aiReferrals: counts.referrals, agentSkew: agentSkew(aiReaders, humanReaders) });
   }
   pages.sort(comparator(page.sort, page.order ?? (page.sort === 'path' ? 'asc' : 'desc')));
   const referralSources: ReferralSource[] = [];
   for (const row of sources) {
     const name = known.get(Number(row.referral));
     if (name?.kind !== REFERRAL_KIND) continue;
-    referralSources.push({ source: name.name, referrals: Number(row.referrals), visitors: Number(row.visitors) });
+    referralSources.push({ source: name.name, referrals: referralsBySource.get(Number(row.referral)) ?? 0, visitors: Number(row.visitors) });
   }
   referralSources.sort((a, b) => b.referrals - a.referrals || compareText(a.source, b.source));
   return {

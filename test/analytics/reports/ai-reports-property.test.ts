@@ -66,10 +66,20 @@ describe.each(ANALYTICS_BACKENDS)('agent, page and agent-4xx reports equal a bru
         fc.integer({ min: 1, max: 4 }),
         fc.constantFrom(...PAGES_SORTS),
         fc.option(fc.constantFrom('asc' as const, 'desc' as const), { nil: undefined }),
-        async (drawn, ranges, limit, sort, order) => {
+        fc.constantFrom('none', 'all', 'half'),
+        async (drawn, ranges, limit, sort, order, fold) => {
           const projectId = (await createTestProject(kit.t.services)).id;
-          const hits: TaxonomyHit[] = drawn.map(({ day, ms, ...hit }) => ({ ...hit, at: start + day * DAY + ms }));
-          await storeTaxonomyHits(service, projectId, hits);
+          // People never carry an agent name (the classifier gives humans none).
+          const hits: TaxonomyHit[] = drawn.map(({ day, ms, agent, ...hit }) => ({
+            ...hit,
+            agent: hit.class === 'human' ? undefined : agent,
+            at: start + day * DAY + ms,
+          }));
+          // Human readers come from the visitor rollups: some scenarios fold all, half or none of the hits first.
+          const cut = fold === 'half' ? Math.floor(hits.length / 2) : hits.length;
+          await storeTaxonomyHits(service, projectId, hits.slice(0, cut));
+          if (fold !== 'none') await service.fold();
+          await storeTaxonomyHits(service, projectId, hits.slice(cut));
           const horizon = kit.t.clock.now() - 30 * DAY;
           for (const [fromBound, toBound] of ranges) {
             const from = fromBound === null ? null : start + fromBound[0] * DAY + fromBound[1];
