@@ -132,7 +132,10 @@ export const eventDocumentationSchema = z.object({
     .describe(
       'ISO 8601 date-time or milliseconds since the epoch. Omitted: when the batch arrived. Rejected when more than 5 minutes ahead or older than the retention period.',
     ),
-  path: z.string().max(MAX_PATH_LENGTH).describe('Page path starting with "/"; a query string and fragment are dropped.'),
+  path: z
+    .string()
+    .max(MAX_PATH_LENGTH)
+    .describe('Page path starting with "/"; a query string and fragment are dropped, after its utm_source is read for AI referrals (docs/classification.md).'),
   userAgent: z.string().optional().describe(`The client's User-Agent header (cut at ${MAX_USER_AGENT_LENGTH} characters).`),
   ip: z.string().optional().describe('Client IPv4 or IPv6 address. Only hashed into the visitor id; never stored.'),
   visitorId: z
@@ -142,7 +145,19 @@ export const eventDocumentationSchema = z.object({
     .optional()
     .describe('Your visitor id; takes precedence over ip and userAgent. One of visitorId and ip is required.'),
   accept: z.string().optional().describe("The request's Accept header; preferring text/markdown classifies the hit as ai."),
-  referrer: z.string().optional().describe(`Referring URL (cut at ${MAX_REFERRER_LENGTH} characters).`),
+  referrer: z
+    .string()
+    .optional()
+    .describe(`Referring URL (cut at ${MAX_REFERRER_LENGTH} characters). A person referred by an AI product (chatgpt.com, perplexity.ai…) is an AI referral.`),
+  status: z
+    .number()
+    .int()
+    .min(100)
+    .max(599)
+    .optional()
+    .describe(
+      'HTTP status of the response the client got, when known (for the report of pages agents requested that answered 4xx). Anything else is rejected per item.',
+    ),
 });
 
 const { $schema: _ignored, ...eventJsonSchema } = z.toJSONSchema(eventDocumentationSchema) as Record<string, unknown>;

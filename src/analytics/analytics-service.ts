@@ -21,7 +21,8 @@ import { dailyReport } from './daily-report.js';
 import { DimensionNames } from './dimension-names.js';
 import { FoldScheduler, type FoldSchedulerOptions } from './fold-scheduler.js';
 import { HitEncoder } from './hit-encoder.js';
-import { IngestPool } from './ingest-pool.js';
+import { IngestPool, type IngestVerifier } from './ingest-pool.js';
+import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
 import { MAX_BATCH_EVENTS, prepareBatch, type BatchContext, type PreparedBatch } from './prepare-batch.js';
 import { PostgresAnalyticsStore } from './postgres-analytics-store.js';
 import { ClickHouseAnalyticsStore } from './clickhouse/clickhouse-analytics-store.js';
@@ -60,6 +61,8 @@ export interface AnalyticsServiceOptions {
   clickhouse?: ClickHouseSettings | undefined;
   /** Worker threads preparing request bodies (see IngestPool); 0 = none. */
   ingestWorkers?: number;
+  /** How ingested hits are verified (IngestVerifier); default claimOnlyVerifier. */
+  verifier?: IngestVerifier;
   onBackgroundError?: (error: unknown) => void;
 }
 
@@ -75,6 +78,7 @@ export class AnalyticsService {
   private readonly projectSettings: AnalyticsServiceOptions['projectSettings'];
   private readonly encoder: HitEncoder;
   private readonly identity: VisitorIdentity;
+  private readonly verifier: HitVerifier;
   private readonly pool: IngestPool;
   private readonly names: DimensionNames;
   private readonly scheduler: FoldScheduler;
@@ -90,7 +94,12 @@ export class AnalyticsService {
     this.projectSettings = options.projectSettings;
     this.identity = new VisitorIdentity(options.secret);
     this.encoder = new HitEncoder(this.store);
-    const poolOptions = { secret: options.secret, ...(options.onBackgroundError ? { onWorkerError: options.onBackgroundError } : {}) };
+    this.verifier = options.verifier?.verifier ?? claimOnlyVerifier;
+    const poolOptions = {
+      secret: options.secret,
+      ...(options.onBackgroundError ? { onWorkerError: options.onBackgroundError } : {}),
+      ...(options.verifier ? { verifier: options.verifier } : {}),
+    };
     this.pool = new IngestPool(options.ingestWorkers === undefined ? poolOptions : { ...poolOptions, workers: options.ingestWorkers });
     this.names = new DimensionNames(this.store);
     this.scheduler = new FoldScheduler(this.store, options.fold, options.onBackgroundError);
@@ -104,7 +113,7 @@ export class AnalyticsService {
     const ended = this.scheduler.ingestStarted();
     try {
       const context = await this.batchContext(projectId, options);
-      return await this.storeBatch(projectId, prepareBatch(events, context, this.identity));
+      return await this.storeBatch(projectId, prepareBatch(events, context, this.identity, this.verifier));
     } finally {
       ended();
     }

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { parseDateTime } from './parse-instant.js';
 import { canonicalPathEncoding } from './path-encoding.js';
+import { utmSourceOf } from './classification/ai-referral.js';
 
 /** One hit as the events endpoint takes it, after validation. */
 export interface ValidEvent {
@@ -14,6 +15,10 @@ export interface ValidEvent {
   visitorId: string | null;
   accept: string | null;
   referrer: string | null;
+  /** The utm_source of the path's query string (which is not kept), for AI referrals. */
+  utmSource: string | null;
+  /** HTTP status of the response, when the sender knew it. */
+  status: number | null;
 }
 
 export type EventRejectionCode =
@@ -114,6 +119,11 @@ export function validateEvent(item: unknown, index: number, window: EventTimeWin
   const referrer = optionalString(event.referrer);
   if (referrer === undefined) return reject(index, 'invalid_field', 'referrer must be a string');
 
+  const status = event.status ?? null;
+  if (status !== null && !(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599)) {
+    return reject(index, 'invalid_field', 'status must be an integer HTTP status from 100 to 599');
+  }
+
   const ip = optionalString(event.ip);
   if (ip === undefined || (ip !== null && isIP(ip) === 0)) return reject(index, 'invalid_field', 'ip must be an IPv4 or IPv6 address');
   const visitorId = optionalString(event.visitorId);
@@ -132,5 +142,7 @@ export function validateEvent(item: unknown, index: number, window: EventTimeWin
     visitorId,
     accept: accept === null || accept.length <= MAX_ACCEPT_LENGTH ? accept : accept.slice(0, MAX_ACCEPT_LENGTH),
     referrer: referrer === null || referrer === '' ? null : referrer.length > MAX_REFERRER_LENGTH ? referrer.slice(0, MAX_REFERRER_LENGTH) : referrer,
+    utmSource: utmSourceOf(event.path),
+    status,
   };
 }

@@ -1,6 +1,6 @@
 import { AI_AGENT_TABLE_VERSION } from './classification/classify-hit.js';
 import type { AnalyticsStore, HitBatch } from './analytics-store.js';
-import { AGENT_KIND_BASE, PAGE_KIND } from './analytics-codes.js';
+import { AGENT_KIND_BASE, PAGE_KIND, REFERRAL_KIND } from './analytics-codes.js';
 import { DictionaryCache } from './dictionary-cache.js';
 import type { PreparedColumns } from './prepare-batch.js';
 
@@ -25,6 +25,10 @@ export class HitEncoder {
     // Each distinct string once: its id, by the index the rows carry.
     const pageIdOf = await this.idsOf(columns.paths, this.dictionary(site, PAGE_KIND), (missing) => this.store.ensureDimensions(site, PAGE_KIND, missing));
     const userAgentIdOf = await this.idsOf(columns.userAgents, this.userAgents, (missing) => this.store.ensureUserAgents(missing));
+    const referralIdOf =
+      columns.referrals.length === 0
+        ? new Int32Array(0)
+        : await this.idsOf(columns.referrals, this.dictionary(site, REFERRAL_KIND), (missing) => this.store.ensureDimensions(site, REFERRAL_KIND, missing));
     const agentIdOf = new Int32Array(columns.agents.length);
     const agentsByClass = new Map<number, number[]>();
     for (const [index, agent] of columns.agents.entries()) {
@@ -42,7 +46,10 @@ export class HitEncoder {
     const page = new Int32Array(count);
     const agent = new Int32Array(count);
     const userAgent = new Int32Array(count);
+    const referral = new Int32Array(count);
     for (let row = 0; row < count; row++) {
+      const referralIndex = columns.referralIndex[row]!;
+      if (referralIndex >= 0) referral[row] = referralIdOf[referralIndex]!;
       page[row] = pageIdOf[columns.pathIndex[row]!]!;
       const agentIndex = columns.agentIndex[row]!;
       if (agentIndex >= 0) agent[row] = agentIdOf[agentIndex]!;
@@ -62,12 +69,11 @@ export class HitEncoder {
       markdownAccept: columns.markdownAccept.subarray(0, count),
       classifierVersion: this.classifierVersion,
       eventId: columns.eventId,
-      // Written as "not known yet" until prepare-batch carries the taxonomy columns.
-      category: new Uint8Array(count),
-      verification: new Uint8Array(count),
-      readKind: new Uint8Array(count),
-      status: new Uint16Array(count),
-      referral: new Int32Array(count),
+      category: columns.category.subarray(0, count),
+      verification: columns.verification.subarray(0, count),
+      readKind: columns.readKind.subarray(0, count),
+      status: columns.status.subarray(0, count),
+      referral,
     };
   }
 

@@ -1,9 +1,22 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { WorkerRequest, WorkerResponse } from './ingest-worker.js';
+import type { IngestWorkerData, WorkerRequest, WorkerResponse } from './ingest-worker.js';
 import { parseEventsBody, prepareBatch, type BatchContext, type PreparedBatch } from './prepare-batch.js';
 import { VisitorIdentity } from './visitor-identity.js';
 import { workerEntry } from '../core/runtime-paths.js';
+import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
+
+/**
+ * The verifier of ingested hits (src/analytics/verification/hit-verifier.ts). A function
+ * cannot cross into a worker thread, so a worker builds its own from `worker`: the URL of a
+ * module exporting `createHitVerifier(data): HitVerifier`, and that data (structured-clone
+ * safe). A verifier without `worker` makes the pool prepare every batch on the calling
+ * thread, which gives the same result, more slowly.
+ */
+export interface IngestVerifier {
+  verifier: HitVerifier;
+  worker?: { module: string; data?: unknown };
+}
 
 export interface IngestPoolOptions {
   /** Keys visitor hashing, as in the service. */
@@ -11,6 +24,8 @@ export interface IngestPoolOptions {
   /** Worker threads; 0 prepares every batch on the calling thread. Default: one fewer than the CPUs, at most 4. */
   workers?: number;
   onWorkerError?: (error: unknown) => void;
+  /** Default: claimOnlyVerifier, which workers have built in. */
+  verifier?: IngestVerifier;
 }
 
 interface Pending {
@@ -40,14 +55,17 @@ export class IngestPool {
   private readonly slots: Slot[] = [];
   private readonly size: number;
   private readonly identity: VisitorIdentity;
+  private readonly verifier: HitVerifier;
   private failures = 0;
   private nextId = 1;
   private closed = false;
 
   constructor(private readonly options: IngestPoolOptions) {
     // On one CPU a worker would only add copying.
-    this.size = options.workers ?? Math.max(0, Math.min(4, availableParallelism() - 1));
+    const workers = options.workers ?? Math.max(0, Math.min(4, availableParallelism() - 1));
+    this.size = options.verifier !== undefined && options.verifier.worker === undefined ? 0 : workers;
     this.identity = new VisitorIdentity(options.secret);
+    this.verifier = options.verifier?.verifier ?? claimOnlyVerifier;
   }
 
   prepare(body: Uint8Array, context: BatchContext): Promise<PreparedBatch> {
@@ -62,7 +80,7 @@ export class IngestPool {
 
   prepareInline(body: Uint8Array, context: BatchContext): PreparedBatch {
     const parsed = parseEventsBody(body);
-    return Array.isArray(parsed) ? prepareBatch(parsed, context, this.identity) : parsed;
+    return Array.isArray(parsed) ? prepareBatch(parsed, context, this.identity, this.verifier) : parsed;
   }
 
   /** Worker threads running now. */
@@ -85,7 +103,8 @@ export class IngestPool {
   }
 
   private start(): Slot {
-    const worker = new Worker(WORKER_ENTRY, { workerData: { secret: this.options.secret } });
+    const workerData: IngestWorkerData = { secret: this.options.secret, verifier: this.options.verifier?.worker ?? null };
+    const worker = new Worker(WORKER_ENTRY, { workerData });
     // Idle workers must not keep a finished process (a CLI run, a test) alive.
     worker.unref();
     const slot: Slot = { worker, pending: new Map() };

@@ -1,8 +1,11 @@
 import type { FieldError } from '../core/errors.js';
-import { CLASS_CODES } from './analytics-codes.js';
-import { classifyHit } from './classification/classify-hit.js';
+import { CATEGORY_CODES, CLASS_CODES, READ_KIND_CODES, VERIFICATION_CODES, dayOf } from './analytics-codes.js';
+import { aiReferralOf } from './classification/ai-referral.js';
+import { classifyHit, type Classification } from './classification/classify-hit.js';
 import { isMarkdownRequest, prefersMarkdown } from './classification/markdown-request.js';
-import { dayOf } from './analytics-codes.js';
+import { readKindOf } from './classification/read-kind.js';
+import { applyVerification } from './verification/apply-verification.js';
+import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
 import { validateEvent, type EventRejection, type EventTimeWindow } from './event-validation.js';
 import type { VisitorIdentity } from './visitor-identity.js';
 
@@ -26,6 +29,15 @@ export interface PreparedColumns {
   visitor: BigInt64Array;
   classCode: Uint8Array;
   markdownAccept: Uint8Array;
+  /** CATEGORY_CODES, VERIFICATION_CODES and READ_KIND_CODES per row (migration 013). */
+  category: Uint8Array;
+  verification: Uint8Array;
+  readKind: Uint8Array;
+  /** HTTP status of the response; 0 when unknown. */
+  status: Uint16Array;
+  /** Per row, an index into `referrals` (the AI product a human came from), or -1 for none. */
+  referralIndex: Int32Array;
+  referrals: string[];
   /** Per row, an index into `paths`. */
   pathIndex: Int32Array;
   paths: string[];
@@ -42,9 +54,20 @@ export interface PreparedColumns {
 
 /** The typed arrays of prepared columns, for a worker's transfer list. */
 export function transferableBuffers(columns: PreparedColumns): ArrayBuffer[] {
-  return [columns.at, columns.visitor, columns.classCode, columns.markdownAccept, columns.pathIndex, columns.agentIndex, columns.userAgentIndex].map(
-    (array) => array.buffer as ArrayBuffer,
-  );
+  return [
+    columns.at,
+    columns.visitor,
+    columns.classCode,
+    columns.markdownAccept,
+    columns.category,
+    columns.verification,
+    columns.readKind,
+    columns.status,
+    columns.referralIndex,
+    columns.pathIndex,
+    columns.agentIndex,
+    columns.userAgentIndex,
+  ].map((array) => array.buffer as ArrayBuffer);
 }
 
 export type PreparedBatch =
@@ -73,10 +96,16 @@ export function parseEventsBody(body: Uint8Array | string): unknown[] | Prepared
 }
 
 /**
- * Everything per event that needs no database: validation, classification and the
- * visitor hash. Pure and synchronous, so it runs in an ingest worker or inline.
+ * Everything per event that needs no database: validation, classification, verification
+ * (through `verifier`, then applyVerification) and the visitor hash. Pure and synchronous,
+ * so it runs in an ingest worker or inline.
  */
-export function prepareBatch(events: readonly unknown[], context: BatchContext, identity: VisitorIdentity): PreparedBatch {
+export function prepareBatch(
+  events: readonly unknown[],
+  context: BatchContext,
+  identity: VisitorIdentity,
+  verifier: HitVerifier = claimOnlyVerifier,
+): PreparedBatch {
   if (events.length > MAX_BATCH_EVENTS) {
     return failure('validation_failed', `A batch holds at most ${MAX_BATCH_EVENTS} events.`, [
       { path: 'events', message: `must contain at most ${MAX_BATCH_EVENTS} items` },
@@ -89,6 +118,12 @@ export function prepareBatch(events: readonly unknown[], context: BatchContext, 
     visitor: new BigInt64Array(size),
     classCode: new Uint8Array(size),
     markdownAccept: new Uint8Array(size),
+    category: new Uint8Array(size),
+    verification: new Uint8Array(size),
+    readKind: new Uint8Array(size),
+    status: new Uint16Array(size),
+    referralIndex: new Int32Array(size),
+    referrals: [],
     pathIndex: new Int32Array(size),
     paths: [],
     agentIndex: new Int32Array(size),
@@ -103,10 +138,11 @@ export function prepareBatch(events: readonly unknown[], context: BatchContext, 
   // whether the hit fetches Markdown, so that pair is the memo key; one lookup here
   // replaces the classifier's own LRU bookkeeping per hit, and also finds the indexes of
   // the user agent and the agent.
-  const memo = new Map<string, { classCode: number; userAgentIndex: number; agentIndex: number }>();
+  const memo = new Map<string, { classification: Classification; classCode: number; userAgentIndex: number; agentIndex: number }>();
   const paths = new Map<string, number>();
   const userAgents = new Map<string, number>();
   const agents = new Map<string, number>();
+  const referrals = new Map<string, number>();
   const indexIn = <Item>(map: Map<string, number>, list: Item[], key: string, item: () => Item): number => {
     let index = map.get(key);
     if (index === undefined) {
@@ -128,6 +164,7 @@ export function prepareBatch(events: readonly unknown[], context: BatchContext, 
       const classCode = CLASS_CODES[classification.class];
       const agent = classification.agent;
       known = {
+        classification,
         classCode,
         userAgentIndex: event.userAgent === '' ? -1 : indexIn(userAgents, columns.userAgents, event.userAgent, () => event.userAgent),
         agentIndex: agent === null ? -1 : indexIn(agents, columns.agents, `${classCode}:${agent}`, () => ({ classCode, name: agent })),
@@ -140,7 +177,25 @@ export function prepareBatch(events: readonly unknown[], context: BatchContext, 
       event.visitorId !== null
         ? identity.fromVisitorId(context.projectId, event.visitorId)
         : identity.fromAddress(context.projectId, event.ip ?? '', event.userAgent, context.rotateDaily ? dayOf(event.at) : null);
-    columns.classCode[row] = known.classCode;
+    // The verdict depends on the address (and later the signature), so it is per hit, not memoised.
+    const claimed = known.classification;
+    const verification = verifier.verify({ category: claimed.category, agent: claimed.agent, operator: claimed.operator, ip: event.ip, signature: null });
+    const counted = applyVerification(claimed, verification);
+    let { classCode, agentIndex } = known;
+    if (counted !== claimed) {
+      // A spoofed claim counts as something else: its class and agent row follow.
+      classCode = CLASS_CODES[counted.class];
+      const agent = counted.agent;
+      agentIndex = agent === null ? -1 : indexIn(agents, columns.agents, `${classCode}:${agent}`, () => ({ classCode, name: agent }));
+    }
+    columns.classCode[row] = classCode;
+    columns.category[row] = CATEGORY_CODES[counted.category];
+    columns.verification[row] = VERIFICATION_CODES[verification];
+    columns.readKind[row] = READ_KIND_CODES[readKindOf(event)];
+    columns.status[row] = event.status ?? 0;
+    // An AI referral is a person arriving from an AI product (docs/classification.md).
+    const referral = counted.category === 'human' ? aiReferralOf(event.referrer, event.utmSource) : null;
+    columns.referralIndex[row] = referral === null ? -1 : indexIn(referrals, columns.referrals, referral, () => referral);
     columns.markdownAccept[row] = prefersMarkdown(event.accept) ? 1 : 0;
     let pathIndex = paths.get(event.path);
     if (pathIndex === undefined) {
@@ -148,7 +203,7 @@ export function prepareBatch(events: readonly unknown[], context: BatchContext, 
       paths.set(event.path, pathIndex);
     }
     columns.pathIndex[row] = pathIndex;
-    columns.agentIndex[row] = known.agentIndex;
+    columns.agentIndex[row] = agentIndex;
     columns.userAgentIndex[row] = known.userAgentIndex;
     columns.referrer.push(event.referrer);
     columns.eventId.push(event.id);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DocwrightError } from '../../core/errors.js';
 import { AI_AGENT_CLASSES, type AiAgentClass } from './hit-class.js';
+import type { HitCategory } from './hit-category.js';
 import rawTable from './ai-agents.json' with { type: 'json' };
 
 /** One known AI agent: the product token it sends and how hits carrying it are labelled. */
@@ -11,6 +12,8 @@ export interface AiAgentEntry {
   name: string;
   operator: string;
   class: AiAgentClass;
+  /** The finer label (docs/classification.md); it always agrees with `class` (CATEGORY_CLASS). */
+  category: AiAgentCategory;
   /** Where the operator (or, failing that, a public registry) documents the token. */
   source: string;
   /** A robots.txt control token that the operator never sends as a user agent. */
@@ -23,6 +26,18 @@ export interface AiAgentTable {
   entries: readonly AiAgentEntry[];
 }
 
+/** The categories an entry of the AI agent table may carry. */
+export type AiAgentCategory = Extract<HitCategory, 'ai-assistant' | 'ai-agent' | 'ai-coding-agent' | 'ai-search' | 'ai-training'>;
+
+/** The class each table category counts as: assistants, agents and coding agents are the spec's `ai`. */
+export const CATEGORY_CLASS: Readonly<Record<AiAgentCategory, AiAgentClass>> = Object.freeze({
+  'ai-assistant': 'ai',
+  'ai-agent': 'ai',
+  'ai-coding-agent': 'ai',
+  'ai-search': 'ai-search',
+  'ai-training': 'ai-training',
+});
+
 const httpsUrl = z.url().refine((value) => value.startsWith('https://'), 'must be an https URL');
 
 const entrySchema = z.object({
@@ -30,6 +45,7 @@ const entrySchema = z.object({
   name: z.string().trim().min(1),
   operator: z.string().trim().min(1),
   class: z.enum(AI_AGENT_CLASSES as [AiAgentClass, ...AiAgentClass[]]),
+  category: z.enum(Object.keys(CATEGORY_CLASS) as [AiAgentCategory, ...AiAgentCategory[]]),
   source: httpsUrl,
   robotsOnly: z.boolean().optional(),
   note: z.string().optional(),
@@ -61,6 +77,11 @@ export function parseAiAgentTable(raw: unknown): AiAgentTable {
       });
     }
     seen.add(key);
+    if (CATEGORY_CLASS[entry.category] !== entry.class) {
+      throw new DocwrightError('invalid_agent_table', `The AI agent table files "${entry.token}" as ${entry.category} but class ${entry.class}.`, {
+        status: 500,
+      });
+    }
   }
   return {
     version: parsed.data.version,
@@ -69,6 +90,7 @@ export function parseAiAgentTable(raw: unknown): AiAgentTable {
       name: entry.name,
       operator: entry.operator,
       class: entry.class,
+      category: entry.category,
       source: entry.source,
       robotsOnly: entry.robotsOnly ?? false,
       note: entry.note ?? null,

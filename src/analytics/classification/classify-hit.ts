@@ -2,6 +2,7 @@ import { AI_AGENT_TABLE, type AiAgentEntry, type AiAgentTable } from './ai-agent
 import { detectBot } from './bot-detector.js';
 import { BoundedCache } from './bounded-cache.js';
 import type { HitClass } from './hit-class.js';
+import type { HitCategory } from './hit-category.js';
 import { isMarkdownRequest } from './markdown-request.js';
 import { createTokenMatcher } from './token-matcher.js';
 
@@ -15,6 +16,8 @@ export interface Classification {
   agent: string | null;
   /** Who runs the AI agent ("OpenAI"); null when not an entry of the AI agent table. */
   operator: string | null;
+  /** The finer label beside the class (docs/classification.md); always consistent with it. */
+  category: HitCategory;
 }
 
 export interface HitInput {
@@ -44,12 +47,13 @@ type UserAgentVerdict =
 const MAX_USER_AGENT_LENGTH = 1024;
 const DEFAULT_CACHE_SIZE = 10_000;
 
-const HUMAN: Classification = Object.freeze({ class: 'human', agent: null, operator: null });
-const UNNAMED_MARKDOWN_FETCH: Classification = Object.freeze({ class: 'ai', agent: null, operator: null });
+const HUMAN: Classification = Object.freeze({ class: 'human', agent: null, operator: null, category: 'human' });
+// A Markdown fetch by a client the table does not name: `ai` (decisions.md), of no known kind.
+const UNNAMED_MARKDOWN_FETCH: Classification = Object.freeze({ class: 'ai', agent: null, operator: null, category: 'ai-other' });
 const EMPTY_USER_AGENT: UserAgentVerdict = Object.freeze({
   kind: 'bot',
   name: null,
-  classification: Object.freeze({ class: 'bot', agent: null, operator: null }),
+  classification: Object.freeze({ class: 'bot', agent: null, operator: null, category: 'bot' }),
 });
 const HUMAN_VERDICT: UserAgentVerdict = Object.freeze({ kind: 'human' });
 
@@ -65,7 +69,7 @@ export function createHitClassifier(options: HitClassifierOptions = {}): HitClas
     if (agent !== null) {
       return Object.freeze({
         kind: 'ai-agent',
-        classification: Object.freeze({ class: agent.class, agent: agent.name, operator: agent.operator }),
+        classification: Object.freeze({ class: agent.class, agent: agent.name, operator: agent.operator, category: agent.category }),
       });
     }
     const bot = detectBot(userAgent);
@@ -73,7 +77,7 @@ export function createHitClassifier(options: HitClassifierOptions = {}): HitClas
       return Object.freeze({
         kind: 'bot',
         name: bot.name,
-        classification: Object.freeze({ class: 'bot', agent: bot.name, operator: null }),
+        classification: Object.freeze({ class: 'bot', agent: bot.name, operator: null, category: 'bot' }),
       });
     }
     return HUMAN_VERDICT;
@@ -98,7 +102,9 @@ export function createHitClassifier(options: HitClassifierOptions = {}): HitClas
       if (verdict.kind === 'ai-agent') return verdict.classification;
       // decisions.md: any Markdown fetch of a page is an AI reading it, whatever client it uses.
       if (isMarkdownRequest(input)) {
-        return verdict.kind === 'bot' && verdict.name !== null ? { class: 'ai', agent: verdict.name, operator: null } : UNNAMED_MARKDOWN_FETCH;
+        return verdict.kind === 'bot' && verdict.name !== null
+          ? { class: 'ai', agent: verdict.name, operator: null, category: 'ai-other' }
+          : UNNAMED_MARKDOWN_FETCH;
       }
       return verdict.kind === 'bot' ? verdict.classification : HUMAN;
     },

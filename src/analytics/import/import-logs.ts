@@ -10,6 +10,7 @@ import { MAX_LINE_BYTES } from './line-length-limiter.js';
 import { createLineParser, detectLogFormat, LOG_FORMATS } from './log-format.js';
 import { openLogLines, OVERLONG_LINE_MARKER, type LogLines } from './log-line-reader.js';
 import type { LineParser, LogRecord } from './log-record.js';
+import { utmSourceOf } from '../classification/ai-referral.js';
 import { normalizePath } from './normalize-path.js';
 import { NOT_PAGE_REASONS, pageRequestVerdict, type NotPageReason } from './page-rule.js';
 
@@ -228,7 +229,14 @@ class LogImport {
 }
 
 function toHit(id: string, path: string, record: LogRecord): ImportHit {
-  const hit: ImportHit = { id, timestamp: new Date(record.timestamp).toISOString(), path };
+  // The query string is dropped, except the utm_source an AI product adds to the links it cites (AI referrals).
+  const utmSource = record.target.includes('utm_source=') ? utmSourceOf(record.target) : null;
+  const hit: ImportHit = {
+    id,
+    timestamp: new Date(record.timestamp).toISOString(),
+    path: utmSource === null ? path : `${path}?utm_source=${encodeURIComponent(utmSource)}`,
+  };
+  if (record.status !== undefined && record.statusAssumed !== true) hit.status = record.status;
   if (record.userAgent !== undefined) hit.userAgent = record.userAgent;
   if (record.ip !== undefined) hit.ip = record.ip;
   if (record.visitorId !== undefined) hit.visitorId = record.visitorId;

@@ -15,6 +15,8 @@ export interface ImportHit {
   visitorId?: string;
   accept?: string;
   referrer?: string;
+  /** The logged HTTP status. */
+  status?: number;
 }
 
 export interface SendResult {

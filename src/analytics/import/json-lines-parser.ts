@@ -56,6 +56,7 @@ function parseJsonLine(line: string, fields: ResolvedFieldMap): LineParseResult 
       method: method ?? 'GET',
       target,
       status: status ?? 200,
+      ...(status === undefined ? { statusAssumed: true } : {}),
       ip: firstString(object, fields.ip),
       userAgent: firstString(object, fields.userAgent),
       referrer: firstString(object, fields.referrer),

@@ -11,6 +11,8 @@ export interface LogRecord {
   /** The raw request target: path with query, or an absolute URL; empty when the request line was unusable. */
   target: string;
   status: number | undefined;
+  /** True when the log had no status and `status` is the parser's assumption (200), which is not stored. */
+  statusAssumed?: boolean;
   ip: string | undefined;
   userAgent: string | undefined;
   referrer: string | undefined;

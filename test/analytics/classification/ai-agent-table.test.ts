@@ -65,7 +65,7 @@ describe('the shipped AI agent table', () => {
     const userAgent = `Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ${token}/1.0; +https://example.com/bot)`;
     const result = classifyHit({ userAgent, path: '/docs' });
     // An earlier entry may share the user agent only if it is the same token; each token stands alone here.
-    expect(result).toEqual({ class: entry.class, agent: entry.name, operator: entry.operator });
+    expect(result).toEqual({ class: entry.class, agent: entry.name, operator: entry.operator, category: entry.category });
   });
 });
 
@@ -101,7 +101,9 @@ describe('agreement with crawler-user-agents', () => {
 describe('parseAiAgentTable', () => {
   const valid = {
     version: '2026-01-01',
-    entries: [{ token: 'ExampleBot', name: 'ExampleBot', operator: 'Example', class: 'ai-training', source: 'https://example.com/bot' }],
+    entries: [
+      { token: 'ExampleBot', name: 'ExampleBot', operator: 'Example', class: 'ai-training', category: 'ai-training', source: 'https://example.com/bot' },
+    ],
   };
 
   const rejects = (raw: unknown): DocwrightError => {
@@ -122,6 +124,11 @@ describe('parseAiAgentTable', () => {
   test('rejects a duplicate token, whatever its case', () => {
     const error = rejects({ ...valid, entries: [...valid.entries, { ...valid.entries[0], token: 'examplebot' }] });
     expect(error.message).toContain('examplebot');
+  });
+
+  test('rejects a category that disagrees with the class', () => {
+    const error = rejects({ ...valid, entries: [{ ...valid.entries[0], category: 'ai-assistant' }] });
+    expect(error.message).toContain('ai-assistant');
   });
 
   test('rejects an http source', () => {

@@ -23,6 +23,7 @@ describe('order of checks', () => {
       class: 'ai',
       agent: 'ChatGPT',
       operator: 'OpenAI',
+      category: 'ai-assistant',
     });
   });
 
@@ -36,31 +37,33 @@ describe('order of checks', () => {
       class: 'ai',
       agent: 'curl',
       operator: null,
+      category: 'ai-other',
     });
     expect(classifyHit({ userAgent: 'axios/1.8.4', path: '/docs', accept: CLAUDE_CODE_ACCEPT })).toEqual({
       class: 'ai',
       agent: 'axios',
       operator: null,
+      category: 'ai-other',
     });
-    expect(classifyHit({ userAgent: CHROME, path: '/docs/intro.mdx' })).toEqual({ class: 'ai', agent: null, operator: null });
+    expect(classifyHit({ userAgent: CHROME, path: '/docs/intro.mdx' })).toEqual({ class: 'ai', agent: null, operator: null, category: 'ai-other' });
   });
 
   test('without Markdown, a generic client is a bot and a browser is human', () => {
-    expect(classifyHit({ userAgent: 'curl/8.4.0', path: '/docs/intro' })).toEqual({ class: 'bot', agent: 'curl', operator: null });
-    expect(classifyHit({ userAgent: CHROME, path: '/docs/intro' })).toEqual({ class: 'human', agent: null, operator: null });
+    expect(classifyHit({ userAgent: 'curl/8.4.0', path: '/docs/intro' })).toEqual({ class: 'bot', agent: 'curl', operator: null, category: 'bot' });
+    expect(classifyHit({ userAgent: CHROME, path: '/docs/intro' })).toEqual({ class: 'human', agent: null, operator: null, category: 'human' });
     expect(classifyHit({ userAgent: CHROME, path: '/docs/intro', accept: 'text/html,*/*;q=0.8' }).class).toBe('human');
   });
 
   test('several tokens in one user agent resolve to the entry listed first in the table', () => {
     // Claude Code's WebFetch sends the hosted product's token and its own.
     const result = classifyHit({ userAgent: 'Claude-User (claude-code/2.1.86; +https://support.anthropic.com/)', path: '/docs' });
-    expect(result).toEqual({ class: 'ai', agent: 'Claude Code', operator: 'Anthropic' });
+    expect(result).toEqual({ class: 'ai', agent: 'Claude Code', operator: 'Anthropic', category: 'ai-coding-agent' });
   });
 });
 
 describe('empty and unusual user agents', () => {
   test.each([[undefined], [null], [''], ['   '], ['\t']])('%j is an unnamed bot', (userAgent) => {
-    expect(classifyHit({ userAgent, path: '/docs' })).toEqual({ class: 'bot', agent: null, operator: null });
+    expect(classifyHit({ userAgent, path: '/docs' })).toEqual({ class: 'bot', agent: null, operator: null, category: 'bot' });
   });
 
   test('an empty user agent fetching Markdown is ai', () => {
@@ -102,7 +105,9 @@ describe('results', () => {
   test('a classifier built from another table labels with that table', () => {
     const table = parseAiAgentTable({
       version: '2030-01-01',
-      entries: [{ token: 'ExampleAgent', name: 'Example', operator: 'Example Inc.', class: 'ai-search', source: 'https://example.com/bot' }],
+      entries: [
+        { token: 'ExampleAgent', name: 'Example', operator: 'Example Inc.', class: 'ai-search', category: 'ai-search', source: 'https://example.com/bot' },
+      ],
     });
     const classifier = createHitClassifier({ table });
     expect(classifier.tableVersion).toBe('2030-01-01');
@@ -110,6 +115,7 @@ describe('results', () => {
       class: 'ai-search',
       agent: 'Example',
       operator: 'Example Inc.',
+      category: 'ai-search',
     });
     // GPTBot is not in this table, so only the generic bot list sees it.
     expect(classifier.classify({ userAgent: GPTBOT, path: '/' }).class).toBe('bot');

@@ -221,7 +221,21 @@ describe('importLogs', () => {
         ip: '192.0.2.1',
         userAgent: 'UA',
         accept: 'text/markdown',
+        status: 200,
       });
+    });
+
+    test('the logged status goes with each hit, and of the query string only an utm_source (AI referrals)', async () => {
+      const json = [
+        JSON.stringify({ time: '2025-02-02T10:00:00Z', request_uri: '/docs/a?utm_source=chatgpt.com&utm_medium=x', status: 304, remote_addr: '192.0.2.1' }),
+        JSON.stringify({ time: '2025-02-02T10:00:01Z', request_uri: '/docs/b?q=1', remote_addr: '192.0.2.1' }),
+      ].join('\n');
+      const { hits } = await run({ files: [writeLog('j.log', json)] });
+      expect(hits.map((hit) => [hit.path, hit.status])).toEqual([
+        ['/docs/a?utm_source=chatgpt.com', 304],
+        // No status in the log: none is sent (the 200 the page rule assumes is not a fact to store).
+        ['/docs/b', undefined],
+      ]);
     });
 
     test('JSON field names can be configured', async () => {
