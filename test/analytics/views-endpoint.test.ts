@@ -106,10 +106,10 @@ describe.each(ANALYTICS_BACKENDS)('GET /views [%s]', (dialect) => {
     } else {
       const migration = loadMigrations(raw.dialect).find((candidate) => candidate.name === 'page-views')!;
       if (raw.dialect === 'postgres') {
-        await raw.pool.query('drop table analytics_page_view_counts');
+        await raw.pool.query('drop table analytics_page_view_counts; drop index analytics_hits_agents_at, analytics_hits_referrals_at');
         await raw.pool.query(migration.sql);
       } else {
-        raw.connection.exec('drop table analytics_page_view_counts');
+        raw.connection.exec('drop table analytics_page_view_counts; drop index analytics_hits_agents_at; drop index analytics_hits_referrals_at');
         raw.connection.exec(migration.sql);
       }
     }

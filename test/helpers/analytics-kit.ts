@@ -28,7 +28,11 @@ export interface AnalyticsKit {
   /** POST /events with the ingest key. */
   send(events: unknown[], key?: string): Promise<LightMyRequestResponse>;
   /** GET an analytics report with the admin key; `query` becomes the query string. */
-  get(report: 'visitors' | 'views' | 'visitors/daily' | 'traffic', query?: Record<string, string | number>, key?: string): Promise<LightMyRequestResponse>;
+  get(
+    report: 'visitors' | 'views' | 'visitors/daily' | 'traffic' | 'agents' | 'pages' | 'agent-errors' | 'summary',
+    query?: Record<string, string | number>,
+    key?: string,
+  ): Promise<LightMyRequestResponse>;
   /** Folds pending hits: all of them, or at most `steps` transactions of `chunkSize` hits. Returns how many. */
   fold(chunkSize?: number, steps?: number): Promise<number>;
   close(): Promise<void>;

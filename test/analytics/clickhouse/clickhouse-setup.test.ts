@@ -86,7 +86,11 @@ describe('ClickHouse migrations', () => {
   test('on a cluster every statement runs ON CLUSTER, on replicated tables, with Distributed tables to read', () => {
     const statements = loadClickHouseMigrations().flatMap((migration) => migration.statements({ database: 'dw', cluster: 'main' }));
     expect(statements.length).toBeGreaterThan(0);
-    for (const statement of statements) expect(statement).toContain('ON CLUSTER `main`');
+    // Schema statements run on every node; the page-view backfill is data, inserted once through the Distributed tables.
+    const [backfill, ...otherData] = statements.filter((statement) => statement.startsWith('INSERT'));
+    expect(otherData).toEqual([]);
+    expect(backfill).toMatch(/^INSERT INTO `dw`\.`analytics_page_view_days`\s+SELECT [^]*FROM `dw`\.`analytics_hits` WHERE/);
+    for (const statement of statements.filter((statement) => statement !== backfill)) expect(statement).toContain('ON CLUSTER `main`');
     const creates = statements.filter((statement) => statement.startsWith('CREATE TABLE') && !statement.includes('Distributed('));
     for (const statement of creates)
       expect(statement).toMatch(/ENGINE = Replicated\w*MergeTree\('\/clickhouse\/tables\/\{shard\}\/dw\/\w+_local', '\{replica\}'\)/);
@@ -126,6 +130,8 @@ describe('ClickHouse migrations', () => {
         'analytics_hit_days',
         'analytics_hit_days_mv',
         'analytics_hits',
+        'analytics_page_view_days',
+        'analytics_page_view_days_mv',
         'analytics_visitor_days',
         'analytics_visitor_days_mv',
         'docwright_migrations',

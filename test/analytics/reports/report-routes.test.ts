@@ -17,7 +17,7 @@ describe.each(ANALYTICS_BACKENDS)('AI reader report routes [%s]', (dialect) => {
     await service.close();
     await kit.close();
   });
-  const get = (report: string, query: Record<string, string | number> = {}) => kit.get(report as 'visitors', query);
+  const get = (report: (typeof REPORTS)[number], query: Record<string, string | number> = {}) => kit.get(report, query);
   const at = (days: number) => Date.parse(dayTime(kit.t, days, 3_600_000));
 
   test('agents, pages, agent-errors and the weekly summary over stored taxonomy columns', async () => {
@@ -69,7 +69,7 @@ describe.each(ANALYTICS_BACKENDS)('AI reader report routes [%s]', (dialect) => {
   });
 
   test('bad input is a 400 problem naming the field; a summary before the raw-hit retention keeps its rollup parts', async () => {
-    const cases: Array<[string, Record<string, string | number>, string[]]> = [
+    const cases: Array<[(typeof REPORTS)[number], Record<string, string | number>, string[]]> = [
       ['agents', { limit: 0 }, ['limit']],
       ['agent-errors', { offset: -1 }, ['offset']],
       ['pages', { sort: 'views', order: 'up' }, ['order', 'sort']],
@@ -102,7 +102,7 @@ describe.each(ANALYTICS_BACKENDS)('AI reader report routes [%s]', (dialect) => {
       expect(operation.responses['400'], report).toBeDefined();
       const names = operation.parameters.map((parameter: { name: string }) => parameter.name);
       expect(names).toEqual(expect.arrayContaining(['projectId', 'dateFrom', 'dateTo', ...(report === 'summary' ? [] : ['limit', 'offset'])]));
-      expect((await kit.get(report as 'visitors', {}, kit.ingestKey)).statusCode, report).toBe(403);
+      expect((await kit.get(report, {}, kit.ingestKey)).statusCode, report).toBe(403);
     }
   });
 });
