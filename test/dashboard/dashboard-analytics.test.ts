@@ -130,6 +130,13 @@ describe('analytics page in Chromium', () => {
       expect.arrayContaining([expect.arrayContaining(['GPTBot', 'ai-training', '1', '1']), expect.arrayContaining(['Googlebot', 'bot', '1', '1'])]),
     );
 
+    // AI agents from /agents: the two assistants, GPTBot and Googlebot, with their categories.
+    await page.getByTestId('ai-readers').waitFor();
+    const aiAgents = Object.fromEntries((await rows(page, 'ai-agents-table')).map((row) => [row[0]!, row.slice(1, 3)]));
+    expect(aiAgents).toMatchObject({ ChatGPT: ['ai-assistant', '1'], Claude: ['ai-assistant', '1'], GPTBot: ['ai-training', '1'] });
+    // /api was read by one assistant and no person: the one page agents favour.
+    expect(await rows(page, 'ai-favoured-table')).toEqual([['/api', '1', '0']]);
+
     await page.locator('.chart-table summary').click();
     await expectAccessible(page, 'analytics');
     expectNoProblems(problems);

@@ -195,3 +195,51 @@ export interface Problem {
   files?: string[];
   requestId?: string;
 }
+
+/** An entry of GET /v1/analytics/{projectId}/agents. */
+export interface AgentReportEntry {
+  agent: string;
+  class: HitClass;
+  category: string;
+  visitors: number;
+  hits: number;
+  verifiedHits: number;
+  verifiedShare: number;
+  spoofedHits: number;
+  pages: number;
+  markdownReads: number;
+  llmsTxtReads: number;
+  llmsFullTxtReads: number;
+}
+
+export interface AgentsReport {
+  dateFrom: string;
+  dateTo: string;
+  agents: AgentReportEntry[];
+  hasMore: boolean;
+}
+
+/** An entry of GET /v1/analytics/{projectId}/pages. */
+export interface PageReportEntry {
+  path: string;
+  humanReaders: number;
+  aiReaders: number;
+  aiReadersByCategory: Record<string, number>;
+  aiReferrals: number;
+  agentSkew: number;
+}
+
+export interface PagesReport {
+  dateFrom: string;
+  dateTo: string;
+  pages: PageReportEntry[];
+  hasMore: boolean;
+  referralSources: Array<{ source: string; referrals: number; visitors: number }>;
+}
+
+export interface AgentErrorsReport {
+  dateFrom: string;
+  dateTo: string;
+  errors: Array<{ path: string; status: number; hits: number; visitors: number; agents: string[] }>;
+  hasMore: boolean;
+}

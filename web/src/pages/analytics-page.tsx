@@ -1,6 +1,7 @@
 import { useLocation, useRoute } from 'preact-iso';
 import { analyticsApi, type SortOrder, type VisitorsSort } from '../api/analytics-api';
 import type { Project } from '../api/types';
+import { AiReaders } from '../components/analytics/ai-readers';
 import { AnalyticsEmptyState } from '../components/analytics/analytics-empty-state';
 import { DailyChart } from '../components/analytics/daily-chart';
 import { RangePicker } from '../components/analytics/range-picker';
@@ -77,6 +78,15 @@ function AnalyticsContent({ project }: { project: Project }) {
     ]);
     return { daily, traffic, previousTotals: before.totals };
   }, rangeKey);
+  // Reads raw hits: a range beyond their retention is a 400, shown as a note, not an error.
+  const aiReaders = useResource(async (signal) => {
+    const [agents, skewed, errors] = await Promise.all([
+      analyticsApi.agents(project.id, { ...bounds, limit: 10 }, signal),
+      analyticsApi.pages(project.id, { ...bounds, limit: 10, sort: 'agentSkew' }, signal),
+      analyticsApi.agentErrors(project.id, { ...bounds, limit: 10 }, signal),
+    ]);
+    return { agents, skewed, errors };
+  }, rangeKey);
   const table = useResource(
     (signal) =>
       analyticsApi.visitors(project.id, { ...bounds, limit: PAGE_SIZE, offset: (state.page - 1) * PAGE_SIZE, sort: state.sort, order: state.order }, signal),
@@ -131,6 +141,11 @@ function AnalyticsContent({ project }: { project: Project }) {
         />
       )}
       {summary.data && !empty && <TrafficBreakdown traffic={summary.data.traffic} />}
+      {aiReaders.data && !empty && <AiReaders data={aiReaders.data} />}
+      {aiReaders.error?.status === 400 && !empty && <p class="muted">AI agent details need raw hits, which are not kept for this whole range.</p>}
+      {aiReaders.error && aiReaders.error.status !== 400 && (
+        <ErrorMessage error={aiReaders.error} title="Could not load the AI agent details" onRetry={aiReaders.reload} />
+      )}
       {summary.loading && !summary.data && !summary.error && totals && <Loading label="Loading the daily numbers…" />}
     </div>
   );
