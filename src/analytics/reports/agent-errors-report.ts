@@ -5,7 +5,7 @@ import { hitRows } from '../range-counts.js';
 import { compareText, NOT_HUMAN } from './agents-report.js';
 import { inRange } from './hit-sql.js';
 import type { AgentErrorEntry, AgentErrorsResult } from './report-types.js';
-import type { ReportWindow } from './report-window.js';
+import { answeredRange, isEmptyWindow, type ReportWindow } from './report-window.js';
 
 /** Agent names listed per page and status at most. */
 export const MAX_ERROR_AGENTS = 10;
@@ -25,8 +25,8 @@ export async function agentErrorsReport(
   window: ReportWindow,
   page: { limit: number; offset: number },
 ): Promise<AgentErrorsResult> {
-  const answered = { dateFrom: new Date(window.from).toISOString(), dateTo: new Date(window.to).toISOString() };
-  if (site === null || window.from >= window.to) return { ...answered, errors: [], hasMore: false };
+  const answered = answeredRange(window);
+  if (site === null || isEmptyWindow(window)) return { ...answered, errors: [], hasMore: false };
   const where = `${inRange(site, window.from, window.to)} and ${AGENT_4XX}`;
   const totals = await hitRows<{ page: number; status: number; hits: number; visitors: number }>(
     reader,

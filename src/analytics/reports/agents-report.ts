@@ -4,7 +4,7 @@ import type { DimensionNames } from '../dimension-names.js';
 import { hitRows } from '../range-counts.js';
 import { inRange, int } from './hit-sql.js';
 import type { AgentReportEntry, AgentsResult, ReportCategory } from './report-types.js';
-import type { ReportWindow } from './report-window.js';
+import { answeredRange, isEmptyWindow, type ReportWindow } from './report-window.js';
 
 interface AgentRow {
   agent: number;
@@ -43,8 +43,8 @@ export async function agentsReport(
   window: ReportWindow,
   page: { limit: number; offset: number },
 ): Promise<AgentsResult> {
-  const answered = { dateFrom: new Date(window.from).toISOString(), dateTo: new Date(window.to).toISOString() };
-  if (site === null || window.from >= window.to) return { ...answered, agents: [], hasMore: false };
+  const answered = answeredRange(window);
+  if (site === null || isEmptyWindow(window)) return { ...answered, agents: [], hasMore: false };
   const rows = await hitRows<AgentRow>(
     reader,
     (sql) => `select agent, category, ${sql.distinct('visitor')} as visitors, ${sql.count()} as hits,

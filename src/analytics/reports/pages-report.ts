@@ -7,7 +7,7 @@ import { hitRows, visitorCounts } from '../range-counts.js';
 import { compareText, NOT_HUMAN } from './agents-report.js';
 import { inRange, int } from './hit-sql.js';
 import { AI_CATEGORIES, type AiCategory, type PageReportEntry, type PagesResult, type PagesSort, type ReferralSource } from './report-types.js';
-import type { ReportWindow } from './report-window.js';
+import { answeredRange, isEmptyWindow, type ReportWindow } from './report-window.js';
 
 /** Referral sources listed at most. */
 export const MAX_REFERRAL_SOURCES = 50;
@@ -53,8 +53,8 @@ export async function pagesReport(
   window: ReportWindow,
   page: { limit: number; offset: number; sort: PagesSort; order: SortOrder | undefined },
 ): Promise<PagesResult> {
-  const answered = { dateFrom: new Date(window.from).toISOString(), dateTo: new Date(window.to).toISOString() };
-  if (site === null || window.from >= window.to) return { ...answered, pages: [], hasMore: false, referralSources: [] };
+  const answered = answeredRange(window);
+  if (site === null || isEmptyWindow(window)) return { ...answered, pages: [], hasMore: false, referralSources: [] };
   const range = inRange(site, window.from, window.to);
   // Human readers come from the visitor rollups (the /visitors human count of each page);
   // only the AI hits and the referred ones are read raw, each through a partial index.

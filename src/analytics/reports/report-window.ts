@@ -26,3 +26,11 @@ export function reportWindow(range: { from?: number | null; to?: number | null }
   const to = checked.to ?? latest;
   return { from: Math.min(checked.from ?? horizon, to), to };
 }
+
+/** The window as the answers name it (ISO 8601, `dateTo` exclusive). */
+export function answeredRange(window: ReportWindow): { dateFrom: string; dateTo: string } {
+  return { dateFrom: new Date(window.from).toISOString(), dateTo: new Date(window.to).toISOString() };
+}
+
+/** A window with no instant in it (dateFrom equal to dateTo, or an open start after the end). */
+export const isEmptyWindow = (window: ReportWindow): boolean => window.from >= window.to;
