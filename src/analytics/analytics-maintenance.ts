@@ -10,17 +10,45 @@ export function pruneAnalytics(service: AnalyticsService, now?: number): Promise
   return service.prune(now);
 }
 
-/** Prunes a minute after start and hourly after that; timers never keep the process alive. */
+/**
+ * Brings stored hits to the current agent table once, logging its progress per site
+ * (docs/classification.md, "Reclassification"). A no-op when nothing is left.
+ */
+export async function reclassifyAnalytics(service: AnalyticsService, logger: Pick<FastifyBaseLogger, 'error' | 'info'>): Promise<void> {
+  const result = await service.reclassify((progress) => {
+    if (progress.state === 'running' && progress.sites > 0) {
+      logger.info(
+        { reclassification: progress },
+        `analytics reclassification: ${progress.sitesDone} of ${progress.sites} sites, ${progress.hitsRewritten} hits rewritten`,
+      );
+    }
+  });
+  if (result === null) logger.info('analytics reclassification is not available on ClickHouse; hits keep the agent table they were stored with');
+}
+
+/**
+ * Prunes a minute after start and hourly after that, and reclassifies stored hits after
+ * the first prune; timers never keep the process alive.
+ */
 export function startAnalyticsMaintenance(
   service: AnalyticsService,
-  logger: Pick<FastifyBaseLogger, 'error'>,
+  logger: Pick<FastifyBaseLogger, 'error' | 'info'>,
   intervalMs = PRUNE_INTERVAL_MS,
 ): { stop(): void } {
   let running = false;
+  let reclassified = false;
   const run = () => {
     if (running) return;
     running = true;
     pruneAnalytics(service)
+      .then(async () => {
+        if (reclassified) return;
+        // Retried at the next maintenance run when it fails.
+        await reclassifyAnalytics(service, logger).then(
+          () => (reclassified = true),
+          (error: unknown) => logger.error({ err: error }, 'analytics reclassification failed'),
+        );
+      })
       .catch((error: unknown) => logger.error({ err: error }, 'analytics pruning failed'))
       .finally(() => {
         running = false;

@@ -22,6 +22,7 @@ import { DimensionNames } from './dimension-names.js';
 import { FoldScheduler, type FoldSchedulerOptions } from './fold-scheduler.js';
 import { HitEncoder } from './hit-encoder.js';
 import { IngestPool, type IngestVerifier } from './ingest-pool.js';
+import { ReclassificationJob, type ReclassificationProgress } from './reclassification/reclassification-job.js';
 import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
 import { MAX_BATCH_EVENTS, prepareBatch, type BatchContext, type PreparedBatch } from './prepare-batch.js';
 import { PostgresAnalyticsStore } from './postgres-analytics-store.js';
@@ -85,6 +86,8 @@ export class AnalyticsService {
   private readonly sites = new Map<string, number>();
   private prunedBeforeCache: { value: number; readAt: number } | undefined;
   private pruning: Promise<unknown> = Promise.resolve();
+  private reclassifying: Promise<unknown> = Promise.resolve();
+  private readonly closing = new AbortController();
 
   constructor(options: AnalyticsServiceOptions) {
     const sqlStore = options.database.dialect === 'postgres' ? new PostgresAnalyticsStore(options.database) : new SqliteAnalyticsStore(options.database);
@@ -248,7 +251,22 @@ export class AnalyticsService {
     return this.store.deleteProjectData(projectId);
   }
 
+  /**
+   * Brings stored hits to the current agent table (ReclassificationJob): false when the
+   * store cannot (ClickHouse). Stops between sites when the service closes; the next
+   * start resumes.
+   */
+  async reclassify(onProgress?: (progress: ReclassificationProgress) => void): Promise<ReclassificationProgress | null> {
+    if (this.store.rebuildTransaction === undefined) return null;
+    const job = new ReclassificationJob(this.store, { signal: this.closing.signal, ...(onProgress ? { onProgress } : {}) });
+    const run = job.run();
+    this.reclassifying = run.catch(() => {});
+    return run;
+  }
+
   async close(): Promise<void> {
+    this.closing.abort();
+    await this.reclassifying;
     await this.pruning;
     await this.pool.close();
     await this.scheduler.close();

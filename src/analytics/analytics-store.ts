@@ -66,6 +66,14 @@ export interface AnalyticsReader {
   readonly unfolded?: UnfoldedHits | null;
 }
 
+/** SQL inside one transaction, with `?` placeholders on both dialects. */
+export interface SqlRunner {
+  readonly dialect: Dialect;
+  all<Row>(sql: string, parameters?: readonly unknown[]): Promise<Row[]>;
+  /** Returns the number of rows changed. */
+  run(sql: string, parameters?: readonly unknown[]): Promise<number>;
+}
+
 /**
  * The dialect-specific half of analytics storage: bulk writes, the fold of raw hits into
  * the rollups, and read queries. Read SQL is shared and written with `?` placeholders.
@@ -105,4 +113,10 @@ export interface AnalyticsStore {
    * the foreign key drops with the project, so call it before deleting the project.
    */
   deleteProjectData(projectId: string, batchRows?: number): Promise<DeletedProjectData>;
+  /**
+   * Runs `work` in one write transaction that no fold or prune interleaves with (SQLite:
+   * the write lock; PostgreSQL: the fold lock), for reclassification. Absent where raw
+   * hits cannot be rewritten that way (ClickHouse).
+   */
+  rebuildTransaction?<T>(work: (runner: SqlRunner) => Promise<T>): Promise<T>;
 }

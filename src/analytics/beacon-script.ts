@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
  * endpoint of the server it was loaded from. A string body makes sendBeacon send
  * text/plain, a CORS-safelisted type, so there is no preflight request. No cookie, no
  * storage, no identifier: the server derives the visitor from address and user agent.
+ * Of the query string only an utm_source goes along, with the page the visit arrived on:
+ * AI products tag the links they cite with it (AI referrals, docs/classification.md).
  */
 export const BEACON_SCRIPT = `(function () {
   var script = document.currentScript;
@@ -16,13 +18,15 @@ export const BEACON_SCRIPT = `(function () {
   if (!project) return;
   var endpoint = new URL('/v1/analytics/' + encodeURIComponent(project) + '/collect', script.src).href;
   var referrer = document.referrer || undefined;
+  var source = /[?&](utm_source=[^&#]*)/.exec(location.search || '');
   var last = null;
   function send() {
     var path = location.pathname;
     if (path === last) return;
     last = path;
-    var body = JSON.stringify({ path: path, referrer: referrer });
+    var body = JSON.stringify({ path: source ? path + '?' + source[1] : path, referrer: referrer });
     referrer = undefined;
+    source = null;
     if (navigator.sendBeacon && navigator.sendBeacon(endpoint, body)) return;
     if (typeof fetch === 'function') fetch(endpoint, { method: 'POST', body: body, keepalive: true, mode: 'no-cors', credentials: 'omit' });
   }

@@ -17,10 +17,14 @@ export class HitEncoder {
   private readonly userAgents = new DictionaryCache<string>(USER_AGENT_CACHE_SIZE);
   private classifierVersion: number | undefined;
 
-  constructor(private readonly store: AnalyticsStore) {}
+  /** `tableVersion`: the agent table the hits were classified with (tests of reclassification use an older one). */
+  constructor(
+    private readonly store: AnalyticsStore,
+    private readonly tableVersion: string = AI_AGENT_TABLE_VERSION,
+  ) {}
 
   async encode(site: number, columns: PreparedColumns): Promise<HitBatch> {
-    this.classifierVersion ??= await this.store.ensureClassifierVersion(AI_AGENT_TABLE_VERSION);
+    this.classifierVersion ??= await this.store.ensureClassifierVersion(this.tableVersion);
     const count = columns.count;
     // Each distinct string once: its id, by the index the rows carry.
     const pageIdOf = await this.idsOf(columns.paths, this.dictionary(site, PAGE_KIND), (missing) => this.store.ensureDimensions(site, PAGE_KIND, missing));

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Database } from '../db/database.js';
-import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './analytics-store.js';
+import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts, SqlRunner } from './analytics-store.js';
 import { readSnapshot } from './postgres-report-snapshot.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
@@ -258,6 +258,37 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     const { countLoneVisitors, countVisitors, storeVisitDays, countHits, countPageViews, raiseMaxDays } = statements;
     for (const sql of [countLoneVisitors, countVisitors, storeVisitDays, countHits, countPageViews, raiseMaxDays]) await client.query(sql);
     return rows.reduce((sum, row) => sum + row.hits, 0);
+  }
+
+  /**
+   * Repeatable read, so every statement of the rebuild sees the same hits; the fold lock is
+   * taken for the session before the transaction starts, or the snapshot would predate a
+   * fold that committed while it waited.
+   */
+  async rebuildTransaction<T>(work: (runner: SqlRunner) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('select pg_advisory_lock(hashtextextended($1, 0))', [FOLD_LOCK]);
+      try {
+        await client.query('begin isolation level repeatable read');
+        try {
+          const result = await work({
+            dialect: 'postgres',
+            all: async <Row>(sql: string, parameters: readonly unknown[] = []) => (await client.query(this.sql(sql), [...parameters])).rows as Row[],
+            run: async (sql: string, parameters: readonly unknown[] = []) => (await client.query(this.sql(sql), [...parameters])).rowCount ?? 0,
+          });
+          await client.query('commit');
+          return result;
+        } catch (error) {
+          await client.query('rollback');
+          throw error;
+        }
+      } finally {
+        await client.query('select pg_advisory_unlock(hashtextextended($1, 0))', [FOLD_LOCK]);
+      }
+    } finally {
+      client.release();
+    }
   }
 
   async pendingHits(): Promise<number> {

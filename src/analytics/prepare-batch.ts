@@ -1,7 +1,7 @@
 import type { FieldError } from '../core/errors.js';
 import { CATEGORY_CODES, CLASS_CODES, READ_KIND_CODES, VERIFICATION_CODES, dayOf } from './analytics-codes.js';
 import { aiReferralOf } from './classification/ai-referral.js';
-import { classifyHit, type Classification } from './classification/classify-hit.js';
+import { classifyHit, type Classification, type HitInput } from './classification/classify-hit.js';
 import { isMarkdownRequest, prefersMarkdown } from './classification/markdown-request.js';
 import { readKindOf } from './classification/read-kind.js';
 import { applyVerification } from './verification/apply-verification.js';
@@ -105,6 +105,8 @@ export function prepareBatch(
   context: BatchContext,
   identity: VisitorIdentity,
   verifier: HitVerifier = claimOnlyVerifier,
+  /** The shipped table's classifier; tests of reclassification ingest with an older one. */
+  classify: (input: HitInput) => Classification = classifyHit,
 ): PreparedBatch {
   if (events.length > MAX_BATCH_EVENTS) {
     return failure('validation_failed', `A batch holds at most ${MAX_BATCH_EVENTS} events.`, [
@@ -160,7 +162,7 @@ export function prepareBatch(
     const memoKey = isMarkdownRequest(event) ? `\u0001${event.userAgent}` : event.userAgent;
     let known = memo.get(memoKey);
     if (known === undefined) {
-      const classification = classifyHit({ userAgent: event.userAgent, path: event.path, accept: event.accept });
+      const classification = classify({ userAgent: event.userAgent, path: event.path, accept: event.accept });
       const classCode = CLASS_CODES[classification.class];
       const agent = classification.agent;
       known = {

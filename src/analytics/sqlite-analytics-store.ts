@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../db/database.js';
-import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from './analytics-store.js';
+import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts, SqlRunner } from './analytics-store.js';
 import { SqliteReportConnection } from './sqlite-report-connection.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
@@ -64,6 +64,28 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
         throw error;
       }
     });
+  }
+
+  rebuildTransaction<T>(work: (runner: SqlRunner) => Promise<T>): Promise<T> {
+    const runner: SqlRunner = {
+      dialect: 'sqlite',
+      all: <Row>(sql: string, parameters: readonly unknown[] = []) => Promise.resolve(this.prepared(sql).all(...parameters) as Row[]),
+      run: (sql: string, parameters: readonly unknown[] = []) => Promise.resolve(this.prepared(sql).run(...parameters).changes),
+    };
+    // Kysely's connection lock stays held across the awaits: nothing else runs on the connection meanwhile.
+    return this.reports.besideReports(() =>
+      this.database.db.connection().execute(async () => {
+        this.connection.exec('begin immediate');
+        try {
+          const result = await work(runner);
+          this.connection.exec('commit');
+          return result;
+        } catch (error) {
+          if (this.connection.inTransaction) this.connection.exec('rollback');
+          throw error;
+        }
+      }),
+    );
   }
 
   async siteOf(projectId: string): Promise<number | null> {

@@ -9,6 +9,7 @@ import { keysCommand } from './commands/keys-command.js';
 import { projectsCommand } from './commands/projects-command.js';
 import { usersCommand } from './commands/users-command.js';
 import { migrateCommand, serveCommand, workerCommand } from './commands/server-commands.js';
+import { reclassifyCommand } from './commands/reclassify-command.js';
 
 const program = new Command('docwright')
   .description('Docwright: AI agent jobs for documentation, and visitor analytics that tell humans from AI.')
@@ -19,6 +20,7 @@ const program = new Command('docwright')
 program.addCommand(serveCommand());
 program.addCommand(workerCommand());
 program.addCommand(migrateCommand());
+program.addCommand(reclassifyCommand());
 program.addCommand(backupCommand());
 program.addCommand(projectsCommand());
 program.addCommand(keysCommand());

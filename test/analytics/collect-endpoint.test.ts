@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 import { createAnalyticsKit, USER_AGENTS, type AnalyticsKit } from '../helpers/analytics-kit.js';
 import { openSecondInstance } from '../helpers/second-instance.js';
+import { clickhouseRows } from '../helpers/clickhouse-rows.js';
 
 const SITE = 'https://docs.example.com';
 
@@ -37,6 +38,32 @@ describe.each(ANALYTICS_BACKENDS)('page beacon and collect endpoint [%s]', (dial
   };
   const totals = async () => (await kit.get('visitors')).json().totals;
 
+  /** Runs /script.js as a page would, on `location` with `referrer`; returns what it sent and the page's history. */
+  async function runBeacon(location: { pathname: string; search?: string }, referrer: string) {
+    const script = (await kit.t.app.inject({ method: 'GET', url: '/script.js' })).body;
+    const beacons: Array<{ url: string; body: unknown }> = [];
+    const listeners: Record<string, () => void> = {};
+    const history = {
+      pushState(_state: unknown, _title: string, url: string) {
+        location.pathname = url;
+      },
+    };
+    runInNewContext(script, {
+      document: {
+        currentScript: { src: 'https://analytics.example.com/script.js', getAttribute: (name: string) => (name === 'data-project' ? kit.projectId : null) },
+        referrer,
+      },
+      location,
+      history,
+      navigator: { sendBeacon: (url: string, body: unknown) => beacons.push({ url, body }) > 0 },
+      addEventListener: (type: string, listener: () => void) => (listeners[type] = listener),
+      URL,
+      JSON,
+      encodeURIComponent,
+    });
+    return { beacons, history, listeners };
+  }
+
   test('script.js is small JavaScript, cacheable, and sets no cookie', async () => {
     await setUp();
     const response = await kit.t.app.inject({ method: 'GET', url: '/script.js' });
@@ -54,28 +81,7 @@ describe.each(ANALYTICS_BACKENDS)('page beacon and collect endpoint [%s]', (dial
 
   test('the script posts its page to its own server as text/plain, once per path, also after pushState', async () => {
     await setUp();
-    const script = (await kit.t.app.inject({ method: 'GET', url: '/script.js' })).body;
-    const beacons: Array<{ url: string; body: unknown }> = [];
-    const listeners: Record<string, () => void> = {};
-    const location = { pathname: '/docs/start' };
-    const history = {
-      pushState(_state: unknown, _title: string, url: string) {
-        location.pathname = url;
-      },
-    };
-    runInNewContext(script, {
-      document: {
-        currentScript: { src: 'https://analytics.example.com/script.js', getAttribute: (name: string) => (name === 'data-project' ? kit.projectId : null) },
-        referrer: 'https://www.google.com/',
-      },
-      location,
-      history,
-      navigator: { sendBeacon: (url: string, body: unknown) => beacons.push({ url, body }) > 0 },
-      addEventListener: (type: string, listener: () => void) => (listeners[type] = listener),
-      URL,
-      JSON,
-      encodeURIComponent,
-    });
+    const { beacons, history, listeners } = await runBeacon({ pathname: '/docs/start' }, 'https://www.google.com/');
     history.pushState(null, '', '/docs/next');
     history.pushState(null, '', '/docs/next');
     listeners.popstate?.();
@@ -97,6 +103,29 @@ describe.each(ANALYTICS_BACKENDS)('page beacon and collect endpoint [%s]', (dial
     expect((await kit.get('visitors')).json().visitors).toEqual([
       { path: '/docs/next', human: 1, ai: 0, total: 1 },
       { path: '/docs/start', human: 1, ai: 0, total: 1 },
+    ]);
+  });
+
+  test('the script sends the utm_source of the page a visit arrived on, and a person from an AI product is an AI referral', async () => {
+    await setUp();
+    const { beacons: sent, history } = await runBeacon({ pathname: '/docs/start', search: '?x=1&utm_source=chatgpt.com&token=secret' }, '');
+    history.pushState(null, '', '/docs/next');
+    const beacons = sent.map((beacon) => beacon.body as string);
+    // Only utm_source leaves the page, and only with the page the visit arrived on.
+    expect(beacons.map((body) => JSON.parse(body) as unknown)).toEqual([{ path: '/docs/start?utm_source=chatgpt.com' }, { path: '/docs/next' }]);
+    for (const body of beacons) expect((await collect({ origin: SITE, body })).statusCode).toBe(204);
+    const { db } = kit.t.services.database;
+    const names = new Map((await db.selectFrom('analytics_dimensions').select(['id', 'name']).execute()).map((row) => [Number(row.id), row.name]));
+    const stored =
+      dialect === 'clickhouse'
+        ? await clickhouseRows<{ page: number; referral: number | null }>(kit.t.config, 'SELECT page, referral FROM analytics_hits')
+        : await db.selectFrom('analytics_hits').select(['page', 'referral']).execute();
+    const rows = stored
+      .map((row) => ({ path: names.get(Number(row.page)), referral: row.referral === null ? null : names.get(Number(row.referral)) }))
+      .sort((a, b) => String(a.path).localeCompare(String(b.path)));
+    expect(rows).toEqual([
+      { path: '/docs/next', referral: null },
+      { path: '/docs/start', referral: 'chatgpt.com' },
     ]);
   });
 

@@ -6,6 +6,8 @@ export interface OracleHit {
   path: string;
   visitor: string;
   userAgent: string;
+  /** The request's Accept header, when the hit had one. */
+  accept?: string | null;
 }
 
 export interface OracleCounts {
@@ -24,7 +26,7 @@ export function bruteForceVisitors(hits: readonly OracleHit[], from: number | nu
   const site = { human: new Set<string>(), ai: new Set<string>() };
   for (const hit of hits) {
     if ((from !== null && hit.at < from) || (to !== null && hit.at >= to)) continue;
-    const hitClass = classifyHit({ userAgent: hit.userAgent, path: hit.path }).class;
+    const hitClass = classifyHit({ userAgent: hit.userAgent, path: hit.path, accept: hit.accept ?? null }).class;
     if (hitClass !== 'human' && hitClass !== 'ai') continue;
     const page = pages.get(hit.path) ?? { human: new Set<string>(), ai: new Set<string>() };
     pages.set(hit.path, page);
@@ -72,7 +74,7 @@ export function bruteForceClasses(hits: readonly OracleHit[], from: number | nul
   const classes = new Map<string, { hits: number; visitors: Set<string> }>();
   for (const hit of hits) {
     if ((from !== null && hit.at < from) || (to !== null && hit.at >= to)) continue;
-    const hitClass = classifyHit({ userAgent: hit.userAgent, path: hit.path }).class;
+    const hitClass = classifyHit({ userAgent: hit.userAgent, path: hit.path, accept: hit.accept ?? null }).class;
     const entry = classes.get(hitClass) ?? { hits: 0, visitors: new Set<string>() };
     classes.set(hitClass, entry);
     entry.hits++;

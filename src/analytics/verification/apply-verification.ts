@@ -10,7 +10,6 @@ export interface CategorisedClassification extends Classification {
  * What a hit counts as once its verification is known. A spoofed hit never counts as the
  * agent it claims (docs/classification.md says what it counts as instead).
  */
-export function applyVerification(classification: CategorisedClassification, verification: Verification): CategorisedClassification {
-  void verification;
+export function applyVerification(classification: CategorisedClassification, _verification: Verification): CategorisedClassification {
   return classification;
 }

@@ -1,0 +1,85 @@
+import { createHitClassifier, type HitClassifier } from '../classification/classify-hit.js';
+import type { AnalyticsStore } from '../analytics-store.js';
+import { DAY_MS } from '../analytics-codes.js';
+import { DocwrightError } from '../../core/errors.js';
+import { reclassifySite } from './reclassify-site.js';
+
+export interface ReclassificationProgress {
+  state: 'idle' | 'running' | 'done' | 'failed';
+  /** The agent table version hits are brought to. */
+  tableVersion: string;
+  sites: number;
+  sitesDone: number;
+  /** Hits rewritten so far (each is folded again afterwards by the ordinary fold). */
+  hitsRewritten: number;
+  error?: string;
+}
+
+export interface ReclassificationOptions {
+  /** Default: the shipped table's classifier. */
+  classifier?: HitClassifier;
+  onProgress?: (progress: ReclassificationProgress) => void;
+  /** Checked between sites; the job stops there (a later run resumes with the sites left). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Brings every stored hit to the current agent table (docs/classification.md,
+ * "Reclassification"). One site per transaction (reclassifySite), so a site is either
+ * wholly reclassified or not at all, and reports stay exact throughout. Resumable and
+ * idempotent without state of its own: what is left is exactly the hits whose
+ * classifier_version is not the table's (or that predate categories), so a run that
+ * stopped, crashed or ran beside another process simply finds less to do.
+ *
+ * Days the retention has cut into keep their hits as they are: their earliest hits are
+ * gone, so the day's rollups could not be counted again.
+ */
+export class ReclassificationJob {
+  private current: ReclassificationProgress;
+  private readonly classifier: HitClassifier;
+
+  constructor(
+    private readonly store: AnalyticsStore,
+    private readonly options: ReclassificationOptions = {},
+  ) {
+    this.classifier = options.classifier ?? createHitClassifier();
+    this.current = { state: 'idle', tableVersion: this.classifier.tableVersion, sites: 0, sitesDone: 0, hitsRewritten: 0 };
+  }
+
+  get progress(): ReclassificationProgress {
+    return { ...this.current };
+  }
+
+  async run(): Promise<ReclassificationProgress> {
+    const rebuild = this.store.rebuildTransaction?.bind(this.store);
+    if (rebuild === undefined) {
+      throw new DocwrightError('reclassification_unsupported', 'Reclassifying stored hits is not available on ClickHouse yet (docs/classification.md).', {
+        status: 501,
+      });
+    }
+    try {
+      const versionId = await this.store.ensureClassifierVersion(this.classifier.tableVersion);
+      const fromAt = Math.ceil((await this.store.prunedBefore()) / DAY_MS) * DAY_MS;
+      const sites = await this.store.select<{ site: number }>(
+        'select distinct site from analytics_hits where at >= ? and (classifier_version <> ? or category = 0) order by site',
+        [fromAt, versionId],
+      );
+      this.update({ state: 'running', sites: sites.length, sitesDone: 0, hitsRewritten: 0 });
+      for (const { site } of sites) {
+        if (this.options.signal?.aborted === true) break;
+        const rewritten = await rebuild((runner) => reclassifySite(runner, { site: Number(site), classifier: this.classifier, versionId, fromAt }));
+        this.update({ sitesDone: this.current.sitesDone + 1, hitsRewritten: this.current.hitsRewritten + rewritten });
+      }
+      this.update({ state: this.current.sitesDone === this.current.sites ? 'done' : 'idle' });
+    } catch (error) {
+      this.update({ state: 'failed', error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
+    return this.progress;
+  }
+
+  private update(change: Partial<ReclassificationProgress>): void {
+    this.current = { ...this.current, ...change };
+    this.options.onProgress?.(this.progress);
+  }
+}

@@ -1,0 +1,139 @@
+import type { SqlRunner } from '../analytics-store.js';
+import type { HitClassifier } from '../classification/classify-hit.js';
+import { storedHitVerdicts, storedReferrals } from './stored-hit-verdicts.js';
+
+export interface ReclassifySiteOptions {
+  site: number;
+  classifier: HitClassifier;
+  /** analytics_classifier_versions id of the classifier's table. */
+  versionId: number;
+  /** The first instant rebuilt: the first UTC midnight whose whole day still has its raw hits. */
+  fromAt: number;
+}
+
+/** Multi-row inserts into the temporary tables, this many rows a statement. */
+const ROWS_PER_INSERT = 200;
+const SPOOFED = 3;
+
+/** Does the site have hits from `fromAt` on that an older table classified (or that predate categories)? */
+export async function siteNeedsReclassification(runner: SqlRunner, site: number, fromAt: number, versionId: number): Promise<boolean> {
+  const rows = await runner.all('select 1 as found from analytics_hits where site = ? and at >= ? and (classifier_version <> ? or category = 0) limit 1', [
+    site,
+    fromAt,
+    versionId,
+  ]);
+  return rows.length > 0;
+}
+
+/**
+ * Reclassifies one site's raw hits from `fromAt` on and hands them back to the fold, in
+ * the caller's transaction (AnalyticsStore.rebuildTransaction), so reports see the site
+ * either all before or all after:
+ *
+ * 1. each hit is copied with the new class, agent, category, verification, read kind and
+ *    referral (a new row: a new seq on SQLite, a new ingest batch on PostgreSQL, so the
+ *    fold takes it as unfolded) and the original is deleted;
+ * 2. the site's rollups of the days from `fromAt` on are deleted, and `max_day` falls
+ *    back to the latest visit day left. The fold then counts those days again from the
+ *    copies; the visit days before `fromAt` it needs (the previous visit day of each
+ *    visitor, dimension and group) are untouched, and the counts of earlier days never
+ *    depend on later ones. Unique visitors stay exact because nothing is subtracted.
+ *
+ * A hit labelled `spoofed` keeps what it counted as: the evidence (its address) is gone.
+ * Verification otherwise follows the new class: none for humans, `verified` kept while the
+ * class and agent are unchanged, else `claimed`. The referral of a human is the AI product
+ * of its referrer, else the one it had (an utm_source is not stored). Returns the hits
+ * rewritten (0 when another process had done the site already).
+ */
+export async function reclassifySite(runner: SqlRunner, options: ReclassifySiteOptions): Promise<number> {
+  const { site, fromAt, versionId, classifier } = options;
+  if (!(await siteNeedsReclassification(runner, site, fromAt, versionId))) return 0;
+  const postgres = runner.dialect === 'postgres';
+  const temporary = async (name: string, columns: string) => {
+    if (postgres) {
+      await runner.run(`create temporary table ${name} (${columns}) on commit drop`);
+    } else {
+      await runner.run(`create temporary table if not exists ${name} (${columns})`);
+      await runner.run(`delete from temp.${name}`);
+    }
+  };
+  await temporary(
+    'reclass_verdicts',
+    'user_agent integer, page integer, markdown_accept integer, class integer, agent integer, category integer, read_kind integer, primary key (user_agent, page, markdown_accept)',
+  );
+  await temporary('reclass_referrals', 'referrer text primary key, referral integer');
+
+  const verdicts = await storedHitVerdicts(runner, classifier, site, fromAt);
+  await insertRows(
+    runner,
+    'reclass_verdicts (user_agent, page, markdown_accept, class, agent, category, read_kind)',
+    verdicts.map((verdict) => [verdict.userAgent, verdict.page, verdict.markdownAccept, verdict.classCode, verdict.agent, verdict.category, verdict.readKind]),
+  );
+  const referrals = await storedReferrals(runner, site, fromAt);
+  await insertRows(
+    runner,
+    'reclass_referrals (referrer, referral)',
+    referrals.map((entry) => [entry.referrer, entry.referral]),
+  );
+  // The copies must not be deleted with the originals: they are the rows after `last` on
+  // SQLite, the new batch on PostgreSQL (whose transaction is repeatable read, so the copy
+  // and the delete see the same originals; a hit committed meanwhile is in neither).
+  let batch = 0;
+  let last = 0;
+  if (postgres) {
+    const [row] = await runner.all<{ id: number }>('insert into analytics_ingest_batches (hits) values (0) returning id');
+    batch = Number(row!.id);
+  } else {
+    const [row] = await runner.all<{ seq: number | null }>('select max(seq) as seq from analytics_hits');
+    last = Number(row?.seq ?? 0);
+  }
+  const copied = await runner.run(
+    `insert into analytics_hits
+       (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, category, verification, read_kind, status, referral${postgres ? ', batch' : ''})
+     select h.site, h.at, h.page, h.visitor,
+       case when h.verification = ${SPOOFED} then h.class else v.class end,
+       case when h.verification = ${SPOOFED} then h.agent else v.agent end,
+       h.user_agent, h.referrer, h.markdown_accept, ?,
+       case when h.verification = ${SPOOFED} then h.category else v.category end,
+       case
+         when h.verification = ${SPOOFED} then h.verification
+         when v.class = 1 then 0
+         when h.verification = 2 and v.class = h.class and coalesce(v.agent, 0) = coalesce(h.agent, 0) then 2
+         else 1
+       end,
+       v.read_kind, h.status,
+       case
+         when h.verification = ${SPOOFED} then h.referral
+         when v.class = 1 then coalesce(r.referral, case when h.class = 1 then h.referral end)
+       end${postgres ? ', ?' : ''}
+     from analytics_hits h
+     join reclass_verdicts v on v.user_agent = coalesce(h.user_agent, 0) and v.page = h.page and v.markdown_accept = h.markdown_accept
+     left join reclass_referrals r on r.referrer = h.referrer
+     where h.site = ? and h.at >= ?
+     order by h.at`,
+    postgres ? [versionId, batch, site, fromAt] : [versionId, site, fromAt],
+  );
+  const deleted = postgres
+    ? await runner.run('delete from analytics_hits where site = ? and at >= ? and batch <> ?', [site, fromAt, batch])
+    : await runner.run('delete from analytics_hits where site = ? and at >= ? and seq <= ?', [site, fromAt, last]);
+  if (deleted !== copied) throw new Error(`reclassification of site ${site} copied ${copied} hits but deleted ${deleted}`);
+  if (postgres) await runner.run('update analytics_ingest_batches set hits = ? where id = ?', [copied, batch]);
+
+  const fromDay = Math.floor(fromAt / 86_400_000);
+  for (const table of ['analytics_visit_days', 'analytics_visitor_counts', 'analytics_hit_counts']) {
+    await runner.run(`delete from ${table} where site = ? and day >= ?`, [site, fromDay]);
+  }
+  await runner.run('update analytics_sites set max_day = coalesce((select max(day) from analytics_visit_days where site = ?), -1) where site = ?', [
+    site,
+    site,
+  ]);
+  return copied;
+}
+
+async function insertRows(runner: SqlRunner, target: string, rows: ReadonlyArray<readonly unknown[]>): Promise<void> {
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    const chunk = rows.slice(start, start + ROWS_PER_INSERT);
+    const placeholders = chunk.map((row) => `(${row.map(() => '?').join(', ')})`).join(', ');
+    await runner.run(`insert into ${target} values ${placeholders}`, chunk.flat());
+  }
+}

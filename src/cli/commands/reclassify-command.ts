@@ -1,0 +1,70 @@
+import { Command } from 'commander';
+import { loadConfig } from '../../config/load-config.js';
+import { systemClock } from '../../core/clock.js';
+import { DocwrightError } from '../../core/errors.js';
+import { withoutUrlPassword } from '../../core/url-password.js';
+
+const RECLASSIFY_HELP = `
+Brings every stored analytics hit to the agent table this Docwright ships
+(docs/classification.md, "Reclassification"): class, agent, category, verification,
+read kind and AI referral, one site per transaction, with the rollups counted again by
+the ordinary fold. Servers do the same by themselves a minute after they start; this
+runs it now, in the foreground, with progress on stderr. Safe beside running servers
+and other runs (each site is done once), and after an interruption (a later run does
+what is left). Not available when analytics live in ClickHouse.
+
+Examples:
+  docwright reclassify
+  docwright reclassify --json`;
+
+/** `docwright reclassify`: the reclassification job on the configured database. */
+export function reclassifyCommand(): Command {
+  return new Command('reclassify')
+    .description('Reclassify stored analytics hits with the current agent table (servers also do this after an upgrade).')
+    .option('--json', 'print the final progress {"state", "tableVersion", "sites", "sitesDone", "hitsRewritten"} as JSON')
+    .addHelpText('after', RECLASSIFY_HELP)
+    .action(async (options: { json?: boolean }) => {
+      const config = loadConfig();
+      if (config.analytics.clickhouse !== undefined) {
+        throw new DocwrightError(
+          'reclassification_unsupported',
+          'Reclassifying stored hits is not available when analytics live in ClickHouse (DOCWRIGHT_ANALYTICS_URL).',
+        );
+      }
+      const [{ openDatabase }, { migrate }, { SqliteAnalyticsStore }, { PostgresAnalyticsStore }, { ReclassificationJob }] = await Promise.all([
+        import('../../db/open-database.js'),
+        import('../../db/migrator.js'),
+        import('../../analytics/sqlite-analytics-store.js'),
+        import('../../analytics/postgres-analytics-store.js'),
+        import('../../analytics/reclassification/reclassification-job.js'),
+      ]);
+      const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      try {
+        await migrate(database, systemClock).catch((error: unknown) => {
+          throw withoutUrlPassword(error, config.databaseUrl);
+        });
+        const store = database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
+        const job = new ReclassificationJob(store, {
+          onProgress: (progress) => {
+            if (progress.state === 'running' && process.stderr.isTTY) {
+              process.stderr.write(`\rreclassifying: ${progress.sitesDone}/${progress.sites} sites, ${progress.hitsRewritten} hits`);
+            }
+          },
+        });
+        const result = await job.run();
+        if (process.stderr.isTTY && result.sites > 0) process.stderr.write('\n');
+        await store.close();
+        if (options.json) {
+          process.stdout.write(JSON.stringify(result) + '\n');
+        } else if (result.sites === 0) {
+          process.stdout.write(`Every stored hit is classified with agent table ${result.tableVersion}.\n`);
+        } else {
+          process.stdout.write(
+            `Reclassified ${result.hitsRewritten} hit(s) of ${result.sitesDone} site(s) with agent table ${result.tableVersion}; running servers fold them into the reports shortly.\n`,
+          );
+        }
+      } finally {
+        await database.close();
+      }
+    });
+}

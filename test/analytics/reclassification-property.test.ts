@@ -1,0 +1,203 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import rawTable from '../../src/analytics/classification/ai-agents.json' with { type: 'json' };
+import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
+import { parseAiAgentTable } from '../../src/analytics/classification/ai-agent-table.js';
+import { createHitClassifier } from '../../src/analytics/classification/classify-hit.js';
+import { HitEncoder } from '../../src/analytics/hit-encoder.js';
+import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
+import { prepareBatch } from '../../src/analytics/prepare-batch.js';
+import { ReclassificationJob } from '../../src/analytics/reclassification/reclassification-job.js';
+import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
+import { claimOnlyVerifier } from '../../src/analytics/verification/hit-verifier.js';
+import { VisitorIdentity } from '../../src/analytics/visitor-identity.js';
+import { DAY, USER_AGENTS } from '../helpers/analytics-kit.js';
+import { bruteForceClasses, bruteForceVisitors, type OracleHit } from '../helpers/analytics-oracle.js';
+import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from '../helpers/test-app.js';
+import { BACKENDS } from '../helpers/test-database.js';
+
+/**
+ * The table hits were once classified with: today's without some assistants and agents,
+ * DuckAssistBot still a search crawler, and one entry today's table dropped (Firefox as a
+ * training crawler), so reclassification moves hits in both directions: to ai, to human.
+ */
+const OLD_TABLE = parseAiAgentTable({
+  version: '2026-01-01',
+  entries: [
+    ...rawTable.entries
+      .filter((entry) => !['Google-Agent', 'Cursor', 'Kimi-User', 'ChatGPT-User'].includes(entry.token))
+      .map((entry) => (entry.token === 'DuckAssistBot' ? { ...entry, class: 'ai-search', category: 'ai-search' } : entry)),
+    { token: 'Firefox', name: 'Firefox', operator: 'Mozilla', class: 'ai-training', category: 'ai-training', source: 'https://example.com/firefox' },
+  ],
+});
+const oldClassifier = createHitClassifier({ table: OLD_TABLE });
+
+const USER_AGENT_CHOICES = [
+  USER_AGENTS.human,
+  USER_AGENTS.humanFirefox,
+  USER_AGENTS.ai,
+  USER_AGENTS.aiTraining,
+  USER_AGENTS.bot,
+  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Google-Agent; +https://developers.google.com/crawling/docs/crawlers-fetchers/google-agent) Chrome/138.0.7204.183 Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Cursor/0.45.11 Chrome/128.0.6613.186 Electron/32.2.6 Safari/537.36',
+  'DuckAssistBot/1.2; (+http://duckduckgo.com/duckassistbot.html)',
+  'curl/8.4.0',
+];
+const PATHS = ['/', '/guide', '/guide.md', '/llms.txt'];
+const REFERRERS = [null, 'https://chatgpt.com/', 'https://example.com/'];
+const DAYS = 5;
+
+const hitArbitrary = fc.record({
+  path: fc.constantFrom(...PATHS),
+  visitor: fc.integer({ min: 0, max: 5 }),
+  userAgent: fc.constantFrom(...USER_AGENT_CHOICES),
+  referrer: fc.constantFrom(...REFERRERS),
+  markdown: fc.boolean(),
+  day: fc.integer({ min: 0, max: DAYS - 1 }),
+  ms: fc.integer({ min: 0, max: DAY - 1 }),
+});
+
+type GeneratedHit = typeof hitArbitrary extends fc.Arbitrary<infer Generated> ? Generated : never;
+
+const scenarioArbitrary = fc.record({
+  before: fc.array(hitArbitrary, { maxLength: 40 }),
+  after: fc.array(hitArbitrary, { maxLength: 8 }),
+  /** Batches of old hits, folded after each or not; the rebuild then meets folded and unfolded hits alike. */
+  batches: fc.integer({ min: 1, max: 4 }),
+  foldBetween: fc.boolean(),
+  foldAfterRebuild: fc.constantFrom('none', 'step', 'all'),
+});
+
+interface StoredRow {
+  at: number;
+  path: string;
+  class: number;
+  agent: string | null;
+  category: number;
+  verification: number;
+  read_kind: number;
+  referral: string | null;
+}
+
+describe.each(BACKENDS)('reclassified history equals history ingested fresh [%s]', (dialect) => {
+  let t: TestApp;
+  let store: AnalyticsStore;
+  let start: number;
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    store = dialect === 'postgres' ? new PostgresAnalyticsStore(t.services.database) : new SqliteAnalyticsStore(t.services.database);
+    start = (Math.floor(t.clock.now() / DAY) - DAYS) * DAY;
+  });
+  afterAll(async () => t.close());
+
+  const identity = new VisitorIdentity(TEST_SECRET);
+  type Hit = OracleHit & { referrer: string | null; markdown: boolean };
+
+  async function ingest(projectId: string, hits: readonly Hit[], table: 'old' | 'current'): Promise<void> {
+    const site = await store.ensureSite(projectId);
+    const events = hits.map((hit) => ({
+      timestamp: hit.at,
+      path: hit.path,
+      visitorId: hit.visitor,
+      userAgent: hit.userAgent,
+      referrer: hit.referrer ?? undefined,
+      accept: hit.markdown ? 'text/markdown' : undefined,
+    }));
+    const now = t.clock.now();
+    const context = { projectId, rotateDaily: false, window: { receivedAt: now, latest: now + 300_000, earliest: 0 } };
+    const prepared =
+      table === 'old'
+        ? prepareBatch(events, context, identity, claimOnlyVerifier, (input) => oldClassifier.classify(input))
+        : prepareBatch(events, context, identity);
+    if (!prepared.ok) throw new Error(prepared.message);
+    expect(prepared.rejected).toEqual([]);
+    const encoder = table === 'old' ? new HitEncoder(store, OLD_TABLE.version) : new HitEncoder(store);
+    await store.insertHits(await encoder.encode(site, prepared.columns));
+  }
+
+  async function storedRows(projectId: string): Promise<StoredRow[]> {
+    const site = (await store.siteOf(projectId))!;
+    const rows = await store.select<StoredRow>(
+      `select h.at, p.name as path, h.class, a.name as agent, h.category, h.verification, h.read_kind, r.name as referral
+       from analytics_hits h join analytics_dimensions p on p.id = h.page
+       left join analytics_dimensions a on a.id = h.agent left join analytics_dimensions r on r.id = h.referral
+       where h.site = ? order by h.at, p.name, h.class, a.name`,
+      [site],
+    );
+    return rows.map((row) => ({ ...row, at: Number(row.at), class: Number(row.class), category: Number(row.category) }));
+  }
+
+  async function report(projectId: string, name: string, query: Record<string, string> = {}) {
+    const key = (await t.services.keys.create({ projectId, scope: 'admin' })).key;
+    const response = await t.app.inject({ method: 'GET', url: `/v1/analytics/${projectId}/${name}`, headers: { authorization: `Bearer ${key}` }, query });
+    expect(response.statusCode).toBe(200);
+    return response.json<Record<string, unknown>>();
+  }
+
+  test('after a table change, the job rewrites past hits so every report and every stored hit is as if ingested with the new table', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArbitrary, async (scenario) => {
+        const toHit = (hit: GeneratedHit): Hit => ({
+          ...hit,
+          at: start + hit.day * DAY + hit.ms,
+          visitor: `v${hit.visitor}`,
+          accept: hit.markdown ? 'text/markdown' : null,
+        });
+        const before = scenario.before.map(toHit);
+        const after = scenario.after.map(toHit);
+        const reclassified = (await createTestProject(t.services)).id;
+        const fresh = (await createTestProject(t.services)).id;
+
+        const size = Math.ceil(before.length / scenario.batches) || 1;
+        for (let index = 0; index < before.length; index += size) {
+          await ingest(reclassified, before.slice(index, index + size), 'old');
+          if (scenario.foldBetween) await store.fold(5_000);
+        }
+        await ingest(fresh, before, 'current');
+
+        const progress = await new ReclassificationJob(store).run();
+        expect(progress.state).toBe('done');
+        // Only this scenario's old hits were left: earlier scenarios' sites are done.
+        expect(progress.hitsRewritten).toBe(before.length);
+        // Idempotent: a second run finds nothing left.
+        expect((await new ReclassificationJob(store).run()).hitsRewritten).toBe(0);
+        if (scenario.foldAfterRebuild === 'all') await store.fold(5_000);
+        else if (scenario.foldAfterRebuild === 'step') await store.fold(3, () => Promise.resolve(false));
+        await ingest(reclassified, after, 'current');
+        await ingest(fresh, after, 'current');
+
+        expect(await storedRows(reclassified)).toEqual(await storedRows(fresh));
+        const all = [...before, ...after];
+        const query = { dateFrom: new Date(start).toISOString().slice(0, 10), dateTo: new Date(start + DAYS * DAY).toISOString().slice(0, 10) };
+        const visitors = await report(reclassified, 'visitors', { ...query, limit: '250' });
+        expect(visitors.totals).toEqual(bruteForceVisitors(all, null, null).totals);
+        expect(visitors).toEqual(await report(fresh, 'visitors', { ...query, limit: '250' }));
+        const traffic = await report(reclassified, 'traffic', query);
+        expect(traffic.classes).toEqual(bruteForceClasses(all, null, null));
+        expect(traffic).toEqual(await report(fresh, 'traffic', query));
+        expect(await report(reclassified, 'visitors/daily', query)).toEqual(await report(fresh, 'visitors/daily', query));
+      }),
+      { numRuns: dialect === 'sqlite' ? 60 : 30 },
+    );
+  });
+
+  test('stopped between sites, a later run resumes with the sites left; progress is reported per site', async () => {
+    const hit: Hit = { at: start + DAY, path: '/guide', visitor: 'v1', userAgent: USER_AGENT_CHOICES[5]!, referrer: null, markdown: false };
+    const projects = [(await createTestProject(t.services)).id, (await createTestProject(t.services)).id];
+    for (const projectId of projects) await ingest(projectId, [hit, { ...hit, visitor: 'v2' }], 'old');
+    const stop = new AbortController();
+    const seen: number[] = [];
+    const first = await new ReclassificationJob(store, {
+      signal: stop.signal,
+      onProgress: (progress) => {
+        seen.push(progress.sitesDone);
+        if (progress.sitesDone === 1) stop.abort();
+      },
+    }).run();
+    expect(first).toMatchObject({ state: 'idle', sites: 2, sitesDone: 1, hitsRewritten: 2 });
+    expect(seen).toEqual([0, 1, 1]);
+    const second = await new ReclassificationJob(store).run();
+    expect(second).toMatchObject({ state: 'done', sites: 1, sitesDone: 1, hitsRewritten: 2 });
+    for (const projectId of projects) expect((await storedRows(projectId)).map((row) => row.agent)).toEqual(['Google-Agent', 'Google-Agent']);
+  });
+});
