@@ -176,6 +176,10 @@ describe.each(BACKENDS)('reclassified history equals history ingested fresh [%s]
         expect(traffic.classes).toEqual(bruteForceClasses(all, null, null));
         expect(traffic).toEqual(await report(fresh, 'traffic', query));
         expect(await report(reclassified, 'visitors/daily', query)).toEqual(await report(fresh, 'visitors/daily', query));
+        // Views and the reports over the taxonomy columns (reports helper).
+        for (const name of ['views', 'agents', 'pages', 'agent-errors']) {
+          expect(await report(reclassified, name, { ...query, limit: '250' }), name).toEqual(await report(fresh, name, { ...query, limit: '250' }));
+        }
       }),
       { numRuns: dialect === 'sqlite' ? 60 : 30 },
     );

@@ -120,7 +120,7 @@ export async function reclassifySite(runner: SqlRunner, options: ReclassifySiteO
   if (postgres) await runner.run('update analytics_ingest_batches set hits = ? where id = ?', [copied, batch]);
 
   const fromDay = Math.floor(fromAt / 86_400_000);
-  for (const table of ['analytics_visit_days', 'analytics_visitor_counts', 'analytics_hit_counts']) {
+  for (const table of ['analytics_visit_days', 'analytics_visitor_counts', 'analytics_hit_counts', 'analytics_page_view_counts']) {
     await runner.run(`delete from ${table} where site = ? and day >= ?`, [site, fromDay]);
   }
   await runner.run('update analytics_sites set max_day = coalesce((select max(day) from analytics_visit_days where site = ?), -1) where site = ?', [
