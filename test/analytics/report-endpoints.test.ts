@@ -146,7 +146,7 @@ describe.each(ANALYTICS_BACKENDS)('report endpoints: parameters and access [%s]'
     const events = document.paths['/v1/analytics/{projectId}/events'].post;
     expect(events.responses['202']).toBeDefined();
     const item = events.requestBody.content['application/json'].schema.properties.events.items;
-    expect(Object.keys(item.properties)).toEqual(['id', 'timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer']);
+    expect(Object.keys(item.properties)).toEqual(['id', 'timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer', 'status']);
     const parameters = document.paths['/v1/analytics/{projectId}/visitors'].get.parameters.map((parameter: { name: string }) => parameter.name);
     expect(parameters).toEqual(expect.arrayContaining(['projectId', 'dateFrom', 'dateTo', 'limit', 'offset', 'sort', 'order']));
     const sort = document.paths['/v1/analytics/{projectId}/visitors'].get.parameters.find((parameter: { name: string }) => parameter.name === 'sort');
