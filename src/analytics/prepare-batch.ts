@@ -145,6 +145,8 @@ export function prepareBatch(
   const userAgents = new Map<string, number>();
   const agents = new Map<string, number>();
   const referrals = new Map<string, number>();
+  // Referrers repeat within a batch: each one's product is looked up once.
+  const referralOfReferrer = new Map<string, string | null>();
   const indexIn = <Item>(map: Map<string, number>, list: Item[], key: string, item: () => Item): number => {
     let index = map.get(key);
     if (index === undefined) {
@@ -196,7 +198,18 @@ export function prepareBatch(
     columns.readKind[row] = READ_KIND_CODES[readKindOf(event)];
     columns.status[row] = event.status ?? 0;
     // An AI referral is a person arriving from an AI product (docs/classification.md).
-    const referral = counted.category === 'human' ? aiReferralOf(event.referrer, event.utmSource) : null;
+    let referral: string | null = null;
+    if (counted.category === 'human' && (event.referrer !== null || event.utmSource !== null)) {
+      if (event.utmSource === null && event.referrer !== null) {
+        referral = referralOfReferrer.get(event.referrer) ?? null;
+        if (!referralOfReferrer.has(event.referrer)) {
+          referral = aiReferralOf(event.referrer, null);
+          referralOfReferrer.set(event.referrer, referral);
+        }
+      } else {
+        referral = aiReferralOf(event.referrer, event.utmSource);
+      }
+    }
     columns.referralIndex[row] = referral === null ? -1 : indexIn(referrals, columns.referrals, referral, () => referral);
     columns.markdownAccept[row] = prefersMarkdown(event.accept) ? 1 : 0;
     let pathIndex = paths.get(event.path);

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import { IngestPool } from '../../src/analytics/ingest-pool.js';
+import { VERIFICATION_CODES } from '../../src/analytics/analytics-codes.js';
+import type { HitVerifier } from '../../src/analytics/verification/hit-verifier.js';
 import type { BatchContext } from '../../src/analytics/prepare-batch.js';
 import { USER_AGENTS } from '../helpers/analytics-kit.js';
 
@@ -35,6 +37,29 @@ describe('IngestPool', () => {
     pools.push(created);
     return created;
   };
+
+  test('a verifier reaches the worker threads through its module, and the calling thread through itself', async () => {
+    const module = new URL('../fixtures/verifiers/verify-by-agent.mjs', import.meta.url).href;
+    const loaded = (await import(module)) as { createHitVerifier(data: unknown): HitVerifier };
+    const data = { verified: ['ChatGPT'] };
+    const events = [
+      { path: '/a', visitorId: 'h', userAgent: USER_AGENTS.human },
+      { path: '/a', visitorId: 'c', userAgent: USER_AGENTS.ai },
+      { path: '/a', visitorId: 'g', userAgent: USER_AGENTS.aiTraining },
+    ];
+    const expected = [VERIFICATION_CODES.none, VERIFICATION_CODES.verified, VERIFICATION_CODES.claimed];
+    const verifier = { verifier: loaded.createHitVerifier(data), worker: { module, data } };
+    const threaded = new IngestPool({ secret: 'a-secret-of-at-least-thirty-two-characters', workers: 1, verifier });
+    const inline = new IngestPool({ secret: 'a-secret-of-at-least-thirty-two-characters', workers: 1, verifier: { verifier: verifier.verifier } });
+    pools.push(threaded, inline);
+    for (const prepared of [await threaded.prepare(encode({ events }), context), await inline.prepare(encode({ events }), context)]) {
+      if (!prepared.ok) throw new Error(prepared.message);
+      expect([...prepared.columns.verification]).toEqual(expected);
+    }
+    expect(threaded.running).toBe(1);
+    // Without a worker module the pool cannot hand the verifier over, so it prepares on the calling thread.
+    expect(inline.running).toBe(0);
+  });
 
   test('a worker prepares exactly what the calling thread would', async () => {
     const threaded = pool(1);
