@@ -1,0 +1,70 @@
+import { verify as verifySignature, type KeyObject } from 'node:crypto';
+import type { SignatureHeaders } from './hit-verifier.js';
+import type { NonceRegistry } from './nonce-registry.js';
+import { parseWebBotAuthSignature } from './signature-base.js';
+
+/** What the verifier knows of one agent's key directory; filled in off the ingest path. */
+export type DirectoryState = { state: 'unknown' } | { state: 'failed' } | { state: 'ready'; key(keyId: string): KeyObject | null };
+
+export interface KeyLookup {
+  directory(agentUrl: string): DirectoryState;
+}
+
+export type SignatureVerdict =
+  | { result: 'valid'; agentUrl: string }
+  /** Checked and wrong: bad signature, unknown key in a known directory, outside its window, or replayed. */
+  | { result: 'invalid'; agentUrl: string; reason: string }
+  /** The agent's directory is not fetched yet (the caller asks for it) or could not be fetched. */
+  | { result: 'pending' | 'unavailable'; agentUrl: string }
+  | { result: 'malformed' | 'unverifiable'; reason: string };
+
+export interface WindowPolicy {
+  /** Clock skew tolerated on created and expires, in seconds. */
+  skewSeconds: number;
+  /** Longest accepted expires - created, in seconds: the nonce memory must outlive it. */
+  maxLifetimeSeconds: number;
+}
+
+export const DEFAULT_WINDOW: WindowPolicy = Object.freeze({ skewSeconds: 60, maxLifetimeSeconds: 86_400 });
+
+/**
+ * Verifies a request's Web Bot Auth signature (draft-ietf-webbotauth-httpsig-protocol over
+ * RFC 9421) at the instant `at` (the hit's time, milliseconds). Synchronous: the key comes
+ * from the lookup, which never touches the network. The nonce is recorded only once the
+ * signature itself is valid, so forged requests cannot fill the replay table.
+ */
+export function verifyWebBotAuth(
+  headers: SignatureHeaders,
+  keys: KeyLookup,
+  at: number,
+  nonces: NonceRegistry | null,
+  policy: WindowPolicy = DEFAULT_WINDOW,
+): SignatureVerdict {
+  const parsed = parseWebBotAuthSignature(headers);
+  if ('problem' in parsed) return { result: parsed.problem, reason: parsed.reason };
+  const { agentUrl } = parsed;
+  const directory = keys.directory(agentUrl);
+  if (directory.state === 'unknown') return { result: 'pending', agentUrl };
+  if (directory.state === 'failed') return { result: 'unavailable', agentUrl };
+  const key = directory.key(parsed.keyId);
+  if (key === null) return { result: 'invalid', agentUrl, reason: `key ${parsed.keyId.slice(0, 64)} is not in ${agentUrl}'s directory` };
+
+  const now = Math.floor(at / 1000);
+  if (parsed.expires < parsed.created) return { result: 'invalid', agentUrl, reason: 'expires is before created' };
+  if (parsed.expires - parsed.created > policy.maxLifetimeSeconds) return { result: 'invalid', agentUrl, reason: 'the signature is valid for too long' };
+  if (parsed.created > now + policy.skewSeconds) return { result: 'invalid', agentUrl, reason: 'created is in the future' };
+  if (parsed.expires < now - policy.skewSeconds) return { result: 'invalid', agentUrl, reason: 'the signature has expired' };
+
+  let good: boolean;
+  try {
+    good = verifySignature(null, Buffer.from(parsed.base, 'utf8'), key, parsed.signature);
+  } catch {
+    good = false;
+  }
+  if (!good) return { result: 'invalid', agentUrl, reason: 'the signature does not match' };
+  if (parsed.nonce !== null && nonces !== null) {
+    const fresh = nonces.remember(`${agentUrl} ${parsed.keyId}`, parsed.nonce, parsed.expires + policy.skewSeconds, now);
+    if (!fresh) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };
+  }
+  return { result: 'valid', agentUrl };
+}
