@@ -31,6 +31,7 @@ import { SqliteAnalyticsStore } from './sqlite-analytics-store.js';
 import { trafficReport } from './traffic-report.js';
 import { VisitorIdentity } from './visitor-identity.js';
 import { visitorsReport } from './visitors-report.js';
+import type { VerificationService } from './verification/verification-service.js';
 
 export { MAX_BATCH_EVENTS };
 export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
@@ -53,6 +54,8 @@ export interface AnalyticsServiceOptions {
   clickhouse?: ClickHouseSettings | undefined;
   /** Worker threads preparing request bodies (see IngestPool); 0 = none. */
   ingestWorkers?: number;
+  /** Agent verification's evidence (ranges, key directories, reverse DNS); null or absent = claim only. */
+  verification?: VerificationService | null;
   onBackgroundError?: (error: unknown) => void;
 }
 
@@ -63,6 +66,7 @@ export interface AnalyticsServiceOptions {
  */
 export class AnalyticsService {
   readonly store: AnalyticsStore;
+  readonly verification: VerificationService | null;
   private readonly clock: Clock;
   private readonly retentionDays: number;
   private readonly projectSettings: AnalyticsServiceOptions['projectSettings'];
@@ -79,6 +83,7 @@ export class AnalyticsService {
     const sqlStore = options.database.dialect === 'postgres' ? new PostgresAnalyticsStore(options.database) : new SqliteAnalyticsStore(options.database);
     this.store = options.clickhouse ? new ClickHouseAnalyticsStore(sqlStore, options.clickhouse, options.clock) : sqlStore;
     this.clock = options.clock;
+    this.verification = options.verification ?? null;
     this.retentionDays = options.retentionDays;
     this.projectSettings = options.projectSettings;
     this.identity = new VisitorIdentity(options.secret);
@@ -217,6 +222,7 @@ export class AnalyticsService {
   }
 
   async close(): Promise<void> {
+    this.verification?.stop();
     await this.pruning;
     await this.pool.close();
     await this.scheduler.close();

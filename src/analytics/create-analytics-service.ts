@@ -2,13 +2,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from '../app/services.js';
 import { AnalyticsService } from './analytics-service.js';
 import { ClickHouseAnalyticsStore } from './clickhouse/clickhouse-analytics-store.js';
+import { createVerificationService } from './verification/create-verification-service.js';
 
 export { AnalyticsService };
 export type { DeletedProjectData } from './project-data-deletion.js';
 
 /** The analytics service of a process, from its core services. */
-export function createAnalyticsService(services: Services, logger?: Pick<FastifyBaseLogger, 'error'>): AnalyticsService {
+export function createAnalyticsService(services: Services, logger?: Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>): AnalyticsService {
   const service = new AnalyticsService({
+    verification: createVerificationService(services.config, services.clock, logger),
     database: services.database,
     clock: services.clock,
     secret: services.config.secret,

@@ -28,7 +28,6 @@ for (const [network, bits] of [
 for (const [network, bits] of [
   ['::', 128],
   ['::1', 128],
-  ['::ffff:0:0', 96], // IPv4-mapped: checked as IPv4 below
   ['64:ff9b::', 96], // NAT64 can reach private IPv4
   ['100::', 64],
   ['2001:db8::', 32],
@@ -51,6 +50,8 @@ export function isLoopbackAddress(address: string): boolean {
 
 /** Whether a fetch may connect to this address; loopback only when the setting allows it (tests). */
 export function isPublicAddress(address: string, allowLoopback = false): boolean {
+  // BlockList itself matches IPv4 rules against IPv4-mapped IPv6 addresses; the explicit
+  // unwrap below keeps that independent of the Node version.
   const family = isIP(address);
   if (family === 0) return false;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);

@@ -16,6 +16,8 @@ export interface GuardedFetchOptions {
   timeoutMs: number;
   /** Tests: allow loopback addresses, and plain http to them. Never in production. */
   allowLoopback?: boolean;
+  /** A URL the operator configured (a mirror), not one a request named: any address and plain http are allowed. */
+  trusted?: boolean;
   resolve?: AddressResolver;
   accept?: string;
 }
@@ -40,13 +42,17 @@ export class OutboundFetchError extends DocwrightError {
 export async function guardedFetch(target: string, options: GuardedFetchOptions): Promise<GuardedResponse> {
   const url = new URL(target);
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const trusted = options.trusted === true;
+  const loopbackAllowed = options.allowLoopback === true;
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (loopbackAllowed || trusted))) throw new OutboundFetchError(`${url.origin} is not https`);
   const addresses = await withDeadline((options.resolve ?? systemResolver)(host), options.timeoutMs, `resolving ${host}`);
-  const allowed = addresses.filter((entry) => isPublicAddress(entry.address, options.allowLoopback === true));
-  if (allowed.length === 0 || allowed.length !== addresses.length)
+  const allowed = trusted ? addresses : addresses.filter((entry) => isPublicAddress(entry.address, loopbackAllowed));
+  if (allowed.length === 0 || allowed.length !== addresses.length) {
     throw new OutboundFetchError(`${host} resolves to a private, loopback or link-local address`);
+  }
   const chosen = allowed[0]!;
-  const insecureLoopback = url.protocol === 'http:' && options.allowLoopback === true && isLoopbackAddress(chosen.address);
-  if (url.protocol !== 'https:' && !insecureLoopback) throw new OutboundFetchError(`${url.origin} is not https`);
+  // Plain http only to loopback under the test setting, or to a trusted mirror.
+  if (url.protocol !== 'https:' && !trusted && !isLoopbackAddress(chosen.address)) throw new OutboundFetchError(`${url.origin} is not https`);
   // Connect to the address just checked, never to a second DNS answer.
   const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
     if (lookupOptions.all === true) callback(null, [{ address: chosen.address, family: chosen.family }]);

@@ -9,7 +9,7 @@ export const RANGES_FILE_NAME = 'agent-ranges.json';
 
 export interface RangeRefreshOptions {
   clock: Clock;
-  /** Fetch each list from `${from}/${set id}.json` instead of its operator (a mirror, or a fake server in tests). */
+  /** Fetch each list from `${from}/${set id}.json` instead of its operator (a mirror, or a fake server in tests). Trusted: it may be on a private address or plain http. */
   from?: string;
   /** Per list. Default 4 MiB and 15 s. */
   maxBytes?: number;
@@ -38,6 +38,7 @@ export async function refreshRanges(current: RangeFile, options: RangeRefreshOpt
           maxBytes: options.maxBytes ?? 4 * 1024 * 1024,
           timeoutMs: options.timeoutMs ?? 15_000,
           allowLoopback: options.allowLoopback === true,
+          trusted: options.from !== undefined,
           ...(options.resolve === undefined ? {} : { resolve: options.resolve }),
         });
         if (response.status !== 200) throw new Error(`answered ${response.status}`);

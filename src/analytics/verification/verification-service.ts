@@ -7,7 +7,7 @@ import { KeyDirectoryCache } from './key-directory-cache.js';
 import { NonceRegistry } from './nonce-registry.js';
 import { buildRangeCatalog, type RangeCatalog, type RangeFile } from './range-catalog.js';
 import { loadRangeFile, refreshRanges, saveRangeFile, type RangeRefreshResult } from './range-refresh.js';
-import type { VerifierSnapshot } from './verifier-snapshot.js';
+import type { VerifierSnapshot, VerifierSnapshotMessage } from './verifier-snapshot.js';
 
 export interface VerificationServiceOptions {
   clock: Clock;
@@ -123,8 +123,9 @@ export class VerificationService {
     };
   }
 
-  /** Runs, in the background, the checks a verifier asked for. */
-  want(wants: VerificationWants): void {
+  /** Runs, in the background, the checks a verifier asked for (a worker returns them with its batch as `wants`). */
+  want(wants: VerificationWants | null | undefined): void {
+    if (wants == null) return;
     for (const agentUrl of wants.directories) this.keys.request(agentUrl);
     for (const lookup of wants.lookups) this.dns.request(lookup.ip, lookup.suffixes);
   }
@@ -137,6 +138,16 @@ export class VerificationService {
   subscribe(listener: (snapshot: VerifierSnapshot) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Keeps an ingest worker's verifier current: posts the evidence now and after each
+   * change (the worker hands the message to WorkerVerifierHolder.accept). Returns the
+   * function that stops the updates, for when the worker ends.
+   */
+  feedWorker(worker: { postMessage(message: VerifierSnapshotMessage): void }): () => void {
+    worker.postMessage({ kind: 'verifier-snapshot', snapshot: this.snapshot() });
+    return this.subscribe((snapshot) => worker.postMessage({ kind: 'verifier-snapshot', snapshot }));
   }
 
   /** Resolves when no fetch or DNS check is pending; for tests and benchmarks. */

@@ -21,6 +21,7 @@ import { createVisitorsWriter, VISITORS_FORMATS, type VisitorsFormat } from '../
 import { walkVisitorPages } from '../analytics-visitors-walk.js';
 import { createWalkProgress } from '../analytics-walk-progress.js';
 import { printJson } from '../output.js';
+import { analyticsAgentsCommand } from './analytics-agents-command.js';
 import { parseLimit } from '../parse-options.js';
 
 const MAX_PAGE_SIZE = 250;
@@ -70,6 +71,7 @@ export function analyticsCommand(): Command {
   const command = new Command('analytics').description('Visitor analytics of a project on a running server (DOCWRIGHT_URL, DOCWRIGHT_API_KEY).');
   command.addCommand(visitorsCommand());
   command.addCommand(importCommand());
+  command.addCommand(analyticsAgentsCommand());
   return command;
 }
 

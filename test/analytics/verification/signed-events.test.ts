@@ -1,0 +1,46 @@
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { ANALYTICS_BACKENDS } from '../../helpers/test-database.js';
+import { createAnalyticsKit, USER_AGENTS, type AnalyticsKit } from '../../helpers/analytics-kit.js';
+import { TestSigner } from '../../fakes/web-bot-auth-signer.js';
+
+describe.each(ANALYTICS_BACKENDS)('webBotAuth on events [%s]', (dialect) => {
+  let kit: AnalyticsKit;
+  beforeEach(async () => {
+    kit = await createAnalyticsKit(dialect);
+  });
+  afterEach(async () => kit.close());
+
+  const signer = new TestSigner();
+  const signed = (): Record<string, unknown> => {
+    const headers = signer.headers({
+      agentUrl: 'https://chatgpt.com',
+      authority: 'docs.example.com',
+      created: Math.floor(kit.t.clock.now() / 1000),
+      nonce: 'n1',
+    });
+    return { ...headers };
+  };
+  const event = (webBotAuth: unknown, path = '/ok') => ({ path, visitorId: 'v', userAgent: USER_AGENTS.human, webBotAuth });
+
+  test('malformed or oversized signature headers reject their item only, with invalid_signature; valid ones are accepted', async () => {
+    const batch = [
+      event(signed(), '/signed'),
+      event({ ...signed(), signatureInput: 'sig1=(' }),
+      event({ ...signed(), signature: 'x'.repeat(5_000) }),
+      event({ ...signed(), method: 'get' }),
+      event({ ...signed(), path: 'no-slash' }),
+      event({ ...signed(), authority: undefined }),
+      event({ ...signed(), signatureInput: 'sig1=("@authority");created=1;expires=2;keyid="k";tag="other"' }),
+      event('not an object'),
+      event({ ...signed(), signature: 'sig1=:\u00e9:' }),
+      event(null, '/unsigned'),
+    ];
+    const response = await kit.send(batch);
+    expect(response.statusCode).toBe(202);
+    const body = response.json<{ accepted: number; rejected: Array<{ index: number; code: string; message: string }> }>();
+    expect(body.rejected.map((rejection) => [rejection.index, rejection.code])).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((index) => [index, 'invalid_signature']));
+    expect(body.rejected[1]!.message).toMatch(/longer than 4096/);
+    expect(body.rejected[5]!.message).toMatch(/web-bot-auth/);
+    expect(body.accepted).toBe(2);
+  });
+});
