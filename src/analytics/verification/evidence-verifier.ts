@@ -6,7 +6,7 @@ import { tableContains } from './ip-range-set.js';
 import type { NonceRegistry } from './nonce-registry.js';
 import type { RangeCatalog } from './range-catalog.js';
 import { signerBelongsTo } from './signer-domains.js';
-import { verifyWebBotAuth, type KeyLookup } from './web-bot-auth.js';
+import { DEFAULT_WINDOW, SignatureMemo, verifyWebBotAuth, type KeyLookup } from './web-bot-auth.js';
 
 /** Everything the verifier checks against; gathered off the ingest path, read synchronously. */
 export interface VerifierEvidence {
@@ -38,6 +38,7 @@ export class EvidenceVerifier implements HitVerifier {
   private readonly setsByAgent = new Map<string, RangeSet[]>();
   private directories = new Set<string>();
   private lookups = new Map<string, string[]>();
+  private readonly memo = new SignatureMemo();
 
   constructor(private readonly evidence: VerifierEvidence) {
     for (const set of evidence.ranges.sets) {
@@ -50,7 +51,14 @@ export class EvidenceVerifier implements HitVerifier {
     const sets = input.agent === null ? undefined : this.setsByAgent.get(input.agent.toLowerCase());
     if (input.signature != null) {
       const operator = input.operator ?? sets?.[0]?.operator ?? null;
-      const verdict = verifyWebBotAuth(input.signature, this.evidence.keys, input.at ?? this.evidence.clock.now(), this.evidence.nonces);
+      const verdict = verifyWebBotAuth(
+        input.signature,
+        this.evidence.keys,
+        input.at ?? this.evidence.clock.now(),
+        this.evidence.nonces,
+        DEFAULT_WINDOW,
+        this.memo,
+      );
       if (verdict.result === 'invalid') return 'spoofed';
       if (verdict.result === 'valid' && operator !== null && signerBelongsTo(operator, verdict.agentUrl)) return 'verified';
       if (verdict.result === 'pending' && this.directories.size < MAX_WANTS) this.directories.add(verdict.agentUrl);

@@ -27,6 +27,28 @@ export interface WindowPolicy {
 
 export const DEFAULT_WINDOW: WindowPolicy = Object.freeze({ skewSeconds: 60, maxLifetimeSeconds: 86_400 });
 
+const MEMO_ENTRIES = 4_096;
+
+/**
+ * Signatures already found valid, by their full input, when they carry no nonce. Ed25519
+ * signing is deterministic, so a signer without nonces sends the same headers for every
+ * request of a second to the same site; an Ed25519 check costs ~60 µs, a lookup nothing.
+ * The window is still checked on every hit. (With a nonce, the same input twice is a
+ * replay, rejected by the nonce table, so those are never remembered.)
+ */
+export class SignatureMemo {
+  private valid = new Map<string, number>();
+
+  has(key: string): boolean {
+    return this.valid.has(key);
+  }
+
+  add(key: string, expires: number): void {
+    if (this.valid.size >= MEMO_ENTRIES) this.valid = new Map();
+    this.valid.set(key, expires);
+  }
+}
+
 /**
  * Verifies a request's Web Bot Auth signature (draft-ietf-webbotauth-httpsig-protocol over
  * RFC 9421) at the instant `at` (the hit's time, milliseconds). Synchronous: the key comes
@@ -39,6 +61,7 @@ export function verifyWebBotAuth(
   at: number,
   nonces: NonceRegistry | null,
   policy: WindowPolicy = DEFAULT_WINDOW,
+  memo: SignatureMemo | null = null,
 ): SignatureVerdict {
   const parsed = parseWebBotAuthSignature(headers);
   if ('problem' in parsed) return { result: parsed.problem, reason: parsed.reason };
@@ -55,13 +78,17 @@ export function verifyWebBotAuth(
   if (parsed.created > now + policy.skewSeconds) return { result: 'invalid', agentUrl, reason: 'created is in the future' };
   if (parsed.expires < now - policy.skewSeconds) return { result: 'invalid', agentUrl, reason: 'the signature has expired' };
 
-  let good: boolean;
-  try {
-    good = verifySignature(null, Buffer.from(parsed.base, 'utf8'), key, parsed.signature);
-  } catch {
-    good = false;
+  const memoKey = memo !== null && parsed.nonce === null ? `${agentUrl}\n${parsed.keyId}\n${headers.signature}\n${parsed.base}` : null;
+  if (memoKey === null || !memo!.has(memoKey)) {
+    let good: boolean;
+    try {
+      good = verifySignature(null, Buffer.from(parsed.base, 'utf8'), key, parsed.signature);
+    } catch {
+      good = false;
+    }
+    if (!good) return { result: 'invalid', agentUrl, reason: 'the signature does not match' };
+    if (memoKey !== null) memo!.add(memoKey, parsed.expires);
   }
-  if (!good) return { result: 'invalid', agentUrl, reason: 'the signature does not match' };
   if (parsed.nonce !== null && nonces !== null) {
     const fresh = nonces.remember(`${agentUrl} ${parsed.keyId}`, parsed.nonce, parsed.expires + policy.skewSeconds, now);
     if (!fresh) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };

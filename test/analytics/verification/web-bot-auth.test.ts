@@ -53,6 +53,8 @@ describe('Web Bot Auth verification', () => {
     return { verifier, keys, clock, check };
   }
 
+  const signer = (signing: TestSigner, request: Partial<SignedRequest> & { agentUrl: string | null }): VerificationInput['signature'] =>
+    signing.headers({ authority: AUTHORITY, created: SECONDS - 5, ...request });
   const signed = (signer: TestSigner, request: Partial<SignedRequest> & { agentUrl: string | null }): VerificationInput['signature'] =>
     signer.headers({ authority: AUTHORITY, created: SECONDS - 5, nonce: `n-${Math.random()}`, ...request });
 
@@ -114,6 +116,15 @@ describe('Web Bot Auth verification', () => {
     expect(await check({ signature })).toBe('verified');
     expect(await check({ signature })).toBe('spoofed');
     expect(await check({ signature: signed(chatgpt, { agentUrl: openaiUrl, nonce: 'abd' }) })).toBe('verified');
+  });
+
+  it('accepts the same nonce-less signature again (deterministic Ed25519), still checking its window and its input', async () => {
+    const { check } = setup();
+    const signature = signer(chatgpt, { agentUrl: openaiUrl, nonce: undefined, expires: SECONDS + 30 })!;
+    expect(await check({ signature })).toBe('verified');
+    expect(await check({ signature })).toBe('verified');
+    expect(await check({ signature: { ...signature, authority: 'other.example.com' } })).toBe('spoofed');
+    expect(await check({ signature, at: NOW + 120_000 })).toBe('spoofed');
   });
 
   it('rejects a wrong key: a key the directory does not list, or a listed key id with another key', async () => {
