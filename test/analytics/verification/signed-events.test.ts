@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { AnalyticsService } from '../../../src/analytics/analytics-service.js';
 import { ANALYTICS_BACKENDS } from '../../helpers/test-database.js';
 import { createAnalyticsKit, USER_AGENTS, type AnalyticsKit } from '../../helpers/analytics-kit.js';
 import { TestSigner } from '../../fakes/web-bot-auth-signer.js';
@@ -42,5 +43,41 @@ describe.each(ANALYTICS_BACKENDS)('webBotAuth on events [%s]', (dialect) => {
     expect(body.rejected[1]!.message).toMatch(/longer than 4096/);
     expect(body.rejected[5]!.message).toMatch(/web-bot-auth/);
     expect(body.accepted).toBe(2);
+  });
+
+  test('the beacon verifies its own request: its signature headers go with the hit; malformed ones are dropped, the view still counts', async () => {
+    await kit.t.services.projects.update(kit.projectId, { settings: { allowedOrigins: ['https://docs.example.com'] } });
+    const ingest = vi.spyOn(AnalyticsService.prototype, 'ingest');
+    try {
+      const url = `/v1/analytics/${kit.projectId}/collect`;
+      const own = signer.headers({
+        agentUrl: 'https://chatgpt.com',
+        authority: 'localhost:80',
+        created: Math.floor(kit.t.clock.now() / 1000),
+        method: 'POST',
+        path: url,
+      });
+      const beacon = (headers: Record<string, string>) =>
+        kit.t.app.inject({
+          method: 'POST',
+          url,
+          headers: { origin: 'https://docs.example.com', 'content-type': 'text/plain', 'user-agent': USER_AGENTS.human, ...headers },
+          payload: JSON.stringify({ path: '/docs/start' }),
+          remoteAddress: '203.0.113.7',
+        });
+      expect((await beacon({ signature: own.signature, 'signature-input': own.signatureInput, 'signature-agent': own.signatureAgent! })).statusCode).toBe(204);
+      expect((await beacon({ signature: 'garbage', 'signature-input': 'sig1=(' })).statusCode).toBe(204);
+      const sent = ingest.mock.calls.map((call) => (call[1][0] as { webBotAuth?: Record<string, string> }).webBotAuth);
+      expect(sent[0]).toMatchObject({
+        signature: own.signature,
+        signatureInput: own.signatureInput,
+        signatureAgent: own.signatureAgent,
+        method: 'POST',
+        path: url,
+      });
+      expect(sent[1]).toBeUndefined();
+    } finally {
+      ingest.mockRestore();
+    }
   });
 });
