@@ -20,6 +20,8 @@ export interface VerificationInput {
   signature?: SignatureHeaders | null;
   /** When the request was made (ms since the epoch): a signature's created/expires window is checked at this instant. Default: the verifier's clock. */
   at?: number | null;
+  /** The event's id, when the sender gave one: a retried event reusing its nonce is not a replay. */
+  eventId?: string | null;
 }
 
 /**

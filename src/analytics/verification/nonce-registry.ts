@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 
-/** Slots in the table: a bounded 12 bytes each (768 KiB by default), whatever the traffic. */
+/** Slots in the table: a bounded 16 bytes each (1 MiB by default), whatever the traffic. */
 export const DEFAULT_NONCE_SLOTS = 65_536;
 const PROBES = 16;
 const LOCK = 0;
 const HEADER = 1;
-const SLOT_INTS = 3;
+const SLOT_INTS = 4;
 
 /**
  * Remembers the nonces of verified signatures until their signature expires, so a
@@ -16,7 +16,9 @@ const SLOT_INTS = 3;
  * state; sharing it through the database would put a round trip on every signed hit.
  *
  * Open addressing over a fixed number of slots; each slot holds a 64-bit fingerprint of
- * (agent URL, key id, nonce) and the expiry in seconds. When all probed slots hold live
+ * (agent URL, key id, nonce), the expiry in seconds, and a fingerprint of the event id that
+ * used it: the same event sent again (a retried batch whose first attempt failed after
+ * verification) is the same hit, not a replay. When all probed slots hold live
  * nonces the one expiring first is evicted: memory stays bounded, and only a replay of
  * that oldest nonce could then pass.
  */
@@ -41,8 +43,9 @@ export class NonceRegistry {
    * Records the nonce until `expiresAt` (seconds since the epoch) and answers whether it
    * was new; false means it was already seen and has not expired: a replay.
    */
-  remember(scope: string, nonce: string, expiresAt: number, nowSeconds: number): boolean {
+  remember(scope: string, nonce: string, expiresAt: number, nowSeconds: number, eventId: string | null = null): boolean {
     const digest = createHash('sha256').update(scope).update('\u0000').update(nonce).digest();
+    const owner = eventId === null ? 0 : createHash('sha256').update(eventId).digest().readInt32LE(0) | 1;
     const high = digest.readInt32LE(0) | 1; // never 0: 0 marks an empty slot
     const low = digest.readInt32LE(4);
     const start = (digest.readUInt32LE(8) % this.slots) >>> 0;
@@ -54,7 +57,7 @@ export class NonceRegistry {
         const at = HEADER + ((start + probe) % this.slots) * SLOT_INTS;
         const expiry = this.table[at + 2]!;
         const live = this.table[at] !== 0 && expiry > nowSeconds;
-        if (live && this.table[at] === high && this.table[at + 1] === low) return false;
+        if (live && this.table[at] === high && this.table[at + 1] === low) return owner !== 0 && this.table[at + 3] === owner;
         const rank = live ? expiry : -1;
         if (rank < victimExpiry) {
           victim = at;
@@ -64,6 +67,7 @@ export class NonceRegistry {
       this.table[victim] = high;
       this.table[victim + 1] = low;
       this.table[victim + 2] = Math.min(expiresAt, 0x7fffffff);
+      this.table[victim + 3] = owner;
       return true;
     } finally {
       Atomics.store(this.table, LOCK, 0);

@@ -62,6 +62,7 @@ export function verifyWebBotAuth(
   nonces: NonceRegistry | null,
   policy: WindowPolicy = DEFAULT_WINDOW,
   memo: SignatureMemo | null = null,
+  eventId: string | null = null,
 ): SignatureVerdict {
   const parsed = parseWebBotAuthSignature(headers);
   if ('problem' in parsed) return { result: parsed.problem, reason: parsed.reason };
@@ -90,7 +91,7 @@ export function verifyWebBotAuth(
     if (memoKey !== null) memo!.add(memoKey, parsed.expires);
   }
   if (parsed.nonce !== null && nonces !== null) {
-    const fresh = nonces.remember(`${agentUrl} ${parsed.keyId}`, parsed.nonce, parsed.expires + policy.skewSeconds, now);
+    const fresh = nonces.remember(`${agentUrl} ${parsed.keyId}`, parsed.nonce, parsed.expires + policy.skewSeconds, now, eventId);
     if (!fresh) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };
   }
   return { result: 'valid', agentUrl };

@@ -178,6 +178,14 @@ describe('NonceRegistry', () => {
     expect(b.remember('agent key', 'n1', 200, 101)).toBe(true);
   });
 
+  it('lets the same event (same id) through again, not another one', () => {
+    const registry = new NonceRegistry(NonceRegistry.allocate(64));
+    expect(registry.remember('k', 'n', 100, 0, 'event-1')).toBe(true);
+    expect(registry.remember('k', 'n', 100, 0, 'event-1')).toBe(true);
+    expect(registry.remember('k', 'n', 100, 0, 'event-2')).toBe(false);
+    expect(registry.remember('k', 'n', 100, 0)).toBe(false);
+  });
+
   it('stays bounded: a full table evicts the nonce expiring first', () => {
     const registry = new NonceRegistry(NonceRegistry.allocate(16));
     for (let index = 0; index < 1_000; index++) expect(registry.remember('k', `n${index}`, 10_000 + index, 0)).toBe(true);
