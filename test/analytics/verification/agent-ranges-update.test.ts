@@ -90,6 +90,23 @@ describe('agents update (range refresh) against a local fake server', () => {
     service.stop();
   });
 
+  it('the server refreshes on its schedule (DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS) and reports each refresh', async () => {
+    const refreshes: string[] = [];
+    const service = new VerificationService({
+      clock: new ManualClock(Date.UTC(2026, 10, 24)),
+      dataDir: null,
+      rangeRefreshMs: 40,
+      rangesFrom: base,
+      onRefresh: (result) => refreshes.push(result.file.version),
+    });
+    const before = requests.length;
+    await service.start();
+    for (let waited = 0; refreshes.length < 2 && waited < 5_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    service.stop();
+    expect(refreshes.length).toBeGreaterThanOrEqual(2);
+    expect(requests.length - before).toBeGreaterThanOrEqual(2 * shippedRangeFile().sets.length);
+  });
+
   it('docwright analytics agents update --from writes agent-ranges.json', async () => {
     const cliDir = await mkdtemp(join(tmpdir(), 'docwright-ranges-cli-'));
     try {
