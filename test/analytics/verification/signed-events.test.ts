@@ -45,6 +45,13 @@ describe.each(ANALYTICS_BACKENDS)('webBotAuth on events [%s]', (dialect) => {
     expect(body.accepted).toBe(2);
   });
 
+  test('OpenAPI documents webBotAuth and invalid_signature', async () => {
+    const spec = (await kit.t.app.inject({ method: 'GET', url: '/openapi.json' })).body;
+    expect(spec).toContain('"webBotAuth"');
+    expect(spec).toContain('"signatureInput"');
+    expect(spec).toContain('invalid_signature');
+  });
+
   test('the beacon verifies its own request: its signature headers go with the hit; malformed ones are dropped, the view still counts', async () => {
     await kit.t.services.projects.update(kit.projectId, { settings: { allowedOrigins: ['https://docs.example.com'] } });
     const ingest = vi.spyOn(AnalyticsService.prototype, 'ingest');
