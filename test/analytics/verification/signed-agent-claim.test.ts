@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
-import { applyVerification } from '../../../src/analytics/verification/apply-verification.js';
 import { EvidenceVerifier } from '../../../src/analytics/verification/evidence-verifier.js';
 import { snapshotKeyLookup } from '../../../src/analytics/verification/key-directory-cache.js';
 import { NonceRegistry } from '../../../src/analytics/verification/nonce-registry.js';
 import { signedAgentClaim } from '../../../src/analytics/verification/signed-agent-claim.js';
+import { verifyHit } from '../../../src/analytics/verification/verify-hit.js';
 import { TestSigner } from '../../fakes/web-bot-auth-signer.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
@@ -22,16 +22,14 @@ describe('a browser-driving agent named by its signature', () => {
   const headers = (signer: TestSigner, agentUrl: string, nonce: string) =>
     signer.headers({ agentUrl, authority: 'docs.example.com', created: NOW / 1000 - 1, nonce, form: nonce.endsWith('d') ? 'dictionary' : 'string' });
 
-  /** What the pipeline does for a browser User-Agent: the signature's claim, then its verdict. */
+  /** What the pipeline does for a hit with a browser User-Agent. */
   const label = (signature: ReturnType<typeof headers>) => {
-    const claim = signedAgentClaim(signature);
-    if (claim === null) return null;
-    const classification = { class: 'ai' as const, category: claim.category, agent: claim.agent, operator: claim.operator };
-    const verdict = verifier.verify({ ...classification, ip: '198.51.100.4', signature, at: NOW });
-    return { verdict, counted: applyVerification(classification, verdict) };
+    const human = { class: 'human' as const, category: 'human' as const, agent: null, operator: null };
+    const { classification, verification } = verifyHit(verifier, human, { ip: '198.51.100.4', signature, at: NOW, eventId: null });
+    return { verdict: verification, counted: classification };
   };
 
-  it('is ChatGPT Agent, verified, in both Signature-Agent forms', () => {
+  it('is ChatGPT Agent, verified, in both Signature-Agent forms (verifyHit, as the pipeline runs it)', () => {
     for (const nonce of ['a', 'b-d']) {
       expect(label(headers(openai, 'https://chatgpt.com', nonce))).toEqual({
         verdict: 'verified',
@@ -45,7 +43,10 @@ describe('a browser-driving agent named by its signature', () => {
       verdict: 'spoofed',
       counted: { class: 'bot', category: 'bot', agent: 'ChatGPT Agent (spoofed)', operator: null },
     });
-    expect(label(headers(forger, 'https://agent.example', 'e'))).toBeNull();
+    expect(label(headers(forger, 'https://agent.example', 'e'))).toEqual({
+      verdict: 'none',
+      counted: { class: 'human', category: 'human', agent: null, operator: null },
+    });
     expect(signedAgentClaim({ ...headers(openai, 'https://chatgpt.com', 'f'), signatureInput: 'garbage' })).toBeNull();
     expect(signedAgentClaim(null)).toBeNull();
   });
