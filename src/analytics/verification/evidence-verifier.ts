@@ -58,10 +58,13 @@ export class EvidenceVerifier implements HitVerifier {
         this.evidence.nonces,
         DEFAULT_WINDOW,
         this.memo,
+        input.eventId ?? null,
       );
+      // Not fetched, stale, or failed a while ago: the service fetches it again when it may.
+      const refetch = verdict.result === 'pending' || verdict.result === 'unavailable' || (verdict.result === 'valid' && verdict.stale);
+      if (refetch && this.directories.size < MAX_WANTS) this.directories.add(verdict.agentUrl);
       if (verdict.result === 'invalid') return 'spoofed';
       if (verdict.result === 'valid' && operator !== null && signerBelongsTo(operator, verdict.agentUrl)) return 'verified';
-      if (verdict.result === 'pending' && this.directories.size < MAX_WANTS) this.directories.add(verdict.agentUrl);
     }
     if (sets === undefined || input.ip === null) return 'claimed';
     const address = parseAddress(input.ip);

@@ -42,6 +42,8 @@ export interface DirectorySnapshot {
   agentUrl: string;
   state: 'ready' | 'failed';
   keys: Array<{ keyId: string; x: string }>;
+  /** Fresh until then (ms since the epoch); absent = always fresh. */
+  freshUntil?: number;
 }
 
 const MAX_KEYS = 64;
@@ -61,9 +63,10 @@ export class KeyDirectoryCache implements KeyLookup {
   directory(agentUrl: string): DirectoryState {
     const entry = this.entries.get(agentUrl);
     if (entry === undefined) return { state: 'unknown' };
-    if (entry.freshUntil <= this.options.clock.now()) this.request(agentUrl);
+    const fresh = entry.freshUntil > this.options.clock.now();
+    if (!fresh) this.request(agentUrl);
     if (entry.state === 'failed') return { state: 'failed' };
-    return { state: 'ready', key: (keyId) => entry.keys.get(keyId) ?? null };
+    return { state: 'ready', fresh, key: (keyId) => entry.keys.get(keyId) ?? null };
   }
 
   /** Schedules a fetch of the agent's directory unless one is fresh or already on its way. */
@@ -82,7 +85,7 @@ export class KeyDirectoryCache implements KeyLookup {
   }
 
   snapshot(): DirectorySnapshot[] {
-    return [...this.entries].map(([agentUrl, entry]) => ({ agentUrl, state: entry.state, keys: entry.jwks }));
+    return [...this.entries].map(([agentUrl, entry]) => ({ agentUrl, state: entry.state, keys: entry.jwks, freshUntil: entry.freshUntil }));
   }
 
   private pump(): void {
@@ -145,7 +148,7 @@ export function readDirectory(body: string): Array<{ keyId: string; x: string }>
 }
 
 /** A read-only lookup over published directory snapshots; what an ingest worker holds. */
-export function snapshotKeyLookup(directories: readonly DirectorySnapshot[]): KeyLookup {
+export function snapshotKeyLookup(directories: readonly DirectorySnapshot[], now: () => number = () => 0): KeyLookup {
   const byAgent = new Map<string, DirectoryState>();
   for (const directory of directories) {
     if (directory.state === 'failed') {
@@ -153,7 +156,14 @@ export function snapshotKeyLookup(directories: readonly DirectorySnapshot[]): Ke
       continue;
     }
     const keys = new Map(directory.keys.map((key) => [key.keyId, importEd25519({ kty: 'OKP', crv: 'Ed25519', x: key.x })]));
-    byAgent.set(directory.agentUrl, { state: 'ready', key: (keyId) => keys.get(keyId) ?? null });
+    const freshUntil = directory.freshUntil ?? Infinity;
+    byAgent.set(directory.agentUrl, {
+      state: 'ready',
+      get fresh() {
+        return freshUntil > now();
+      },
+      key: (keyId) => keys.get(keyId) ?? null,
+    });
   }
   return { directory: (agentUrl) => byAgent.get(agentUrl) ?? { state: 'unknown' } };
 }

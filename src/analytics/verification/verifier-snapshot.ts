@@ -32,7 +32,7 @@ export function verifierFromSnapshot(snapshot: VerifierSnapshot, clock: Clock = 
   const rdns = new Map(snapshot.rdns);
   return new EvidenceVerifier({
     ranges: snapshot.ranges,
-    keys: snapshotKeyLookup(snapshot.directories),
+    keys: snapshotKeyLookup(snapshot.directories, () => clock.now()),
     rdnsVerdict: (ip) => rdns.get(ip),
     nonces: new NonceRegistry(snapshot.nonces),
     clock,

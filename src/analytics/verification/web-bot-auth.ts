@@ -4,17 +4,22 @@ import type { NonceRegistry } from './nonce-registry.js';
 import { parseWebBotAuthSignature } from './signature-base.js';
 
 /** What the verifier knows of one agent's key directory; filled in off the ingest path. */
-export type DirectoryState = { state: 'unknown' } | { state: 'failed' } | { state: 'ready'; key(keyId: string): KeyObject | null };
+/** `fresh`: within its caching lifetime. A stale directory still verifies, and is fetched again. */
+export type DirectoryState = { state: 'unknown' } | { state: 'failed' } | { state: 'ready'; fresh: boolean; key(keyId: string): KeyObject | null };
 
 export interface KeyLookup {
   directory(agentUrl: string): DirectoryState;
 }
 
 export type SignatureVerdict =
-  | { result: 'valid'; agentUrl: string }
-  /** Checked and wrong: bad signature, unknown key in a known directory, outside its window, or replayed. */
+  /** `stale`: the directory is past its caching lifetime; the caller asks for it again. */
+  | { result: 'valid'; agentUrl: string; stale: boolean }
+  /** Checked and wrong: bad signature, unknown key in a fresh directory, outside its window, or replayed. */
   | { result: 'invalid'; agentUrl: string; reason: string }
-  /** The agent's directory is not fetched yet (the caller asks for it) or could not be fetched. */
+  /**
+   * The agent's directory is not fetched yet, or is stale and lacks the key (it may have
+   * rotated keys): the caller asks for it; or it could not be fetched.
+   */
   | { result: 'pending' | 'unavailable'; agentUrl: string }
   | { result: 'malformed' | 'unverifiable'; reason: string };
 
@@ -71,7 +76,10 @@ export function verifyWebBotAuth(
   if (directory.state === 'unknown') return { result: 'pending', agentUrl };
   if (directory.state === 'failed') return { result: 'unavailable', agentUrl };
   const key = directory.key(parsed.keyId);
-  if (key === null) return { result: 'invalid', agentUrl, reason: `key ${parsed.keyId.slice(0, 64)} is not in ${agentUrl}'s directory` };
+  if (key === null) {
+    if (!directory.fresh) return { result: 'pending', agentUrl };
+    return { result: 'invalid', agentUrl, reason: `key ${parsed.keyId.slice(0, 64)} is not in ${agentUrl}'s directory` };
+  }
 
   const now = Math.floor(at / 1000);
   if (parsed.expires < parsed.created) return { result: 'invalid', agentUrl, reason: 'expires is before created' };
@@ -94,5 +102,5 @@ export function verifyWebBotAuth(
     const fresh = nonces.remember(`${agentUrl} ${parsed.keyId}`, parsed.nonce, parsed.expires + policy.skewSeconds, now, eventId);
     if (!fresh) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };
   }
-  return { result: 'valid', agentUrl };
+  return { result: 'valid', agentUrl, stale: !directory.fresh };
 }

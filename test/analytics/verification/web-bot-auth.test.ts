@@ -127,6 +127,33 @@ describe('Web Bot Auth verification', () => {
     expect(await check({ signature, at: NOW + 120_000 })).toBe('spoofed');
   });
 
+  it('counts a retried event (same id) reusing its nonce once more as verified, another event as a replay', async () => {
+    const { check } = setup();
+    const signature = signed(chatgpt, { agentUrl: openaiUrl, nonce: 'retry' });
+    expect(await check({ signature, eventId: 'evt-1' })).toBe('verified');
+    expect(await check({ signature, eventId: 'evt-1' })).toBe('verified');
+    expect(await check({ signature, eventId: 'evt-2' })).toBe('spoofed');
+  });
+
+  it('follows a key rotation: a stale directory without the key is fetched again instead of failing the hit', async () => {
+    const { check, clock, keys } = setup();
+    const rotated = new TestSigner();
+    const before = openaiDirectory.reply.body;
+    try {
+      expect(await check({ signature: signed(chatgpt, { agentUrl: openaiUrl }) })).toBe('verified');
+      openaiDirectory.reply.body = JSON.stringify({ keys: [rotated.jwk] });
+      // Fresh (max-age=3600): an unknown key is a wrong key.
+      expect(await check({ signature: signed(rotated, { agentUrl: openaiUrl }) })).toBe('spoofed');
+      clock.advance(3_700_000);
+      const signature = signed(rotated, { agentUrl: openaiUrl, created: SECONDS + 3_695 });
+      // Stale: claimed while the directory is fetched again, then verified.
+      expect(await check({ signature })).toBe('verified');
+      await keys.settled();
+    } finally {
+      openaiDirectory.reply.body = before;
+    }
+  });
+
   it('rejects a wrong key: a key the directory does not list, or a listed key id with another key', async () => {
     const { check } = setup();
     expect(await check({ signature: signed(stranger, { agentUrl: openaiUrl }) })).toBe('spoofed');
