@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import { BroadcastChannel } from 'node:worker_threads';
 import type { Clock } from '../../core/clock.js';
+import { workerEntry } from '../../core/runtime-paths.js';
 import { EvidenceVerifier, type VerificationWants } from './evidence-verifier.js';
 import { ForwardConfirmedDns, type DnsResolver } from './forward-confirmed-dns.js';
 import type { AddressResolver } from './guarded-fetch.js';
@@ -8,6 +11,7 @@ import { NonceRegistry } from './nonce-registry.js';
 import { buildRangeCatalog, type RangeCatalog, type RangeFile } from './range-catalog.js';
 import { loadRangeFile, refreshRanges, saveRangeFile, type RangeRefreshResult } from './range-refresh.js';
 import type { VerifierSnapshot, VerifierSnapshotMessage } from './verifier-snapshot.js';
+import { wantsChannelName, type ChannelSnapshot, type WorkerVerifierData } from './worker-hit-verifier.js';
 
 export interface VerificationServiceOptions {
   clock: Clock;
@@ -45,6 +49,7 @@ export class VerificationService {
   private readonly listeners = new Set<(snapshot: VerifierSnapshot) => void>();
   private publishTimer: NodeJS.Timeout | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
+  private channels: { name: string; updates: BroadcastChannel; wants: BroadcastChannel } | null = null;
 
   constructor(private readonly options: VerificationServiceOptions) {
     const onChange = (): void => this.changed();
@@ -74,6 +79,9 @@ export class VerificationService {
   }
 
   stop(): void {
+    this.channels?.updates.close();
+    this.channels?.wants.close();
+    this.channels = null;
     if (this.refreshTimer !== null) clearTimeout(this.refreshTimer);
     if (this.publishTimer !== null) clearTimeout(this.publishTimer);
     this.refreshTimer = null;
@@ -148,6 +156,29 @@ export class VerificationService {
   feedWorker(worker: { postMessage(message: VerifierSnapshotMessage): void }): () => void {
     worker.postMessage({ kind: 'verifier-snapshot', snapshot: this.snapshot() });
     return this.subscribe((snapshot) => worker.postMessage({ kind: 'verifier-snapshot', snapshot }));
+  }
+
+  /**
+   * The verifier for the ingest pipeline, in the shape of IngestPool's `verifier` option:
+   * this thread's verifier, and for worker threads the module that builds theirs with its
+   * start data. Later evidence reaches workers on a BroadcastChannel; what they could not
+   * check comes back on another.
+   */
+  ingestVerifier(): { verifier: HitVerifier; worker: { module: string; data: WorkerVerifierData } } {
+    if (this.channels === null) {
+      const name = `docwright-verifier-${randomUUID()}`;
+      const updates = new BroadcastChannel(name);
+      const wants = new BroadcastChannel(wantsChannelName(name));
+      updates.unref();
+      wants.unref();
+      wants.onmessage = (event) => this.want((event as { data: VerificationWants }).data);
+      this.subscribe(({ nonces: _shared, ...snapshot }) => this.channels?.updates.postMessage(snapshot satisfies ChannelSnapshot));
+      this.channels = { name, updates, wants };
+    }
+    return {
+      verifier: this.verifier(),
+      worker: { module: workerEntry('analytics/verification/worker-hit-verifier').href, data: { channel: this.channels.name, snapshot: this.snapshot() } },
+    };
   }
 
   /** Resolves when no fetch or DNS check is pending; for tests and benchmarks. */
