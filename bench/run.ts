@@ -27,6 +27,7 @@ const SUITES: Record<SuiteName, () => Promise<SuiteRunner | undefined>> = {
   jobs: () => findExportedFunction<SuiteRunner>(BENCH_DIRECTORY, ['jobs-*.ts', 'jobs/*.ts'], 'runJobsBenchmarks'),
   docs: async () => (await import('./docs-suite.js')).runDocsBenchmarks,
   startup: async () => (await import('./startup-suite.js')).runStartupBenchmarks,
+  verification: async () => (await import('./verification-suite.js')).runVerificationBenchmarks,
 };
 
 async function main(argv: string[]): Promise<number> {

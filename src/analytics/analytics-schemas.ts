@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { HIT_CLASSES } from './classification/classify-hit.js';
 import { DEFAULT_VISITORS_LIMIT, MAX_BATCH_EVENTS, MAX_DAILY_DAYS, MAX_VISITORS_LIMIT } from './analytics-service.js';
 import { MAX_ID_LENGTH, MAX_PATH_LENGTH, MAX_REFERRER_LENGTH, MAX_USER_AGENT_LENGTH } from './event-validation.js';
+import { MAX_SIGNATURE_HEADER_LENGTH } from './verification/signature-field.js';
 import { parseDateOrDateTime } from './parse-instant.js';
 import { SORT_ORDERS, VISITORS_SORTS } from './analytics-types.js';
 
@@ -158,6 +159,23 @@ export const eventDocumentationSchema = z.object({
     .describe(
       'HTTP status of the response the client got, when known (for the report of pages agents requested that answered 4xx). Anything else is rejected per item.',
     ),
+  webBotAuth: z
+    .object({
+      signature: z.string().max(MAX_SIGNATURE_HEADER_LENGTH).describe('The Signature header as received.'),
+      signatureInput: z.string().max(MAX_SIGNATURE_HEADER_LENGTH).describe('The Signature-Input header as received.'),
+      signatureAgent: z
+        .string()
+        .max(MAX_SIGNATURE_HEADER_LENGTH)
+        .optional()
+        .describe('The Signature-Agent header as received: a string ("https://chatgpt.com") or a dictionary (sig1="https://…").'),
+      method: z.string().describe('The request method, e.g. GET.'),
+      authority: z.string().max(255).describe('The Host the request was sent to, e.g. docs.example.com.'),
+      path: z.string().max(8192).describe('The request target as sent, with its query string, e.g. /guide?tab=1.'),
+    })
+    .optional()
+    .describe(
+      "The request's Web Bot Auth headers (draft-ietf-webbotauth-httpsig-protocol over RFC 9421), to verify the agent: a valid signature makes the hit verified, an invalid one (tampered, expired, replayed, wrong key) spoofed. Never stored. Malformed or oversized: the event is rejected with invalid_signature.",
+    ),
 });
 
 const { $schema: _ignored, ...eventJsonSchema } = z.toJSONSchema(eventDocumentationSchema) as Record<string, unknown>;
@@ -179,7 +197,9 @@ export const eventsResponseSchema = z
           index: z.number().int().describe('Position of the event in the batch, from 0.'),
           code: z
             .string()
-            .describe('invalid_event, invalid_field, invalid_path, invalid_timestamp, timestamp_in_future, timestamp_too_old or missing_visitor.'),
+            .describe(
+              'invalid_event, invalid_field, invalid_path, invalid_timestamp, timestamp_in_future, timestamp_too_old, missing_visitor or invalid_signature.',
+            ),
           message: z.string(),
         }),
       )

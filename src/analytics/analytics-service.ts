@@ -41,6 +41,7 @@ import { PAGES_SORTS, type AgentErrorsResult, type AgentsResult, type ListPage, 
 import { reportWindow, type ReportWindow } from './reports/report-window.js';
 import { viewsReport } from './views-report.js';
 import { visitorsReport } from './visitors-report.js';
+import type { VerificationService } from './verification/verification-service.js';
 
 export { MAX_BATCH_EVENTS };
 export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
@@ -64,6 +65,8 @@ export interface AnalyticsServiceOptions {
   ingestWorkers?: number;
   /** How ingested hits are verified (IngestVerifier); default claimOnlyVerifier. */
   verifier?: IngestVerifier;
+  /** Agent verification's evidence (ranges, key directories, reverse DNS); null or absent = claim only. */
+  verification?: VerificationService | null;
   onBackgroundError?: (error: unknown) => void;
 }
 
@@ -74,6 +77,7 @@ export interface AnalyticsServiceOptions {
  */
 export class AnalyticsService {
   readonly store: AnalyticsStore;
+  readonly verification: VerificationService | null;
   private readonly clock: Clock;
   private readonly retentionDays: number;
   private readonly projectSettings: AnalyticsServiceOptions['projectSettings'];
@@ -93,6 +97,7 @@ export class AnalyticsService {
     const sqlStore = options.database.dialect === 'postgres' ? new PostgresAnalyticsStore(options.database) : new SqliteAnalyticsStore(options.database);
     this.store = options.clickhouse ? new ClickHouseAnalyticsStore(sqlStore, options.clickhouse, options.clock) : sqlStore;
     this.clock = options.clock;
+    this.verification = options.verification ?? null;
     this.retentionDays = options.retentionDays;
     this.projectSettings = options.projectSettings;
     this.identity = new VisitorIdentity(options.secret);
@@ -267,6 +272,7 @@ export class AnalyticsService {
   async close(): Promise<void> {
     this.closing.abort();
     await this.reclassifying;
+    this.verification?.stop();
     await this.pruning;
     await this.pool.close();
     await this.scheduler.close();

@@ -10,6 +10,7 @@ import type { BeaconVisitorCap } from './beacon-visitor-cap.js';
 import { clientKey } from '../rate-limit/client-rate-limiter.js';
 import type { SharedWindowLimiter } from '../rate-limit/shared-window-limiter.js';
 import type { VisitorIdentity } from './visitor-identity.js';
+import { readSignatureField } from './verification/signature-field.js';
 
 /** A beacon is a path and a referrer; anything near this size is not one. */
 export const COLLECT_BODY_LIMIT = 16 * 1024;
@@ -50,6 +51,26 @@ async function allowedOrigin(projects: ProjectRepository, request: FastifyReques
 
 function corsHeaders(reply: FastifyReply, origin: string): void {
   reply.header('Access-Control-Allow-Origin', origin).header('Vary', 'Origin');
+}
+
+/**
+ * The beacon request's own Web Bot Auth headers, as the events API's `webBotAuth` member: a
+ * browser-driving agent that signs its requests signs this one too. Malformed or oversized
+ * headers are dropped (the view still counts, unverified) rather than failing the beacon.
+ */
+function ownSignature(request: FastifyRequest): Record<string, string> | undefined {
+  const { signature, 'signature-input': signatureInput, 'signature-agent': signatureAgent } = request.headers;
+  if (typeof signature !== 'string' || typeof signatureInput !== 'string') return undefined;
+  const field = {
+    signature,
+    signatureInput,
+    ...(typeof signatureAgent === 'string' ? { signatureAgent } : {}),
+    method: request.method,
+    authority: request.host,
+    path: request.url,
+  };
+  const read = readSignatureField(field);
+  return read !== null && !('message' in read) ? field : undefined;
 }
 
 function beaconFields(body: unknown): { path: unknown; referrer: unknown } {
@@ -108,7 +129,7 @@ export function registerCollectRoutes(app: FastifyInstance, dependencies: Collec
         tags: ['analytics'],
         summary: 'Record a page view from the page beacon',
         description:
-          'Public: no key. Sent by /script.js with navigator.sendBeacon as text/plain (or application/json) {"path", "referrer"}. The Origin header must be in the project setting allowedOrigins ("*" allows any). The visitor is derived from the client address (X-Forwarded-For only from the proxies DOCWRIGHT_TRUST_PROXY names) and the User-Agent header. At most DOCWRIGHT_BEACON_RATE_LIMIT (default 120) beacons per address (an IPv6 /64 counts as one) and project per minute, across all server processes. One address adds at most DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS (default 20) new visitors per project and UTC day; beacons of further new visitors are answered 204 but not recorded.',
+          'Public: no key. Sent by /script.js with navigator.sendBeacon as text/plain (or application/json) {"path", "referrer"}. The Origin header must be in the project setting allowedOrigins ("*" allows any). The visitor is derived from the client address (X-Forwarded-For only from the proxies DOCWRIGHT_TRUST_PROXY names) and the User-Agent header. A request carrying Web Bot Auth headers (Signature, Signature-Input, Signature-Agent) is verified with them; malformed ones are ignored. At most DOCWRIGHT_BEACON_RATE_LIMIT (default 120) beacons per address (an IPv6 /64 counts as one) and project per minute, across all server processes. One address adds at most DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS (default 20) new visitors per project and UTC day; beacons of further new visitors are answered 204 but not recorded.',
         params: paramsSchema,
         response: {
           204: z.null().describe('Recorded.'),
@@ -137,7 +158,7 @@ export function registerCollectRoutes(app: FastifyInstance, dependencies: Collec
       // A new visitor beyond the address's daily allowance is dropped with the same 204 as
       // a recorded beacon: the sender learns nothing it could tune an attack with.
       if (!(await cap.admit(projectId, request.ip, userAgent ?? ''))) return reply.status(204).send(null);
-      const result = await analytics.ingest(projectId, [{ path, referrer, ip: request.ip, userAgent, accept }]);
+      const result = await analytics.ingest(projectId, [{ path, referrer, ip: request.ip, userAgent, accept, webBotAuth: ownSignature(request) }]);
       const rejection = result.rejected[0];
       if (rejection !== undefined) throw badRequest(rejection.code, rejection.message);
       return reply.status(204).send(null);

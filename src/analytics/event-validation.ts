@@ -2,6 +2,8 @@ import { isIP } from 'node:net';
 import { parseDateTime } from './parse-instant.js';
 import { canonicalPathEncoding } from './path-encoding.js';
 import { utmSourceOf } from './classification/ai-referral.js';
+import type { SignatureHeaders } from './verification/hit-verifier.js';
+import { readSignatureField } from './verification/signature-field.js';
 
 /** One hit as the events endpoint takes it, after validation. */
 export interface ValidEvent {
@@ -19,10 +21,19 @@ export interface ValidEvent {
   utmSource: string | null;
   /** HTTP status of the response, when the sender knew it. */
   status: number | null;
+  /** The request's Web Bot Auth headers (`webBotAuth`), for the verifier; never stored. */
+  signature: SignatureHeaders | null;
 }
 
 export type EventRejectionCode =
-  'invalid_event' | 'invalid_field' | 'invalid_path' | 'invalid_timestamp' | 'timestamp_in_future' | 'timestamp_too_old' | 'missing_visitor';
+  | 'invalid_event'
+  | 'invalid_field'
+  | 'invalid_path'
+  | 'invalid_timestamp'
+  | 'timestamp_in_future'
+  | 'timestamp_too_old'
+  | 'missing_visitor'
+  | 'invalid_signature';
 
 export interface EventRejection {
   index: number;
@@ -131,6 +142,8 @@ export function validateEvent(item: unknown, index: number, window: EventTimeWin
     return reject(index, 'invalid_field', `visitorId must be a string of 1 to ${MAX_ID_LENGTH} characters`);
   }
   if (visitorId === null && ip === null) return reject(index, 'missing_visitor', 'an event needs visitorId or ip to tell its visitor apart');
+  const signature = readSignatureField(event.webBotAuth);
+  if (signature !== null && 'message' in signature) return reject(index, 'invalid_signature', signature.message);
 
   return {
     index,
@@ -144,5 +157,6 @@ export function validateEvent(item: unknown, index: number, window: EventTimeWin
     referrer: referrer === null || referrer === '' ? null : referrer.length > MAX_REFERRER_LENGTH ? referrer.slice(0, MAX_REFERRER_LENGTH) : referrer,
     utmSource: utmSourceOf(event.path),
     status,
+    signature,
   };
 }

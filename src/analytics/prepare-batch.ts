@@ -4,8 +4,8 @@ import { aiReferralOf } from './classification/ai-referral.js';
 import { classifyHit, type Classification, type HitInput } from './classification/classify-hit.js';
 import { isMarkdownRequest, prefersMarkdown } from './classification/markdown-request.js';
 import { readKindOf } from './classification/read-kind.js';
-import { applyVerification } from './verification/apply-verification.js';
 import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
+import { verifyHit } from './verification/verify-hit.js';
 import { validateEvent, type EventRejection, type EventTimeWindow } from './event-validation.js';
 import type { VisitorIdentity } from './visitor-identity.js';
 
@@ -97,7 +97,7 @@ export function parseEventsBody(body: Uint8Array | string): unknown[] | Prepared
 
 /**
  * Everything per event that needs no database: validation, classification, verification
- * (through `verifier`, then applyVerification) and the visitor hash. Pure and synchronous,
+ * (verifyHit: the verifier, then applyVerification) and the visitor hash. Pure and synchronous,
  * so it runs in an ingest worker or inline.
  */
 export function prepareBatch(
@@ -181,10 +181,14 @@ export function prepareBatch(
       event.visitorId !== null
         ? identity.fromVisitorId(context.projectId, event.visitorId)
         : identity.fromAddress(context.projectId, event.ip ?? '', event.userAgent, context.rotateDaily ? dayOf(event.at) : null);
-    // The verdict depends on the address (and later the signature), so it is per hit, not memoised.
+    // The verdict depends on the address and the signature, so it is per hit, not memoised.
     const claimed = known.classification;
-    const verification = verifier.verify({ category: claimed.category, agent: claimed.agent, operator: claimed.operator, ip: event.ip, signature: null });
-    const counted = applyVerification(claimed, verification);
+    const { classification: counted, verification } = verifyHit(verifier, claimed, {
+      ip: event.ip,
+      signature: event.signature,
+      at: event.at,
+      eventId: event.id,
+    });
     let { classCode, agentIndex } = known;
     if (counted !== claimed) {
       // A spoofed claim counts as something else: its class and agent row follow.

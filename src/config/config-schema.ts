@@ -82,6 +82,8 @@ export const environmentSchema = z
     DOCWRIGHT_ANALYTICS_CLUSTER: optionalText,
     DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(20),
     DOCWRIGHT_BEACON_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(120),
+    DOCWRIGHT_AGENT_VERIFICATION: z.enum(['on', 'off']).default('on'),
+    DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS: z.coerce.number().min(0).max(720).default(24),
   })
   .superRefine((environment, context) => {
     // Node refuses a header deadline beyond the whole request's, and it would mean nothing.

@@ -66,6 +66,8 @@ export interface Config {
     beaconRateLimitPerMinute: number;
     /** Set by DOCWRIGHT_ANALYTICS_URL: analytics live in ClickHouse (docs/operations.md, "ClickHouse"). */
     clickhouse: ClickHouseSettings | undefined;
+    /** Agent verification (docs/classification.md, "Verification"): off labels every agent hit claimed and fetches nothing. */
+    verification: { enabled: boolean; rangeRefreshMs: number | null };
   };
 }
 
@@ -156,6 +158,11 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
       beaconVisitorsPerAddress: environment.DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS,
       beaconRateLimitPerMinute: environment.DOCWRIGHT_BEACON_RATE_LIMIT,
       clickhouse: clickhouseSettings(environment),
+      verification: {
+        enabled: environment.DOCWRIGHT_AGENT_VERIFICATION === 'on',
+        rangeRefreshMs:
+          environment.DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS === 0 ? null : Math.round(environment.DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS * 3_600_000),
+      },
     },
   };
 }

@@ -65,6 +65,7 @@ export function processEnvironment(
     DOCWRIGHT_DATA_DIR: testDatabase.dataDir,
     DOCWRIGHT_SECRET: TEST_SECRET,
     DOCWRIGHT_LOG_LEVEL: 'info',
+    DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS: '0',
     PORT: '0',
     ...(testDatabase.dialect === 'postgres' ? { DOCWRIGHT_DATABASE_URL: testDatabase.location } : {}),
     ...extra,

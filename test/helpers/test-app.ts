@@ -21,7 +21,14 @@ export interface TestApp {
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789';
 
 export function testConfig(dataDir: string, environment: Record<string, string> = {}): Config {
-  return loadConfig({ DOCWRIGHT_DATA_DIR: dataDir, DOCWRIGHT_SECRET: TEST_SECRET, DOCWRIGHT_LOG_LEVEL: 'silent', ...environment });
+  // Tests never refresh agent ranges from the operators (no network); they use fixtures.
+  return loadConfig({
+    DOCWRIGHT_DATA_DIR: dataDir,
+    DOCWRIGHT_SECRET: TEST_SECRET,
+    DOCWRIGHT_LOG_LEVEL: 'silent',
+    DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS: '0',
+    ...environment,
+  });
 }
 
 /**

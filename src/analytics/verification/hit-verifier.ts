@@ -18,6 +18,10 @@ export interface VerificationInput {
   /** The client address; used for the check and never stored. */
   ip: string | null;
   signature?: SignatureHeaders | null;
+  /** When the request was made (ms since the epoch): a signature's created/expires window is checked at this instant. Default: the verifier's clock. */
+  at?: number | null;
+  /** The event's id, when the sender gave one: a retried event reusing its nonce is not a replay. */
+  eventId?: string | null;
 }
 
 /**

@@ -20,6 +20,7 @@ import { createVisitorsWriter, VISITORS_FORMATS, type VisitorsFormat } from '../
 import { walkVisitorPages } from '../analytics-visitors-walk.js';
 import { createWalkProgress } from '../analytics-walk-progress.js';
 import { printJson } from '../output.js';
+import { analyticsAgentsCommand } from './analytics-agents-command.js';
 import { parseLimit } from '../parse-options.js';
 import { resolveProject, usageError } from './analytics-command-options.js';
 import { reportCommands } from './analytics-report-commands.js';
@@ -94,6 +95,7 @@ export function analyticsCommand(): Command {
   command.addCommand(pageCountsCommand('views'));
   for (const report of reportCommands()) command.addCommand(report);
   command.addCommand(importCommand());
+  command.addCommand(analyticsAgentsCommand());
   return command;
 }
 

@@ -1,0 +1,27 @@
+import type { Config } from '../../config/load-config.js';
+import type { Clock } from '../../core/clock.js';
+import { VerificationService } from './verification-service.js';
+
+interface VerificationLog {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+/**
+ * The process's verification service, started: ranges loaded from the data directory (or
+ * the shipped file) and refreshed on the configured schedule. Null when
+ * DOCWRIGHT_AGENT_VERIFICATION=off: hits are then only ever `claimed`, and nothing is
+ * fetched from the network.
+ */
+export function createVerificationService(config: Config, clock: Clock, log?: VerificationLog): VerificationService | null {
+  if (!config.analytics.verification.enabled) return null;
+  const service = new VerificationService({
+    clock,
+    dataDir: config.dataDir,
+    rangeRefreshMs: config.analytics.verification.rangeRefreshMs,
+    onRefresh: (result) => log?.info({ version: result.file.version, lists: result.lists }, 'agent ranges refreshed'),
+    onError: (message, error) => log?.warn({ err: error }, message),
+  });
+  service.start().catch((error: unknown) => log?.warn({ err: error }, 'agent ranges could not be loaded'));
+  return service;
+}

@@ -1,0 +1,96 @@
+import type { Clock } from '../../core/clock.js';
+import type { Verification } from '../classification/hit-category.js';
+import type { HitVerifier, VerificationInput } from './hit-verifier.js';
+import { parseAddress } from './ip-address.js';
+import { tableContains } from './ip-range-set.js';
+import type { NonceRegistry } from './nonce-registry.js';
+import type { RangeCatalog } from './range-catalog.js';
+import { signerBelongsTo } from './signer-domains.js';
+import { DEFAULT_WINDOW, SignatureMemo, verifyWebBotAuth, type KeyLookup } from './web-bot-auth.js';
+
+/** Everything the verifier checks against; gathered off the ingest path, read synchronously. */
+export interface VerifierEvidence {
+  ranges: RangeCatalog;
+  keys: KeyLookup;
+  /** A cached forward-confirmed reverse DNS verdict for the address, or undefined when not checked yet. */
+  rdnsVerdict(ip: string): boolean | undefined;
+  nonces: NonceRegistry | null;
+  clock: Clock;
+}
+
+/** Checks the verifier could not make without the network; the service runs them in the background. */
+export interface VerificationWants {
+  directories: string[];
+  lookups: Array<{ ip: string; suffixes: string[] }>;
+}
+
+const MAX_WANTS = 256;
+
+type RangeSet = RangeCatalog['sets'][number];
+
+/**
+ * The real HitVerifier: a Web Bot Auth signature first, then the operator's published
+ * ranges, then forward-confirmed reverse DNS; what it could not check yet (an unknown key
+ * directory, an address not yet looked up) it labels `claimed` and lists as wanted.
+ * The order of the evidence and the labels are in docs/classification.md, Verification.
+ */
+export class EvidenceVerifier implements HitVerifier {
+  private readonly setsByAgent = new Map<string, RangeSet[]>();
+  private directories = new Set<string>();
+  private lookups = new Map<string, string[]>();
+  private readonly memo = new SignatureMemo();
+
+  constructor(private readonly evidence: VerifierEvidence) {
+    for (const set of evidence.ranges.sets) {
+      for (const agent of set.agents) this.setsByAgent.set(agent, [...(this.setsByAgent.get(agent) ?? []), set]);
+    }
+  }
+
+  verify(input: VerificationInput): Verification {
+    if (input.category === 'human') return 'none';
+    const sets = input.agent === null ? undefined : this.setsByAgent.get(input.agent.toLowerCase());
+    if (input.signature != null) {
+      const operator = input.operator ?? sets?.[0]?.operator ?? null;
+      const verdict = verifyWebBotAuth(
+        input.signature,
+        this.evidence.keys,
+        input.at ?? this.evidence.clock.now(),
+        this.evidence.nonces,
+        DEFAULT_WINDOW,
+        this.memo,
+        input.eventId ?? null,
+      );
+      // Not fetched, stale, or failed a while ago: the service fetches it again when it may.
+      const refetch = verdict.result === 'pending' || verdict.result === 'unavailable' || (verdict.result === 'valid' && verdict.stale);
+      if (refetch && this.directories.size < MAX_WANTS) this.directories.add(verdict.agentUrl);
+      if (verdict.result === 'invalid') return 'spoofed';
+      if (verdict.result === 'valid' && operator !== null && signerBelongsTo(operator, verdict.agentUrl)) return 'verified';
+    }
+    if (sets === undefined || input.ip === null) return 'claimed';
+    const address = parseAddress(input.ip);
+    if (address === null) return 'claimed';
+    let suffixes: string[] = [];
+    let complete = false;
+    for (const set of sets) {
+      if (tableContains(set.table, address)) return 'verified';
+      if (set.rdnsSuffixes.length > 0) suffixes = [...suffixes, ...set.rdnsSuffixes];
+      complete ||= set.complete;
+    }
+    if (suffixes.length > 0) {
+      const confirmed = this.evidence.rdnsVerdict(input.ip);
+      if (confirmed !== undefined) return confirmed ? 'verified' : 'spoofed';
+      if (this.lookups.size < MAX_WANTS) this.lookups.set(input.ip, suffixes);
+      return 'claimed';
+    }
+    return complete ? 'spoofed' : 'claimed';
+  }
+
+  /** The checks wanted since the last call; the caller hands them to the verification service. */
+  takeWants(): VerificationWants | null {
+    if (this.directories.size === 0 && this.lookups.size === 0) return null;
+    const wants = { directories: [...this.directories], lookups: [...this.lookups].map(([ip, suffixes]) => ({ ip, suffixes: [...new Set(suffixes)] })) };
+    this.directories = new Set();
+    this.lookups = new Map();
+    return wants;
+  }
+}

@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { BroadcastChannel } from 'node:worker_threads';
+import type { Clock } from '../../core/clock.js';
+import { workerEntry } from '../../core/runtime-paths.js';
+import { EvidenceVerifier, type VerificationWants } from './evidence-verifier.js';
+import { ForwardConfirmedDns, type DnsResolver } from './forward-confirmed-dns.js';
+import type { AddressResolver } from './guarded-fetch.js';
+import type { HitVerifier, VerificationInput } from './hit-verifier.js';
+import { KeyDirectoryCache } from './key-directory-cache.js';
+import { NonceRegistry } from './nonce-registry.js';
+import { buildRangeCatalog, type RangeCatalog, type RangeFile } from './range-catalog.js';
+import { loadRangeFile, refreshRanges, saveRangeFile, type RangeRefreshResult } from './range-refresh.js';
+import type { VerifierSnapshot, VerifierSnapshotMessage } from './verifier-snapshot.js';
+import { wantsChannelName, type ChannelSnapshot, type WorkerVerifierData } from './worker-hit-verifier.js';
+
+export interface VerificationServiceOptions {
+  clock: Clock;
+  /** Holds the refreshed ranges (agent-ranges.json); null keeps them in memory only. */
+  dataDir: string | null;
+  /** How often the server refreshes the ranges from the operators; null turns it off. */
+  rangeRefreshMs: number | null;
+  /** Tests only: key directories and range lists on loopback, over plain http. */
+  allowLoopback?: boolean;
+  resolve?: AddressResolver;
+  dns?: DnsResolver;
+  /** Replaces the operators' URLs (`${from}/${set id}.json`): a mirror, or a fake server in tests. */
+  rangesFrom?: string;
+  onRefresh?: (result: RangeRefreshResult) => void;
+  onError?: (message: string, error: unknown) => void;
+}
+
+/** How long snapshot changes are gathered before workers hear of them. */
+const PUBLISH_DELAY_MS = 250;
+
+/**
+ * Owns everything verification learns off the ingest path: the ranges (loaded, and
+ * refreshed on a schedule), the key-directory cache, the reverse DNS verdicts and the
+ * nonce table. The ingest path only reads: `verifier()` on this thread, snapshots in
+ * worker threads; what either could not check it hands back through `want()`.
+ */
+export class VerificationService {
+  readonly keys: KeyDirectoryCache;
+  readonly dns: ForwardConfirmedDns;
+  readonly nonces = new NonceRegistry();
+  private rangeFile: RangeFile | null = null;
+  private ranges: RangeCatalog = { version: 'none', sets: [] };
+  private live: EvidenceVerifier;
+  private version = 0;
+  private readonly listeners = new Set<(snapshot: VerifierSnapshot) => void>();
+  private publishTimer: NodeJS.Timeout | null = null;
+  private refreshTimer: NodeJS.Timeout | null = null;
+  private channels: { name: string; updates: BroadcastChannel; wants: BroadcastChannel } | null = null;
+
+  constructor(private readonly options: VerificationServiceOptions) {
+    const onChange = (): void => this.changed();
+    this.keys = new KeyDirectoryCache({
+      clock: options.clock,
+      onChange,
+      allowLoopback: options.allowLoopback === true,
+      ...(options.resolve === undefined ? {} : { resolve: options.resolve }),
+      onError: (agentUrl, error) => options.onError?.(`key directory of ${agentUrl} could not be fetched`, error),
+    });
+    this.dns = new ForwardConfirmedDns({ clock: options.clock, onChange, ...(options.dns === undefined ? {} : { resolver: options.dns }) });
+    this.live = this.buildLive();
+  }
+
+  /** Loads the ranges (the refreshed file, else the shipped one) and starts the scheduled refresh. */
+  async start(): Promise<void> {
+    this.setRanges(await loadRangeFile(this.options.dataDir));
+    const every = this.options.rangeRefreshMs;
+    if (every !== null && every > 0) {
+      // The first refresh soon after start, so a fresh install does not wait a whole period.
+      const tick = (delay: number): void => {
+        this.refreshTimer = setTimeout(() => void this.refreshRanges().finally(() => tick(every)), delay);
+        this.refreshTimer.unref();
+      };
+      tick(Math.min(every, 30_000));
+    }
+  }
+
+  stop(): void {
+    this.channels?.updates.close();
+    this.channels?.wants.close();
+    this.channels = null;
+    if (this.refreshTimer !== null) clearTimeout(this.refreshTimer);
+    if (this.publishTimer !== null) clearTimeout(this.publishTimer);
+    this.refreshTimer = null;
+    this.publishTimer = null;
+  }
+
+  setRanges(file: RangeFile): void {
+    this.rangeFile = file;
+    this.ranges = buildRangeCatalog(file);
+    this.changed();
+  }
+
+  get rangeVersion(): string {
+    return this.ranges.version;
+  }
+
+  async refreshRanges(): Promise<RangeRefreshResult | null> {
+    if (this.rangeFile === null) return null;
+    try {
+      const result = await refreshRanges(this.rangeFile, {
+        clock: this.options.clock,
+        allowLoopback: this.options.allowLoopback === true,
+        ...(this.options.rangesFrom === undefined ? {} : { from: this.options.rangesFrom }),
+        ...(this.options.resolve === undefined ? {} : { resolve: this.options.resolve }),
+      });
+      if (result.lists.some((list) => list.ok)) {
+        this.setRanges(result.file);
+        if (this.options.dataDir !== null) await saveRangeFile(this.options.dataDir, result.file);
+      }
+      this.options.onRefresh?.(result);
+      return result;
+    } catch (error) {
+      this.options.onError?.('agent ranges could not be refreshed', error);
+      return null;
+    }
+  }
+
+  /** The verifier for this thread (inline ingest, the beacon): what it cannot check yet is requested at once. */
+  verifier(): HitVerifier {
+    return {
+      verify: (input: VerificationInput) => {
+        const verdict = this.live.verify(input);
+        const wants = this.live.takeWants();
+        if (wants !== null) this.want(wants);
+        return verdict;
+      },
+    };
+  }
+
+  /** Runs, in the background, the checks a verifier asked for (a worker returns them with its batch as `wants`). */
+  want(wants: VerificationWants | null | undefined): void {
+    if (wants == null) return;
+    for (const agentUrl of wants.directories) this.keys.request(agentUrl);
+    for (const lookup of wants.lookups) this.dns.request(lookup.ip, lookup.suffixes);
+  }
+
+  snapshot(): VerifierSnapshot {
+    return { version: this.version, ranges: this.ranges, directories: this.keys.snapshot(), rdns: this.dns.entries(), nonces: this.nonces.buffer };
+  }
+
+  /** Calls the listener with a new snapshot after each change (gathered over a quarter second); returns the unsubscribe. */
+  subscribe(listener: (snapshot: VerifierSnapshot) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Keeps an ingest worker's verifier current: posts the evidence now and after each
+   * change (the worker hands the message to WorkerVerifierHolder.accept). Returns the
+   * function that stops the updates, for when the worker ends.
+   */
+  feedWorker(worker: { postMessage(message: VerifierSnapshotMessage): void }): () => void {
+    worker.postMessage({ kind: 'verifier-snapshot', snapshot: this.snapshot() });
+    return this.subscribe((snapshot) => worker.postMessage({ kind: 'verifier-snapshot', snapshot }));
+  }
+
+  /**
+   * The verifier for the ingest pipeline, in the shape of IngestPool's `verifier` option:
+   * this thread's verifier, and for worker threads the module that builds theirs with its
+   * start data. Later evidence reaches workers on a BroadcastChannel; what they could not
+   * check comes back on another.
+   */
+  ingestVerifier(): { verifier: HitVerifier; worker: { module: string; data: WorkerVerifierData } } {
+    if (this.channels === null) {
+      const name = `docwright-verifier-${randomUUID()}`;
+      const updates = new BroadcastChannel(name);
+      const wants = new BroadcastChannel(wantsChannelName(name));
+      updates.unref();
+      wants.unref();
+      wants.onmessage = (event) => this.want((event as { data: VerificationWants }).data);
+      this.subscribe(({ nonces: _shared, ...snapshot }) => this.channels?.updates.postMessage(snapshot satisfies ChannelSnapshot));
+      this.channels = { name, updates, wants };
+    }
+    return {
+      verifier: this.verifier(),
+      worker: { module: workerEntry('analytics/verification/worker-hit-verifier').href, data: { channel: this.channels.name, snapshot: this.snapshot() } },
+    };
+  }
+
+  /** Resolves when no fetch or DNS check is pending; for tests and benchmarks. */
+  async settled(): Promise<void> {
+    await Promise.all([this.keys.settled(), this.dns.settled()]);
+  }
+
+  private changed(): void {
+    this.version++;
+    this.live = this.buildLive();
+    if (this.publishTimer !== null || this.listeners.size === 0) return;
+    this.publishTimer = setTimeout(() => {
+      this.publishTimer = null;
+      const snapshot = this.snapshot();
+      for (const listener of this.listeners) listener(snapshot);
+    }, PUBLISH_DELAY_MS);
+    this.publishTimer.unref();
+  }
+
+  private buildLive(): EvidenceVerifier {
+    return new EvidenceVerifier({
+      ranges: this.ranges,
+      keys: this.keys,
+      rdnsVerdict: (ip) => this.dns.verdict(ip),
+      nonces: this.nonces,
+      clock: this.options.clock,
+    });
+  }
+}

@@ -1,0 +1,106 @@
+import { verify as verifySignature, type KeyObject } from 'node:crypto';
+import type { SignatureHeaders } from './hit-verifier.js';
+import type { NonceRegistry } from './nonce-registry.js';
+import { parseWebBotAuthSignature } from './signature-base.js';
+
+/** What the verifier knows of one agent's key directory; filled in off the ingest path. */
+/** `fresh`: within its caching lifetime. A stale directory still verifies, and is fetched again. */
+export type DirectoryState = { state: 'unknown' } | { state: 'failed' } | { state: 'ready'; fresh: boolean; key(keyId: string): KeyObject | null };
+
+export interface KeyLookup {
+  directory(agentUrl: string): DirectoryState;
+}
+
+export type SignatureVerdict =
+  /** `stale`: the directory is past its caching lifetime; the caller asks for it again. */
+  | { result: 'valid'; agentUrl: string; stale: boolean }
+  /** Checked and wrong: bad signature, unknown key in a fresh directory, outside its window, or replayed. */
+  | { result: 'invalid'; agentUrl: string; reason: string }
+  /**
+   * The agent's directory is not fetched yet, or is stale and lacks the key (it may have
+   * rotated keys): the caller asks for it; or it could not be fetched.
+   */
+  | { result: 'pending' | 'unavailable'; agentUrl: string }
+  | { result: 'malformed' | 'unverifiable'; reason: string };
+
+export interface WindowPolicy {
+  /** Clock skew tolerated on created and expires, in seconds. */
+  skewSeconds: number;
+  /** Longest accepted expires - created, in seconds: the nonce memory must outlive it. */
+  maxLifetimeSeconds: number;
+}
+
+export const DEFAULT_WINDOW: WindowPolicy = Object.freeze({ skewSeconds: 60, maxLifetimeSeconds: 86_400 });
+
+const MEMO_ENTRIES = 4_096;
+
+/**
+ * Signatures already found valid, by their full input, when they carry no nonce. Ed25519
+ * signing is deterministic, so a signer without nonces sends the same headers for every
+ * request of a second to the same site; an Ed25519 check costs ~60 µs, a lookup nothing.
+ * The window is still checked on every hit. (With a nonce, the same input twice is a
+ * replay, rejected by the nonce table, so those are never remembered.)
+ */
+export class SignatureMemo {
+  private valid = new Map<string, number>();
+
+  has(key: string): boolean {
+    return this.valid.has(key);
+  }
+
+  add(key: string, expires: number): void {
+    if (this.valid.size >= MEMO_ENTRIES) this.valid = new Map();
+    this.valid.set(key, expires);
+  }
+}
+
+/**
+ * Verifies a request's Web Bot Auth signature (draft-ietf-webbotauth-httpsig-protocol over
+ * RFC 9421) at the instant `at` (the hit's time, milliseconds). Synchronous: the key comes
+ * from the lookup, which never touches the network. The nonce is recorded only once the
+ * signature itself is valid, so forged requests cannot fill the replay table.
+ */
+export function verifyWebBotAuth(
+  headers: SignatureHeaders,
+  keys: KeyLookup,
+  at: number,
+  nonces: NonceRegistry | null,
+  policy: WindowPolicy = DEFAULT_WINDOW,
+  memo: SignatureMemo | null = null,
+  eventId: string | null = null,
+): SignatureVerdict {
+  const parsed = parseWebBotAuthSignature(headers);
+  if ('problem' in parsed) return { result: parsed.problem, reason: parsed.reason };
+  const { agentUrl } = parsed;
+  const directory = keys.directory(agentUrl);
+  if (directory.state === 'unknown') return { result: 'pending', agentUrl };
+  if (directory.state === 'failed') return { result: 'unavailable', agentUrl };
+  const key = directory.key(parsed.keyId);
+  if (key === null) {
+    if (!directory.fresh) return { result: 'pending', agentUrl };
+    return { result: 'invalid', agentUrl, reason: `key ${parsed.keyId.slice(0, 64)} is not in ${agentUrl}'s directory` };
+  }
+
+  const now = Math.floor(at / 1000);
+  if (parsed.expires < parsed.created) return { result: 'invalid', agentUrl, reason: 'expires is before created' };
+  if (parsed.expires - parsed.created > policy.maxLifetimeSeconds) return { result: 'invalid', agentUrl, reason: 'the signature is valid for too long' };
+  if (parsed.created > now + policy.skewSeconds) return { result: 'invalid', agentUrl, reason: 'created is in the future' };
+  if (parsed.expires < now - policy.skewSeconds) return { result: 'invalid', agentUrl, reason: 'the signature has expired' };
+
+  const memoKey = memo !== null && parsed.nonce === null ? `${agentUrl}\n${parsed.keyId}\n${headers.signature}\n${parsed.base}` : null;
+  if (memoKey === null || !memo!.has(memoKey)) {
+    let good: boolean;
+    try {
+      good = verifySignature(null, Buffer.from(parsed.base, 'utf8'), key, parsed.signature);
+    } catch {
+      good = false;
+    }
+    if (!good) return { result: 'invalid', agentUrl, reason: 'the signature does not match' };
+    if (memoKey !== null) memo!.add(memoKey, parsed.expires);
+  }
+  if (parsed.nonce !== null && nonces !== null) {
+    const fresh = nonces.remember(`${agentUrl} ${parsed.keyId}`, parsed.nonce, parsed.expires + policy.skewSeconds, now, eventId);
+    if (!fresh) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };
+  }
+  return { result: 'valid', agentUrl, stale: !directory.fresh };
+}

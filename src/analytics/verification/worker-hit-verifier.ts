@@ -1,0 +1,47 @@
+import { BroadcastChannel } from 'node:worker_threads';
+import type { VerificationWants } from './evidence-verifier.js';
+import { claimOnlyVerifier, type HitVerifier, type VerificationInput } from './hit-verifier.js';
+import { WorkerVerifierHolder, type VerifierSnapshot } from './verifier-snapshot.js';
+
+/**
+ * What an ingest worker is started with (IngestPool's `worker.data`): the evidence as it
+ * was, with the shared nonce table (workerData shares a SharedArrayBuffer), and the name of
+ * the channel on which the VerificationService posts later evidence and hears the checks
+ * workers could not make.
+ */
+export interface WorkerVerifierData {
+  channel: string;
+  snapshot: VerifierSnapshot;
+}
+
+/** A later snapshot on the channel: without the nonce table, which the worker already shares. */
+export type ChannelSnapshot = Omit<VerifierSnapshot, 'nonces'>;
+
+export const wantsChannelName = (channel: string): string => `${channel}:wants`;
+
+/**
+ * Builds an ingest worker's verifier (the module IngestPool's workers import by URL). It
+ * listens for new evidence on a BroadcastChannel, so the worker's message protocol stays
+ * the pool's own, and sends back what it could not check.
+ */
+export function createHitVerifier(data: WorkerVerifierData): HitVerifier {
+  const holder = new WorkerVerifierHolder(claimOnlyVerifier);
+  holder.accept({ kind: 'verifier-snapshot', snapshot: data.snapshot });
+  const updates = new BroadcastChannel(data.channel);
+  const wants = new BroadcastChannel(wantsChannelName(data.channel));
+  // The channels must not keep a worker alive that the pool lets go.
+  updates.unref();
+  wants.unref();
+  updates.onmessage = (event) => {
+    const snapshot = (event as { data: ChannelSnapshot }).data;
+    holder.accept({ kind: 'verifier-snapshot', snapshot: { ...snapshot, nonces: data.snapshot.nonces } });
+  };
+  return {
+    verify(input: VerificationInput) {
+      const verdict = holder.verify(input);
+      const wanted: VerificationWants | null = holder.takeWants();
+      if (wanted !== null) wants.postMessage(wanted);
+      return verdict;
+    },
+  };
+}
