@@ -122,7 +122,7 @@ export async function countHits(store: AnalyticsReader, site: number, plan: Rang
       else counts.set(key, { classCode: Number(row.classCode), agent: Number(row.agent), hits: Number(row.hits) });
     }
   };
-  const queries: Promise<HitCount[]>[] = [];
+  const queries: Array<Promise<HitCount[]>> = [];
   if (plan.fromDay < plan.toDay) queries.push(store.select<HitCount>(WHOLE_DAY_HITS, [site, plan.fromDay, plan.toDay]));
   if (plan.edges.length > 0) queries.push(store.select<HitCount>(EDGE_HITS, [site, ...windowParameters(plan.edges)]));
   const unfolded = unfoldedHitsSql(store, site, plan);

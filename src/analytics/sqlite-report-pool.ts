@@ -52,7 +52,7 @@ class ReaderThread {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ ...request, id } as ReportWorkerRequest);
+      this.worker.postMessage({ ...request, id });
     });
   }
 
@@ -78,7 +78,7 @@ class ReaderThread {
 /** What a report reads through: the snapshot's fold state, and queries spread over the threads. */
 export interface ReportSession {
   state: SnapshotState;
-  all(sql: string, parameters: readonly unknown[]): Promise<unknown[]>;
+  all: (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
 }
 
 /** Test seams: faults injected at the points the snapshot protocol guards. */
@@ -135,6 +135,11 @@ export class SqliteReportPool {
     // The chain only orders reports; a failed one must not fail the next.
     this.chain = run.catch(() => {});
     return run;
+  }
+
+  /** Threads started and not stopped. */
+  get running(): number {
+    return this.threads.filter((thread) => thread.alive).length;
   }
 
   /**
