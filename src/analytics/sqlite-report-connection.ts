@@ -49,9 +49,19 @@ export class SqliteReportConnection {
     return work(reader(state, (sql, parameters) => this.exclusive(() => this.main.prepare(sql).all(...parameters))));
   }
 
-  /** Runs a fold step: at once on a file (reports read their own snapshot), in turn with reports on an in-memory database. */
-  besideReports<T>(step: () => Promise<T>): Promise<T> {
-    if (this.pool !== null) return step();
+  /**
+   * Runs a fold step. On a file, after the reports queued so far: they read their own
+   * snapshot and never wait for a fold, but a step running beside them would take a core
+   * from their threads (two on the machines the targets are set for) to make only later
+   * reports cheaper. A step waits for those reports only, not for ones that come later,
+   * so steady reports slow the fold down but never stop it. On an in-memory database, in
+   * turn with reports (they share the main connection).
+   */
+  async besideReports<T>(step: () => Promise<T>): Promise<T> {
+    if (this.pool !== null) {
+      await this.pool.settled();
+      return step();
+    }
     const run = this.chain.then(step);
     this.chain = run.catch(() => {});
     return run;

@@ -137,6 +137,11 @@ export class SqliteReportPool {
     return run;
   }
 
+  /** Resolves once the reports queued so far have finished (whichever way). */
+  settled(): Promise<void> {
+    return this.chain.then(() => undefined);
+  }
+
   /** Threads started and not stopped. */
   get running(): number {
     return this.threads.filter((thread) => thread.alive).length;
