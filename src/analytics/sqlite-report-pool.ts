@@ -14,8 +14,9 @@ const WORKER_ENTRY = workerEntry('analytics/report-worker');
 type Request = ReportWorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 type Success = Extract<ReportWorkerResponse, { ok: true }>;
 
-const reportFailed = (message: string, cause?: unknown): DocwrightError =>
-  new DocwrightError('analytics_report_failed', message, { status: 503, ...(cause === undefined ? {} : { cause }) });
+/** A lost thread is worth a retry (503); a failed query is a fault of ours (500), its SQLite message kept for the log only. */
+const reportFailed = (message: string, cause?: unknown, status = 503): DocwrightError =>
+  new DocwrightError('analytics_report_failed', message, { status, ...(cause === undefined ? {} : { cause }) });
 
 /** One reader thread and the requests it has not answered yet, answered in the order sent. */
 class ReaderThread {
@@ -32,7 +33,7 @@ class ReaderThread {
       const waiting = this.pending.get(response.id);
       this.pending.delete(response.id);
       if (response.ok) waiting?.resolve(response);
-      else waiting?.reject(reportFailed(`A report query failed: ${response.message}`));
+      else waiting?.reject(reportFailed('A report query failed.', new Error(response.message), 500));
     });
     this.worker.on('error', (error) => this.stop(error));
     this.worker.on('exit', (code) => this.stop(new Error(`exited with code ${code}`)));
@@ -159,7 +160,11 @@ export class SqliteReportPool {
 
   /** Waits for the reports queued so far, then stops the threads; a later report starts new ones. */
   async close(): Promise<void> {
-    await this.chain;
+    // Reports queued while waiting are waited for too: none may lose its threads midway.
+    for (let chain = this.chain; ; chain = this.chain) {
+      await chain;
+      if (chain === this.chain) break;
+    }
     await Promise.all(this.threads.splice(0).map((thread) => thread.close()));
   }
 
