@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { AnalyticsService } from '../../src/analytics/analytics-service.js';
 import { PAGE_KIND } from '../../src/analytics/analytics-codes.js';
 import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
-import type { SqliteReportPool } from '../../src/analytics/sqlite-report-pool.js';
+import { MAX_WAITING_REPORTS, SqliteReportPool } from '../../src/analytics/sqlite-report-pool.js';
 import { isDocwrightError } from '../../src/core/errors.js';
 import { openSqliteDatabase } from '../../src/db/sqlite-database.js';
 import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit, kitAnalyticsService } from '../helpers/analytics-kit.js';
@@ -130,6 +130,33 @@ describe('SQLite report threads', () => {
     );
     expect(isDocwrightError(failed) && failed.code).toBe('analytics_report_failed');
     expect((await service.visitors(kit.projectId, { limit: 250 })).totals).toEqual(bruteForceVisitors(hits, null, null).totals);
+  });
+
+  test('reports beyond the queue bound are refused at once, and the queue drains', async () => {
+    await send();
+    const queued = new SqliteReportPool(kit.t.services.database.raw.dialect === 'sqlite' ? kit.t.services.database.raw.file : '', (work) => work());
+    let release = () => {};
+    const blocked = new Promise<void>((resolve) => (release = resolve));
+    let entered = () => {};
+    const started = new Promise<void>((resolve) => (entered = resolve));
+    queued.faults.betweenSnapshotStarts = () => {
+      entered();
+      return blocked;
+    };
+    const read = () => queued.read(async (session) => (await session.all('select count(*) as n from analytics_hits', []))[0]);
+    // One report runs (held between its snapshot starts), MAX_WAITING_REPORTS wait, one more is refused.
+    const running = read();
+    await started;
+    const waiting = Array.from({ length: MAX_WAITING_REPORTS }, read);
+    const refused = await read().then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(isDocwrightError(refused) && { code: refused.code, status: refused.status }).toEqual({ code: 'analytics_reports_busy', status: 503 });
+    release();
+    expect(await Promise.all([running, ...waiting])).toHaveLength(MAX_WAITING_REPORTS + 1);
+    await queued.close();
+    expect(queued.running).toBe(0);
   });
 
   test('closing the service stops the report threads; a later report starts them again', async () => {
