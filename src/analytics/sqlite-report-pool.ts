@@ -182,6 +182,9 @@ export class SqliteReportPool {
   }
 
   private async begin(threads: readonly ReaderThread[]): Promise<SnapshotState> {
+    // Outside the hold: a thread still starting, or finishing a failed report's query,
+    // answers this only when free, and meanwhile ingestion keeps the main connection.
+    await Promise.all(threads.map((thread) => thread.request({ kind: 'end' })));
     for (let attempt = 1; ; attempt++) {
       const states = await this.hold(async () => {
         const first = await threads[0]!.request({ kind: 'begin' });
