@@ -27,11 +27,13 @@ class ReaderThread {
 
   constructor(file: string) {
     this.worker = new Worker(WORKER_ENTRY, { workerData: { file } satisfies ReportWorkerData });
-    // An idle reader must not keep a finished process (a CLI run, a test) alive.
+    // An idle reader must not keep a finished process (a CLI run, a test) alive; a busy
+    // one holds it like any pending I/O, so nothing depends on other handles meanwhile.
     this.worker.unref();
     this.worker.on('message', (response: ReportWorkerResponse) => {
       const waiting = this.pending.get(response.id);
       this.pending.delete(response.id);
+      if (this.pending.size === 0) this.worker.unref();
       if (response.ok) waiting?.resolve(response);
       else waiting?.reject(reportFailed('A report query failed.', new Error(response.message), 500));
     });
@@ -52,6 +54,7 @@ class ReaderThread {
     if (this.stopped !== null) return Promise.reject(this.failure());
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) this.worker.ref();
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ ...request, id });
     });
