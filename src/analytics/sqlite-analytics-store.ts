@@ -30,12 +30,19 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
   private readonly connection: BetterSqlite3.Database;
   private readonly statements = new Map<string, Statement>();
   private readonly foldSql = foldStatements('sqlite');
-  private readonly reports: SqliteReportConnection;
+  /** Where reports read (public for the report tests' fault seams). */
+  readonly reports: SqliteReportConnection;
 
   constructor(private readonly database: Database) {
     if (database.raw.dialect !== 'sqlite') throw new Error('SqliteAnalyticsStore needs a SQLite database');
     this.connection = database.raw.connection;
-    this.reports = new SqliteReportConnection(database.raw.file, (work) => this.exclusive(work), this.connection);
+    this.reports = new SqliteReportConnection(
+      database.raw.file,
+      (work) => this.exclusive(work),
+      // Holds the main connection across awaits: no write of this process commits meanwhile.
+      (work) => this.database.db.connection().execute(() => work()),
+      this.connection,
+    );
   }
 
   private prepared(sql: string): Statement {
@@ -137,6 +144,7 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
 
   async insertHits(batch: HitBatch): Promise<InsertHitsResult> {
     if (batch.count === 0) return { stored: 0, duplicates: 0 };
+    this.reports.pool?.warm();
     return this.writeTransaction(() => {
       const insertHit = this.prepared(INSERT_HIT);
       const insertEventId = this.prepared('insert or ignore into analytics_event_ids (site, event_id, at) values (?, ?, ?)');
@@ -218,9 +226,8 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
   }
 
   async close(): Promise<void> {
-    // Reports still running finish first; the connection reopens if one comes later.
-    await this.reports.read(() => Promise.resolve());
-    this.reports.close();
+    // Reports still running finish first; the report threads start again if one comes later.
+    await this.reports.close();
   }
 
   async select<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]> {

@@ -1,59 +1,42 @@
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { AnalyticsReader, UnfoldedHits } from './analytics-store.js';
-
-interface FoldState {
-  folded: number;
-  last: number;
-}
-
-const FOLD_STATE = `select (select value from analytics_state where name = 'folded_seq') as folded,
-  (select coalesce(max(seq), 0) from analytics_hits) as last`;
+import { SNAPSHOT_STATE, type SnapshotState } from './report-worker.js';
+import { SqliteReportPool } from './sqlite-report-pool.js';
 
 /**
- * Reports on SQLite read on a connection of their own, each inside one read transaction:
- * WAL gives it the snapshot of its first read, so a fold committing on the main
- * connection meanwhile is invisible to it, and the folded mark it reads matches the
- * rollups it reads. The main connection is free for ingestion and folds in between.
- * Reports take this connection one at a time. An in-memory database has no second
- * connection: there the report holds the main connection instead.
+ * Where reports on SQLite read. On a file: on the report threads (sqlite-report-pool.ts),
+ * inside read transactions that share one WAL snapshot, so a fold committing on the main
+ * connection meanwhile is invisible to them, the folded mark they read matches the
+ * rollups they read, and neither the event loop nor the main connection waits for the
+ * report's queries. An in-memory database has no second connection: there the report
+ * holds the main connection, one statement at a time.
  */
 export class SqliteReportConnection {
-  private connection: BetterSqlite3.Database | null = null;
-  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  /** Null for an in-memory database. */
+  readonly pool: SqliteReportPool | null;
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly file: string,
+    file: string,
     private readonly exclusive: <T>(work: () => T) => Promise<T>,
+    hold: <T>(work: () => Promise<T>) => Promise<T>,
     private readonly main: BetterSqlite3.Database,
-  ) {}
+  ) {
+    this.pool = file === ':memory:' ? null : new SqliteReportPool(file, hold);
+  }
 
   read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
-    const run = this.chain.then(() => (this.file === ':memory:' ? this.readOnMain(work) : this.readInSnapshot(work)));
+    if (this.pool !== null) return this.pool.read((session) => work(reader(session.state, session.all)));
+    const run = this.chain.then(() => this.readOnMain(work));
     // The chain only orders reports; a failed one must not fail the next.
     this.chain = run.catch(() => {});
     return run;
   }
 
-  close(): void {
-    if (this.connection?.open) this.connection.close();
-    this.connection = null;
-    this.statements.clear();
-  }
-
-  private async readInSnapshot<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
-    const connection = this.open();
-    connection.exec('begin');
-    try {
-      // The first read fixes the snapshot: the mark and everything after it agree.
-      const state = this.prepared(connection, FOLD_STATE).get() as FoldState;
-      const result = await work(this.reader(state, (sql, parameters) => Promise.resolve(this.prepared(connection, sql).all(...parameters))));
-      connection.exec('commit');
-      return result;
-    } catch (error) {
-      if (connection.inTransaction) connection.exec('rollback');
-      throw error;
-    }
+  /** Waits for running reports, then stops the report threads; a later report starts them again. */
+  async close(): Promise<void> {
+    await this.chain;
+    await this.pool?.close();
   }
 
   /**
@@ -62,42 +45,30 @@ export class SqliteReportConnection {
    * (`besideReports`), so none commits between a report's reads.
    */
   private async readOnMain<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
-    const state = await this.exclusive(() => this.main.prepare(FOLD_STATE).get() as FoldState);
-    return work(this.reader(state, (sql, parameters) => this.exclusive(() => this.main.prepare(sql).all(...parameters))));
+    const state = await this.exclusive(() => this.main.prepare(SNAPSHOT_STATE).get() as SnapshotState);
+    return work(reader(state, (sql, parameters) => this.exclusive(() => this.main.prepare(sql).all(...parameters))));
   }
 
-  /** Runs a fold step: at once with a connection of its own, in turn with reports on an in-memory database. */
-  besideReports<T>(step: () => Promise<T>): Promise<T> {
-    if (this.file !== ':memory:') return step();
+  /**
+   * Runs a fold step. On a file, after the reports queued so far: they read their own
+   * snapshot and never wait for a fold, but a step running beside them would take a core
+   * from their threads (two on the machines the targets are set for) to make only later
+   * reports cheaper. A step waits for those reports only, not for ones that come later,
+   * so steady reports slow the fold down but never stop it. On an in-memory database, in
+   * turn with reports (they share the main connection).
+   */
+  async besideReports<T>(step: () => Promise<T>): Promise<T> {
+    if (this.pool !== null) {
+      await this.pool.settled();
+      return step();
+    }
     const run = this.chain.then(step);
     this.chain = run.catch(() => {});
     return run;
   }
+}
 
-  private reader(state: FoldState, all: (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>): AnalyticsReader {
-    const unfolded: UnfoldedHits | null = state.last > state.folded ? { condition: 'seq > ?', parameters: [state.folded] } : null;
-    return { dialect: 'sqlite', unfolded, select: async <Row>(sql: string, parameters: readonly unknown[]) => (await all(sql, parameters)) as Row[] };
-  }
-
-  private open(): BetterSqlite3.Database {
-    if (this.connection?.open) return this.connection;
-    const connection = new BetterSqlite3(this.file);
-    connection.pragma('busy_timeout = 15000');
-    connection.pragma('query_only = ON');
-    // SQLite's default 2 MB page cache is kept on purpose: it also bounds the sorter's
-    // memory, and a report's sort of 1M unfolded hits took about 40 % less CPU merging
-    // small runs than sorting in a 64 MB one.
-    this.connection = connection;
-    this.statements.clear();
-    return connection;
-  }
-
-  private prepared(connection: BetterSqlite3.Database, sql: string): BetterSqlite3.Statement {
-    let statement = this.statements.get(sql);
-    if (statement === undefined) {
-      statement = connection.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
+function reader(state: SnapshotState, all: (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>): AnalyticsReader {
+  const unfolded: UnfoldedHits | null = state.last > state.folded ? { condition: 'seq > ?', parameters: [state.folded] } : null;
+  return { dialect: 'sqlite', unfolded, select: async <Row>(sql: string, parameters: readonly unknown[]) => (await all(sql, parameters)) as Row[] };
 }

@@ -34,8 +34,9 @@ describe('the analytics suite at a tiny scale', () => {
     expect(report?.notes).toContainEqual(expect.stringMatching(/^accepted 5,000, rejected 0;/));
     expect(report?.notes).toContainEqual(expect.stringMatching(/^answers agree: .*total 500\)/));
     expect(report?.notes).toContain('the first answer (hits still unfolded) agrees with DuckDB too.');
-    // The server's data and the raw-insert database are removed; the reusable CSV stays.
+    // The server's data and the raw-insert database are removed; the reusable CSV and request bodies stay.
     expect(readdirSync(dataDir).filter((name) => name.endsWith('.csv'))).toHaveLength(1);
+    expect(readdirSync(dataDir).filter((name) => name.startsWith('analytics-bodies-') && name.endsWith('.bin'))).toHaveLength(1);
     expect(readdirSync(dataDir)).not.toContain('raw-insert-baseline.sqlite');
   }, 120_000);
 });
