@@ -148,7 +148,7 @@ describe.each(ANALYTICS_BACKENDS)('report endpoints: parameters and access [%s]'
     const events = document.paths['/v1/analytics/{projectId}/events'].post;
     expect(events.responses['202']).toBeDefined();
     const item = events.requestBody.content['application/json'].schema.properties.events.items;
-    expect(Object.keys(item.properties)).toEqual(['id', 'timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer', 'status']);
+    expect(Object.keys(item.properties)).toEqual(['id', 'timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer', 'status', 'webBotAuth']);
     for (const report of ['visitors', 'views']) {
       const parameters = document.paths[`/v1/analytics/{projectId}/${report}`].get.parameters.map((parameter: { name: string }) => parameter.name);
       expect(parameters).toEqual(expect.arrayContaining(['projectId', 'dateFrom', 'dateTo', 'limit', 'offset', 'sort', 'order']));

@@ -91,8 +91,8 @@ describe('docwright analytics agents, pages, agent-errors, summary', () => {
   });
 
   test('every report command has help text', async () => {
-    for (const command of ['views', 'agents', 'pages', 'agent-errors', 'summary']) {
-      const help = await runCli(['analytics', command, '--help'], {});
+    for (const command of ['views', 'agents', 'agents report', 'agents update', 'pages', 'agent-errors', 'summary']) {
+      const help = await runCli(['analytics', ...command.split(' '), '--help'], {});
       expect(help.code, command).toBe(0);
       expect(help.stdout, command).toMatch(/Examples?:/);
     }

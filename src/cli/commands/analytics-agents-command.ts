@@ -19,9 +19,20 @@ Examples:
   docwright analytics agents update
   docwright analytics agents update --from https://mirror.internal/agent-ranges --json`;
 
-/** `docwright analytics agents …`: the data agent verification relies on. Runs locally, against DOCWRIGHT_DATA_DIR. */
-export function analyticsAgentsCommand(): Command {
-  const command = new Command('agents').description('The published address ranges of AI and search agents, used to verify them (local: DOCWRIGHT_DATA_DIR).');
+/** `docwright analytics agents …`: the per-agent report (default), and the data agent verification relies on (local, against DOCWRIGHT_DATA_DIR). */
+export function analyticsAgentsCommand(report: Command): Command {
+  const command = new Command('agents').description(
+    'AI agents: the per-agent report (default: `agents report`, on a running server), and the published address ranges used to verify them (`update`, `ranges`: local, DOCWRIGHT_DATA_DIR).',
+  );
+  command.addCommand(report, { isDefault: true });
+  command.addHelpText(
+    'after',
+    `
+Examples:
+  docwright analytics agents --project prj_123 --from 2026-11-01   (the report)
+  docwright analytics agents update                                 (refresh the ranges)
+  docwright analytics agents ranges --json`,
+  );
   command
     .command('update')
     .description("Refresh the agents' address ranges from their operators.")

@@ -23,7 +23,7 @@ import { printJson } from '../output.js';
 import { analyticsAgentsCommand } from './analytics-agents-command.js';
 import { parseLimit } from '../parse-options.js';
 import { resolveProject, usageError } from './analytics-command-options.js';
-import { reportCommands } from './analytics-report-commands.js';
+import { agentsReportCommand, reportCommands } from './analytics-report-commands.js';
 
 const MAX_PAGE_SIZE = 250;
 
@@ -95,7 +95,7 @@ export function analyticsCommand(): Command {
   command.addCommand(pageCountsCommand('views'));
   for (const report of reportCommands()) command.addCommand(report);
   command.addCommand(importCommand());
-  command.addCommand(analyticsAgentsCommand());
+  command.addCommand(analyticsAgentsCommand(agentsReportCommand()));
   return command;
 }
 

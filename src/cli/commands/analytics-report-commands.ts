@@ -55,9 +55,13 @@ const more = (hasMore: boolean, command: string): void => {
   if (hasMore) process.stdout.write(`… more rows: ${command} --all (or a larger --limit)\n`);
 };
 
-function agentsCommand(): Command {
+/**
+ * The per-agent report. It is `report`, the default subcommand of `analytics agents` (which
+ * also holds `update` and `ranges`), so `docwright analytics agents --json` runs it.
+ */
+export function agentsReportCommand(): Command {
   return listCommand(
-    'agents',
+    'report',
     'Per AI agent: visitors, hits, verified share, pages read, Markdown and llms.txt reads.',
     `
 One row per named agent (and the category its hits were stored with), most hits first:
@@ -66,6 +70,7 @@ MD and LLMS count Markdown reads and /llms.txt + /llms-full.txt requests.
 
 Examples:
   docwright analytics agents --project prj_123 --from 2026-11-01
+  docwright analytics agents report --project prj_123   (the same; report is the default)
   docwright analytics agents --project prj_123 --all --json > agents.json`,
   ).action(async (options: ReportOptions) => {
     const answer = await runList<AgentReportEntry>('agents', 'agents', options);
@@ -186,5 +191,5 @@ for DOCWRIGHT_ANALYTICS_RETENTION_DAYS (default 400): for older ranges they are 
 
 /** The reports on AI readers, beside `visitors`, `views` and `import`. */
 export function reportCommands(): Command[] {
-  return [agentsCommand(), pagesCommand(), agentErrorsCommand(), summaryCommand()];
+  return [pagesCommand(), agentErrorsCommand(), summaryCommand()];
 }
