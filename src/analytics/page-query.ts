@@ -17,11 +17,7 @@ export interface PageQuery {
  * every bad field is named in one 400.
  */
 export function checkedPageQuery(query: VisitorsQuery): PageQuery {
-  const { limit, offset, errors } = listPage(query);
-  const sort = checkedSort(query.sort ?? 'total', VISITORS_SORTS, errors);
-  const order = checkedOrder(query.order, errors);
-  if (errors.length > 0) throw validationFailed('The query parameters failed validation.', errors);
-  return { limit, offset, sort, order };
+  return checkedSortedPage(query, VISITORS_SORTS, 'total');
 }
 
 /** `limit` (1 to 250, default 50) and `offset` (at least 0) of any paged report. */

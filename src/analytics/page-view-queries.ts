@@ -1,6 +1,7 @@
 import type { AnalyticsReader } from './analytics-store.js';
 import type { RangePlan } from './range-plan.js';
 import { IN_WINDOWS, unfoldedPageViewsSql, windowParameters } from './raw-hit-queries.js';
+import { sumHitParts } from './rollup-queries.js';
 
 /** Views (hits) of one page and class (human or ai). */
 export interface PageViewCount {
@@ -19,19 +20,15 @@ const EDGE_VIEWS = `select page, class as "classCode", count(*) as hits from ana
  * hits of whole days, raw hits for the edges and for the hits no fold has reached yet.
  * A hit is in exactly one of the three, so the sums are exact (views need no dedup).
  */
-export async function countPageViews(store: AnalyticsReader, site: number, plan: RangePlan): Promise<PageViewCount[]> {
-  const counts = new Map<string, PageViewCount>();
-  const add = (rows: readonly PageViewCount[]) => {
-    for (const row of rows) {
-      const key = `${row.page}:${row.classCode}`;
-      const known = counts.get(key);
-      if (known) known.hits += Number(row.hits);
-      else counts.set(key, { page: Number(row.page), classCode: Number(row.classCode), hits: Number(row.hits) });
-    }
-  };
-  if (plan.fromDay < plan.toDay) add(await store.select<PageViewCount>(WHOLE_DAY_VIEWS, [site, plan.fromDay, plan.toDay]));
-  if (plan.edges.length > 0) add(await store.select<PageViewCount>(EDGE_VIEWS, [site, ...windowParameters(plan.edges)]));
-  const unfolded = unfoldedPageViewsSql(store, site, plan);
-  if (unfolded !== null) add(await store.select<PageViewCount>(unfolded.sql, unfolded.parameters));
-  return [...counts.values()];
+export function countPageViews(store: AnalyticsReader, site: number, plan: RangePlan): Promise<PageViewCount[]> {
+  return sumHitParts(
+    store,
+    [
+      plan.fromDay < plan.toDay ? { sql: WHOLE_DAY_VIEWS, parameters: [site, plan.fromDay, plan.toDay] } : null,
+      plan.edges.length > 0 ? { sql: EDGE_VIEWS, parameters: [site, ...windowParameters(plan.edges)] } : null,
+      unfoldedPageViewsSql(store, site, plan),
+    ],
+    (row) => ({ page: Number(row.page), classCode: Number(row.classCode), hits: Number(row.hits) }),
+    (row) => `${row.page}:${row.classCode}`,
+  );
 }

@@ -112,23 +112,41 @@ const EDGE_HITS = `select class as "classCode", coalesce(agent, 0) as agent, cou
   where site = ? and ${IN_WINDOWS} group by class, coalesce(agent, 0)`;
 
 /** Hits per class and agent (0: none) over a planned range: the rollups, edges and hits not folded yet. */
-export async function countHits(store: AnalyticsReader, site: number, plan: RangePlan): Promise<HitCount[]> {
-  const counts = new Map<string, HitCount>();
-  const add = (rows: readonly HitCount[]) => {
-    for (const row of rows) {
-      const key = `${row.classCode}:${row.agent}`;
+export function countHits(store: AnalyticsReader, site: number, plan: RangePlan): Promise<HitCount[]> {
+  return sumHitParts(
+    store,
+    [
+      plan.fromDay < plan.toDay ? { sql: WHOLE_DAY_HITS, parameters: [site, plan.fromDay, plan.toDay] } : null,
+      plan.edges.length > 0 ? { sql: EDGE_HITS, parameters: [site, ...windowParameters(plan.edges)] } : null,
+      unfoldedHitsSql(store, site, plan),
+    ],
+    (row) => ({ classCode: Number(row.classCode), agent: Number(row.agent), hits: Number(row.hits) }),
+    (row) => `${row.classCode}:${row.agent}`,
+  );
+}
+
+/**
+ * Hit counts of one range from its parts (whole-day rollup, edge windows, unfolded hits):
+ * a hit is in exactly one part, so the sums per key are exact. The parts are independent
+ * and issued together, so the report threads share them out.
+ */
+export async function sumHitParts<Row extends { hits: number }>(
+  store: AnalyticsReader,
+  parts: ReadonlyArray<{ sql: string; parameters: readonly unknown[] } | null>,
+  normalise: (row: Row) => Row,
+  keyOf: (row: Row) => string,
+): Promise<Row[]> {
+  const counts = new Map<string, Row>();
+  const queries = parts.flatMap((part) => (part === null ? [] : [store.select<Row>(part.sql, part.parameters)]));
+  for (const rows of await Promise.all(queries)) {
+    for (const raw of rows) {
+      const row = normalise(raw);
+      const key = keyOf(row);
       const known = counts.get(key);
-      if (known) known.hits += Number(row.hits);
-      else counts.set(key, { classCode: Number(row.classCode), agent: Number(row.agent), hits: Number(row.hits) });
+      if (known) known.hits += row.hits;
+      else counts.set(key, row);
     }
-  };
-  const queries: Array<Promise<HitCount[]>> = [];
-  if (plan.fromDay < plan.toDay) queries.push(store.select<HitCount>(WHOLE_DAY_HITS, [site, plan.fromDay, plan.toDay]));
-  if (plan.edges.length > 0) queries.push(store.select<HitCount>(EDGE_HITS, [site, ...windowParameters(plan.edges)]));
-  const unfolded = unfoldedHitsSql(store, site, plan);
-  if (unfolded !== null) queries.push(store.select<HitCount>(unfolded.sql, unfolded.parameters));
-  // Independent: issued together, so the report threads share them out.
-  for (const rows of await Promise.all(queries)) add(rows);
+  }
   return [...counts.values()];
 }
 

@@ -1,10 +1,10 @@
 import type { AnalyticsReader } from './analytics-store.js';
-import { CLASS_CODES, PAGE_KIND } from './analytics-codes.js';
-import type { PageVisitors, SortOrder, ViewsResult, VisitorCounts, VisitorsSort } from './analytics-types.js';
+import { CLASS_CODES } from './analytics-codes.js';
+import type { ViewsResult, VisitorCounts } from './analytics-types.js';
 import type { DimensionNames } from './dimension-names.js';
 import type { RangePlan } from './range-plan.js';
 import { pageViewCounts } from './range-counts.js';
-import { defaultOrder, pageComparator } from './visitors-report.js';
+import { rankedPages, type PageWindow } from './visitors-report.js';
 
 /**
  * Totals and one page of per-page views, the companion of the visitors report: the same
@@ -12,13 +12,7 @@ import { defaultOrder, pageComparator } from './visitors-report.js';
  * human or ai (the visitors endpoint's two classes), so `total` = `human` + `ai`, and the
  * site's totals are the sums over its pages. Crawler hits are not views (see /traffic).
  */
-export async function viewsReport(
-  store: AnalyticsReader,
-  names: DimensionNames,
-  site: number | null,
-  plan: RangePlan,
-  page: { limit: number; offset: number; sort?: VisitorsSort | undefined; order?: SortOrder | undefined },
-): Promise<ViewsResult> {
+export async function viewsReport(store: AnalyticsReader, names: DimensionNames, site: number | null, plan: RangePlan, page: PageWindow): Promise<ViewsResult> {
   const totals: VisitorCounts = { human: 0, ai: 0, total: 0 };
   if (site === null) return { totals, views: [], hasMore: false };
   const perPage = new Map<number, VisitorCounts>();
@@ -35,14 +29,6 @@ export async function viewsReport(
     totals[side] += row.hits;
     totals.total += row.hits;
   }
-  const known = await names.lookup(site, perPage.keys());
-  const pages: PageVisitors[] = [];
-  for (const [dim, counts] of perPage) {
-    const name = known.get(dim);
-    if (name?.kind !== PAGE_KIND) continue;
-    pages.push({ path: name.name, ...counts });
-  }
-  const sort = page.sort ?? 'total';
-  pages.sort(pageComparator({ sort, order: page.order ?? defaultOrder(sort) }));
-  return { totals, views: pages.slice(page.offset, page.offset + page.limit), hasMore: pages.length > page.offset + page.limit };
+  const { rows, hasMore } = await rankedPages(names, site, perPage, page);
+  return { totals, views: rows, hasMore };
 }

@@ -46,7 +46,7 @@ export async function visitorsReport(
   names: DimensionNames,
   site: number | null,
   plan: RangePlan,
-  page: { limit: number; offset: number; sort?: VisitorsSort | undefined; order?: SortOrder | undefined },
+  page: PageWindow,
 ): Promise<VisitorsResult> {
   const totals: VisitorCounts = { human: 0, ai: 0, total: 0 };
   if (site === null) return { totals, visitors: [], hasMore: false };
@@ -61,6 +61,28 @@ export async function visitorsReport(
     else if (row.grp === AI_GROUP) counts.ai += row.visitors;
     else if (row.grp === EITHER_GROUP) counts.total += row.visitors;
   }
+  const { rows, hasMore } = await rankedPages(names, site, perDimension, page);
+  return { totals, visitors: rows, hasMore };
+}
+
+export interface PageWindow {
+  limit: number;
+  offset: number;
+  sort?: VisitorsSort | undefined;
+  order?: SortOrder | undefined;
+}
+
+/**
+ * The shared tail of the per-page lists (/visitors, /views): names the page dimensions,
+ * drops other dimensions and pages with nothing counted, ranks every page in the asked
+ * order (a total order, so offsets never overlap or skip) and cuts the asked window.
+ */
+export async function rankedPages(
+  names: DimensionNames,
+  site: number,
+  perDimension: ReadonlyMap<number, VisitorCounts>,
+  page: PageWindow,
+): Promise<{ rows: PageVisitors[]; hasMore: boolean }> {
   const known = await names.lookup(site, perDimension.keys());
   const pages: PageVisitors[] = [];
   for (const [dim, counts] of perDimension) {
@@ -70,5 +92,5 @@ export async function visitorsReport(
   }
   const sort = page.sort ?? 'total';
   pages.sort(pageComparator({ sort, order: page.order ?? defaultOrder(sort) }));
-  return { totals, visitors: pages.slice(page.offset, page.offset + page.limit), hasMore: pages.length > page.offset + page.limit };
+  return { rows: pages.slice(page.offset, page.offset + page.limit), hasMore: pages.length > page.offset + page.limit };
 }
