@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
 import { FoldScheduler } from '../../src/analytics/fold-scheduler.js';
 
@@ -21,9 +21,27 @@ function fakeStore(pending: number) {
   return { store, state };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// The scheduler's timers and clock are faked: its decisions depend on milliseconds, and real
+// timers on a loaded CI machine fire late enough to turn "quiet for 20 ms" into a different
+// story (one such run failed). setImmediate stays real, so foldNow's yield still resolves.
+const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+
+/** Waits for a promise whose work waits on the faked timers (a fold's give-way pause). */
+async function settle<T>(promise: Promise<T>): Promise<T> {
+  let done = false;
+  void promise.finally(() => (done = true));
+  while (!done) await vi.advanceTimersByTimeAsync(1);
+  return promise;
+}
 
 describe('FoldScheduler', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'performance', 'Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   test('folds in the background once ingestion is quiet', async () => {
     const { store, state } = fakeStore(5);
     const scheduler = new FoldScheduler(store, { idleMs: 20, maxDelayMs: 10_000 });
@@ -32,7 +50,7 @@ describe('FoldScheduler', () => {
     expect(state.steps).toBe(0);
     await sleep(60);
     expect(state.pending).toBe(0);
-    await scheduler.close();
+    await settle(scheduler.close());
   });
 
   test('a background fold gives way to ingestion; a query fold does not', async () => {
@@ -45,10 +63,10 @@ describe('FoldScheduler', () => {
     expect(state.steps).toBeGreaterThan(0);
     expect(state.pending).toBeGreaterThan(0);
     state.onStep = () => {};
-    const folded = await scheduler.foldNow();
+    const folded = await settle(scheduler.foldNow());
     expect(state.pending).toBe(0);
     expect(folded).toBeGreaterThan(0);
-    await scheduler.close();
+    await settle(scheduler.close());
   });
 
   test('a background fold steps aside while reports run, and finishes once they are quiet', async () => {
@@ -63,7 +81,7 @@ describe('FoldScheduler', () => {
     state.onStep = () => {};
     await sleep(100);
     expect(state.pending).toBe(0);
-    await scheduler.close();
+    await settle(scheduler.close());
   });
 
   test('a background fold takes no further step while an ingest request is unfinished', async () => {
@@ -80,7 +98,7 @@ describe('FoldScheduler', () => {
     scheduler.noteIngest();
     await sleep(100);
     expect(state.pending).toBe(0);
-    await scheduler.close();
+    await settle(scheduler.close());
   });
 
   test('a report schedules no fold when none is owed', async () => {
@@ -89,7 +107,7 @@ describe('FoldScheduler', () => {
     scheduler.noteRead();
     await sleep(40);
     expect(state.steps).toBe(0);
-    await scheduler.close();
+    await settle(scheduler.close());
   });
 
   test('the deadline folds even while batches keep coming', async () => {
@@ -101,7 +119,7 @@ describe('FoldScheduler', () => {
       expect(state.steps).toBeGreaterThan(0);
     } finally {
       clearInterval(stream);
-      await scheduler.close();
+      await settle(scheduler.close());
     }
   });
 });
