@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { readFile as readRaw } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ToolSet } from 'ai';
 import { createDocsToolset, DEFAULT_TOOL_LIMITS, type DocsToolset, type ToolLimits } from '../../src/agent/tools/index.js';
 import { startListeningTestApp, type ListeningTestApp } from '../helpers/listening-test-app.js';
@@ -19,10 +20,20 @@ const MAX_GAP_MS = 100;
 /**
  * A loaded 2-core machine alone leaves gaps of 20–60 ms now and then (other processes get
  * the CPU), and at a load average of 8 three attempts in a row measured 157, 166 and 412 ms
- * on check_docs' nested page (Node 22). A measurement above the limit is therefore repeated,
- * up to this many times in all, and the best one counts: a stall in the code repeats on
- * every attempt (the ones this test was written against lasted seconds), scheduling noise
- * does not. Passing attempts stop the loop, so a quiet machine runs each case once.
+ * on check_docs' nested page (Node 22); at a load of 18, five attempts of the docs.json case
+ * measured 212–429 ms. So each attempt first measures a control window of the same polling
+ * with no tool running, and the limit is the larger of 100 ms and CONTROL_FACTOR times the
+ * control's largest gap, never above LIMIT_CEILING_MS: a quiet machine keeps the 100 ms limit,
+ * a loaded one is judged against its own scheduling noise, and a real stall still fails
+ * (the ones this test was written against held the event loop for seconds).
+ */
+const CONTROL_FACTOR = 3;
+const CONTROL_WINDOW_MS = 1_000;
+const LIMIT_CEILING_MS = 800;
+/**
+ * A measurement above the limit is repeated, up to this many times in all, and the best one
+ * counts: a stall in the code repeats on every attempt, scheduling noise does not. Passing
+ * attempts stop the loop, so a quiet machine runs each case once.
  */
 const ATTEMPTS = 5;
 // A short per-page limit keeps the hostile pages' checks short; they need far longer.
@@ -55,8 +66,8 @@ type Call = (name: string, input: object) => Promise<unknown>;
 
 /**
  * Creates a workspace holding `files`, then runs `use` with its tools while /healthz is
- * polled, and asserts the server never went 100 ms without answering. Returns what `use`
- * returned.
+ * polled, and asserts the server never went longer than the limit above without
+ * answering. Returns what `use` returned.
  */
 async function withoutStall<T>(files: Record<string, string | Buffer>, use: (call: Call, root: string) => Promise<T>): Promise<T> {
   const seen: string[] = [];
@@ -66,11 +77,15 @@ async function withoutStall<T>(files: Record<string, string | Buffer>, use: (cal
     for (const [name, content] of Object.entries(files)) await fixture.put(name, content);
     const { tools } = (toolset = createDocsToolset({ workspace: fixture.workspace, limits: LIMITS }));
     const root = fixture.workspace;
+    const control = await measureResponsiveness(server.url, () => sleep(CONTROL_WINDOW_MS));
+    const limit = Math.min(LIMIT_CEILING_MS, Math.max(MAX_GAP_MS, CONTROL_FACTOR * control.maxGapMs));
     const measured = await measureResponsiveness(server.url, () => use((name, input) => call(tools, name, input), root));
-    seen.push(`gap ${measured.maxGapMs.toFixed(0)} ms (${measured.answers} answers in ${measured.durationMs.toFixed(0)} ms)`);
+    seen.push(
+      `gap ${measured.maxGapMs.toFixed(0)} ms against a limit of ${limit.toFixed(0)} ms (${measured.answers} answers in ${measured.durationMs.toFixed(0)} ms)`,
+    );
     expect(measured.answers, seen.join('; ')).toBeGreaterThan(0);
-    if (measured.maxGapMs < MAX_GAP_MS || attempt === ATTEMPTS) {
-      expect(measured.maxGapMs, `largest gap between /healthz answers, attempts: ${seen.join('; ')}`).toBeLessThan(MAX_GAP_MS);
+    if (measured.maxGapMs < limit || attempt === ATTEMPTS) {
+      expect(measured.maxGapMs, `largest gap between /healthz answers, attempts: ${seen.join('; ')}`).toBeLessThan(limit);
       return measured.result;
     }
   }
@@ -90,7 +105,8 @@ const kindsOf = (report: unknown, page: string): string[] =>
   (report as CheckReport).newProblems.filter((problem) => problem.path === page).map((problem) => problem.kind);
 const problemOf = (report: unknown, page: string) => (report as CheckReport).newProblems.find((problem) => problem.path === page);
 
-describe('no tool call stalls the process', () => {
+// Up to five attempts, each with its control window, on a loaded machine.
+describe('no tool call stalls the process', { timeout: 180_000 }, () => {
   test('check_docs: 100 KB of ">" (76 s in the MDX compiler) is stopped at the page time limit, and the other pages are checked', async () => {
     const files = { 'quotes.mdx': '>'.repeat(100 * 1024), 'fine.mdx': '# Fine\n\n[missing](/nowhere)\n' };
     const report = await withoutStall(files, (call) => call('check_docs', {}));
@@ -173,7 +189,9 @@ describe('no tool call stalls the process', () => {
     const needle = `${'a'.repeat(500)}b${'a'.repeat(500)}`;
     const files = { 'letters.md': 'a'.repeat(DEFAULT_TOOL_LIMITS.maxFileBytes) };
     const result = await withoutStall(files, (call) => call('edit_file', { path: 'letters.md', oldString: needle, newString: 'x' }));
-    expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/not found/) });
+    // 338 ms in a quiet CI run; at a load average of 20 the search ran into the
+    // 5 s large-file limit, which is the other bounded answer.
+    expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/not found|took longer than 5000 ms/) });
   });
 
   test('edit_file: a small edit of an 8 MB file is written whole', async () => {
