@@ -5,6 +5,7 @@ import { DocwrightError, isDocwrightError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../app/logger.js';
 import type { Budgets } from '../agent/budgets.js';
+import type { AgentAnalyticsSource } from '../agent/tools/analytics-tool.js';
 import { isRetryable } from '../agent/model-errors.js';
 import type { ForgeRegistry } from '../git/forges/forge-registry.js';
 import { redactSecrets } from '../git/redact.js';
@@ -26,6 +27,8 @@ export interface JobRunnerOptions {
   projects: ProjectRepository;
   forges: ForgeRegistry;
   resolveModel: (modelId: string) => LanguageModel;
+  /** The agent's analytics tool, bound here to the job's project (absent: no such tool). */
+  analytics?: AgentAnalyticsSource;
   budgets: Budgets;
   maxAttempts: number;
   retryBaseMs: number;
@@ -159,6 +162,7 @@ export class JobRunner {
         forge: forges.forKind(project.forge),
         forgeProject: { id: project.id, repository: job.repository, ref: job.ref, credentials },
         resolveModel: options.resolveModel,
+        ...(options.analytics === undefined ? {} : { analytics: options.analytics(project.id) }),
         budgets: options.budgets,
         modelRetries: options.modelRetries,
         workspacesDir: join(options.dataDir, 'workspaces'),
