@@ -82,7 +82,7 @@ export function registerMcpRoutes(app: FastifyInstance, _services: Services): vo
         operationId: 'mcp',
         summary: 'Model Context Protocol (Streamable HTTP)',
         description:
-          "MCP over Streamable HTTP, stateless: each POST carries JSON-RPC 2.0 messages (initialize, tools/list, tools/call …) and is answered with JSON-RPC as application/json (202 with no body for notifications). Send Accept: application/json, text/event-stream. Tools act on the admin key's own project: create_job, get_job, send_message, list_jobs, get_visitors, get_agent_traffic (docs/mcp.md). An admin key only; a dashboard session is refused.",
+          "MCP over Streamable HTTP, stateless: each POST carries JSON-RPC 2.0 messages (initialize, tools/list, tools/call …) and is answered with JSON-RPC as application/json (202 with no body for notifications). Send Accept: application/json, text/event-stream. Tools act on the admin key's own project: create_job, get_job, send_message, cancel_job, list_jobs, get_visitors, get_agent_traffic (docs/mcp.md). An admin key only; a dashboard session is refused.",
         security: mcpSecurity,
         body: z.unknown().describe('A JSON-RPC 2.0 message or batch (MCP).'),
         response: {

@@ -129,6 +129,17 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     run(({ jobId: id, prompt: body }) => api({ method: 'POST', path: `${jobPath(id)}/message`, body: { prompt: body } })),
   );
   server.registerTool(
+    'cancel_job',
+    {
+      title: 'Cancel agent job',
+      description:
+        'Stop an active job within seconds: the running turn is aborted and its uncommitted changes discarded; what earlier turns pushed stays. The job becomes failed with error.code cancelled and still accepts send_message. A job that is not active: tool error job_not_active.',
+      inputSchema: { jobId },
+      annotations: { destructiveHint: true, idempotentHint: false },
+    },
+    run(({ jobId: id }) => api({ method: 'POST', path: `${jobPath(id)}/cancel` })),
+  );
+  server.registerTool(
     'list_jobs',
     {
       title: 'List agent jobs',

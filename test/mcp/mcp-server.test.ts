@@ -5,11 +5,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createJobHarness, type JobHarness } from '../helpers/job-harness.js';
 import { BACKENDS } from '../helpers/test-database.js';
 import { CLI } from '../helpers/run-cli.js';
-import { scriptedToolCalls } from '../fakes/fake-model-server.js';
+import { scriptedToolCalls, type FakeModelScript } from '../fakes/fake-model-server.js';
 import { buildSignedInApp, signedIn } from '../helpers/signed-in-app.js';
 
 const FINAL_TEXT = 'Added the MCP guide.';
-const script = scriptedToolCalls([{ name: 'write_file', arguments: { path: 'guides/mcp.mdx', content: '# MCP\n\nConnect an MCP client.\n' } }], FINAL_TEXT);
+const docsScript = scriptedToolCalls([{ name: 'write_file', arguments: { path: 'guides/mcp.mdx', content: '# MCP\n\nConnect an MCP client.\n' } }], FINAL_TEXT);
 
 interface ToolAnswer {
   isError: boolean;
@@ -45,6 +45,10 @@ const hit = (path: string, userAgent: string, visitorId: string) => ({ path, use
 const CHATGPT = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot';
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
+/** "hang": a model call that only an abort ends within the test's time; anything else edits a page. */
+const script: FakeModelScript = (request, callIndex) =>
+  request.lastUserText.includes('hang') ? { text: 'never delivered', delayMs: 120_000 } : docsScript(request, callIndex);
+
 describe.each(BACKENDS)('MCP (%s)', (backend) => {
   let h: JobHarness;
   let url: string;
@@ -73,7 +77,15 @@ describe.each(BACKENDS)('MCP (%s)', (backend) => {
     client = connection.client;
     await client.connect(connection.transport);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['create_job', 'get_agent_traffic', 'get_job', 'get_visitors', 'list_jobs', 'send_message']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'cancel_job',
+      'create_job',
+      'get_agent_traffic',
+      'get_job',
+      'get_visitors',
+      'list_jobs',
+      'send_message',
+    ]);
 
     const { job, latestTurn } = await createAndAwait(client);
     expect(job.status).toBe('completed');
@@ -158,6 +170,27 @@ describe.each(BACKENDS)('MCP (%s)', (backend) => {
     const tooMany = await call(client, 'list_jobs', { limit: 500 });
     expect(tooMany.isError).toBe(true);
     for (const answer of [empty, traversal, unknown, badRange, tooMany]) expect(answer.text).not.toContain(h.key);
+  });
+
+  test('cancel_job stops a job during a slow model call; a second cancel is a tool error', async () => {
+    await start();
+    const connection = httpClient(h.key);
+    client = connection.client;
+    await client.connect(connection.transport);
+    const created = await json(client, 'create_job', { prompt: 'hang, please' });
+    const deadline = Date.now() + 15_000;
+    while (h.model.requests.length === 0) {
+      if (Date.now() > deadline) throw new Error('the model was never called');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const cancelled = await json(client, 'cancel_job', { jobId: created.id });
+    expect(cancelled).toMatchObject({ id: created.id, status: 'failed', error: { code: 'cancelled' } });
+    const again = await call(client, 'cancel_job', { jobId: created.id });
+    expect(again.isError).toBe(true);
+    expect(again.text).toMatch(/^job_not_active: /);
+    const read = (await json(client, 'get_job', { jobId: created.id })) as { job: Record<string, unknown>; latestTurn: Record<string, unknown> };
+    expect(read.job).toMatchObject({ status: 'failed', error: { code: 'cancelled' } });
+    expect(read.latestTurn.status).toBe('cancelled');
   });
 
   test('stdio: `docwright mcp` creates a job, reads its result and the project analytics over the HTTP API', async () => {
