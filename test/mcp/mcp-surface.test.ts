@@ -7,9 +7,9 @@ afterEach(async () => t?.close());
 
 test('the OpenAPI document names the /mcp operations and their key-only security', async () => {
   t = await createTestApp('sqlite');
-  const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+  const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
     paths: Record<string, Record<string, { operationId?: string; security?: unknown; responses: Record<string, unknown> }>>;
-  };
+  }>();
   const mcp = document.paths['/mcp'];
   expect(mcp?.post?.operationId).toBe('mcp');
   expect(mcp?.get?.operationId).toBe('mcpStream');
