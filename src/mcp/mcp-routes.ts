@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { DocwrightError, unauthorized } from '../core/errors.js';
 import { problemSchema } from '../app/problem.js';
 import type { Services } from '../app/services.js';
 import { problemError, type DocwrightApi } from './mcp-api.js';
-import { createMcpServer } from './mcp-server.js';
 import { MCP_SERVER_VERSION } from './mcp-version.js';
 
 /**
@@ -40,6 +38,16 @@ function injectedApi(app: FastifyInstance, authorization: string, requestId: str
   };
 }
 
+// The SDK takes most of a second to load: a server that never sees an MCP request never loads it.
+const loadMcp = async () => {
+  const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('./mcp-server.js'),
+  ]);
+  return { StreamableHTTPServerTransport, createMcpServer };
+};
+let mcpModules: ReturnType<typeof loadMcp> | undefined;
+
 const methodNotAllowed = (): DocwrightError =>
   new DocwrightError(
     'method_not_allowed',
@@ -62,6 +70,7 @@ export function registerMcpRoutes(app: FastifyInstance, _services: Services): vo
     const principal = request.principal;
     const authorization = request.headers.authorization;
     if (principal?.kind !== 'key' || authorization === undefined) throw unauthorized();
+    const { StreamableHTTPServerTransport, createMcpServer } = await (mcpModules ??= loadMcp());
     const server = createMcpServer({ api: injectedApi(app, authorization, request.id), projectId: principal.projectId, version: MCP_SERVER_VERSION });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();

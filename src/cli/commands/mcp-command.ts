@@ -1,8 +1,6 @@
 import { Command, Option } from 'commander';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadClientConfig } from '../../config/load-config.js';
 import type { DocwrightApi } from '../../mcp/mcp-api.js';
-import { createMcpServer } from '../../mcp/mcp-server.js';
 import { MCP_SERVER_VERSION } from '../../mcp/mcp-version.js';
 import { ApiClient } from '../api-client.js';
 
@@ -40,6 +38,11 @@ export function mcpCommand(): Command {
         });
         return response.body;
       };
+      // Loaded here, not at the top: every other command starts without the SDK.
+      const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+        import('../../mcp/mcp-server.js'),
+      ]);
       const server = createMcpServer({ api, projectId, version: MCP_SERVER_VERSION });
       const transport = new StdioServerTransport();
       await server.connect(transport);
