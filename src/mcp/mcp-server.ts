@@ -26,6 +26,10 @@ const jobId = z
   .describe('The job id, as create_job or list_jobs answered it.');
 const prompt = z.string().min(1).max(MAX_PROMPT_LENGTH).describe(`The instruction for the agent, 1 to ${MAX_PROMPT_LENGTH} characters.`);
 const date = z.string().min(10).max(40).describe('YYYY-MM-DD or an ISO 8601 date-time, UTC.');
+/** An optional row count: `what` names the rows in the description. */
+const limitField = (what: string, defaultRows: number, maxRows: number) =>
+  z.number().int().min(1).max(maxRows).optional().describe(`${what}, default ${defaultRows}, at most ${maxRows}.`);
+const offsetField = z.number().int().min(0).max(1_000_000).optional().describe('Rows to skip (page with it while hasMore is true).');
 const range = { dateFrom: date.optional().describe('Inclusive start (default: open).'), dateTo: date.optional().describe('Exclusive end (default: open).') };
 
 interface Turn {
@@ -146,14 +150,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       description: "The project's jobs, newest first, optionally by status; page with offset while hasMore is true.",
       inputSchema: {
         status: z.enum(JOB_STATUSES).optional(),
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(MCP_LIMITS.maxListJobs)
-          .optional()
-          .describe(`Default ${MCP_LIMITS.defaultListJobs}, at most ${MCP_LIMITS.maxListJobs}.`),
-        offset: z.number().int().min(0).max(1_000_000).optional(),
+        limit: limitField('Jobs', MCP_LIMITS.defaultListJobs, MCP_LIMITS.maxListJobs),
+        offset: offsetField,
       },
       annotations: { readOnlyHint: true },
     },
@@ -168,14 +166,8 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       description: 'Site-wide unique visitors (human, ai, total) and per page, most visitors first, in [dateFrom, dateTo) UTC.',
       inputSchema: {
         ...range,
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(MCP_LIMITS.maxVisitors)
-          .optional()
-          .describe(`Pages, default ${MCP_LIMITS.defaultVisitors}, at most ${MCP_LIMITS.maxVisitors}.`),
-        offset: z.number().int().min(0).max(1_000_000).optional(),
+        limit: limitField('Pages', MCP_LIMITS.defaultVisitors, MCP_LIMITS.maxVisitors),
+        offset: offsetField,
       },
       annotations: { readOnlyHint: true },
     },
@@ -191,13 +183,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
         'Hits and unique visitors per class (human, ai, ai-search, ai-training, bot) and per named agent (ChatGPT, ClaudeBot, Googlebot…), most hits first, in [dateFrom, dateTo) UTC.',
       inputSchema: {
         ...range,
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(MCP_LIMITS.maxAgents)
-          .optional()
-          .describe(`Agents, default ${MCP_LIMITS.defaultAgents}, at most ${MCP_LIMITS.maxAgents}.`),
+        limit: limitField('Agents', MCP_LIMITS.defaultAgents, MCP_LIMITS.maxAgents),
       },
       annotations: { readOnlyHint: true },
     },

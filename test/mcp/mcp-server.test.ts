@@ -71,11 +71,16 @@ describe.each(BACKENDS)('MCP (%s)', (backend) => {
     return { client: new Client({ name: 'docwright-test', version: '1.0.0' }), transport };
   }
 
-  test('Streamable HTTP: an admin key lists the tools, creates a job and reads its result; the job is its own project’s', async () => {
+  /** A running server, and the SDK's client connected to its /mcp with the project's admin key. */
+  async function startAndConnect(): Promise<Client> {
     await start();
     const connection = httpClient(h.key);
-    client = connection.client;
-    await client.connect(connection.transport);
+    await connection.client.connect(connection.transport);
+    return connection.client;
+  }
+
+  test('Streamable HTTP: an admin key lists the tools, creates a job and reads its result; the job is its own project’s', async () => {
+    client = await startAndConnect();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'cancel_job',
@@ -152,10 +157,7 @@ describe.each(BACKENDS)('MCP (%s)', (backend) => {
   });
 
   test('bad tool input and refused calls are tool errors, and the key never reaches an answer', async () => {
-    await start();
-    const connection = httpClient(h.key);
-    client = connection.client;
-    await client.connect(connection.transport);
+    client = await startAndConnect();
     const empty = await call(client, 'create_job', { prompt: '' });
     expect(empty.isError).toBe(true);
     expect(empty.text).toMatch(/prompt/);
@@ -173,10 +175,7 @@ describe.each(BACKENDS)('MCP (%s)', (backend) => {
   });
 
   test('cancel_job stops a job during a slow model call; a second cancel is a tool error', async () => {
-    await start();
-    const connection = httpClient(h.key);
-    client = connection.client;
-    await client.connect(connection.transport);
+    client = await startAndConnect();
     const created = await json(client, 'create_job', { prompt: 'hang, please' });
     const deadline = Date.now() + 15_000;
     while (h.model.requests.length === 0) {
