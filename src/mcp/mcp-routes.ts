@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DocwrightError, unauthorized } from '../core/errors.js';
-import { problemSchema } from '../app/problem.js';
+import { buildProblem, PROBLEM_CONTENT_TYPE, problemSchema } from '../app/problem.js';
 import type { Services } from '../app/services.js';
 import { problemError, type DocwrightApi } from './mcp-api.js';
 import { MCP_SERVER_VERSION } from './mcp-version.js';
@@ -79,8 +79,18 @@ export function registerMcpRoutes(app: FastifyInstance, _services: Services): vo
       void transport.close();
       void server.close();
     });
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (error) {
+      // Past hijack() Fastify's error handler no longer answers: a bare 500, as it would write.
+      request.log.error({ err: error }, 'MCP request failed');
+      if (!reply.raw.headersSent) {
+        const problem = buildProblem({ status: 500, code: 'internal_error', detail: 'The MCP request failed.', requestId: request.id });
+        reply.raw.writeHead(500, { 'content-type': PROBLEM_CONTENT_TYPE });
+        reply.raw.end(JSON.stringify(problem));
+      } else reply.raw.end();
+    }
   };
   app.post(
     '/mcp',
