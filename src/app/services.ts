@@ -25,6 +25,7 @@ import { ProjectDeletion, type ProjectDataRemover } from '../projects/project-de
 import { workspacesDirectory } from '../git/workspace.js';
 import type { Logger } from './logger.js';
 import { Readiness } from './readiness.js';
+import { createAgentAnalytics, type AgentAnalytics } from '../analytics/agent-analytics.js';
 
 /** Everything the HTTP routes, the worker and the CLI share; built once per process. */
 export interface Services {
@@ -58,6 +59,8 @@ export interface Services {
   secrets: string[];
   /** Whether this process takes new traffic (/readyz); draining at shutdown turns it off. */
   readiness: Readiness;
+  /** The agent's read-only analytics (its `query_analytics` tool), bound to a job's project by the worker. */
+  agentAnalytics: AgentAnalytics;
   close(): Promise<void>;
 }
 
@@ -84,6 +87,12 @@ export async function createServices(input: { config: Config; database: Database
     models.openaiCompatibleApiKey,
     ...(config.databaseUrl === undefined ? [] : urlPasswordSpellings(config.databaseUrl)),
   ].filter((value): value is string => typeof value === 'string' && value.length >= 8);
+  const agentAnalytics = createAgentAnalytics({
+    config,
+    database,
+    clock,
+    projectSettings: async (projectId) => (await projects.find(projectId))?.settings ?? null,
+  });
   return {
     config,
     database,
@@ -127,8 +136,10 @@ export async function createServices(input: { config: Config; database: Database
     resolveModel: input.resolveModel ?? ((modelId) => resolveLanguageModel(modelId, models)),
     secrets,
     readiness: new Readiness(),
+    agentAnalytics,
     async close() {
       coherence.close();
+      await agentAnalytics.close();
       await notifier.close();
       await database.close();
     },

@@ -86,6 +86,10 @@ export class JobsApi {
     return (await this.client.request<Job>(this.jobPath(jobId, '/archive'), { method: 'POST' })).body;
   }
 
+  async cancel(jobId: string): Promise<Job> {
+    return (await this.client.request<Job>(this.jobPath(jobId, '/cancel'), { method: 'POST' })).body;
+  }
+
   async conversation(jobId: string): Promise<JobConversation> {
     return (await this.client.request<JobConversation>(this.jobPath(jobId, '/messages'))).body;
   }

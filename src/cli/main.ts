@@ -5,6 +5,7 @@ import { analyticsCommand } from './commands/analytics-command.js';
 import { backupCommand } from './commands/backup-command.js';
 import { docsCommand } from './commands/docs-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
+import { mcpCommand } from './commands/mcp-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { projectsCommand } from './commands/projects-command.js';
 import { usersCommand } from './commands/users-command.js';
@@ -28,6 +29,7 @@ program.addCommand(usersCommand());
 program.addCommand(analyticsCommand());
 program.addCommand(jobsCommand());
 program.addCommand(docsCommand());
+program.addCommand(mcpCommand());
 
 // addCommand() does not pass exitOverride on, so every subcommand gets it here: usage
 // errors then reach the one handler below and exit 2 consistently.

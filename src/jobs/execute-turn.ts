@@ -7,6 +7,7 @@ import { createDocsToolset, RefusalLog, type RefusedFile, type WritePolicy, type
 import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run-agent.js';
 import { buildSystemPrompt, buildTurnMessages, type ConversationTurn } from '../agent/prompts.js';
 import type { Budgets } from '../agent/budgets.js';
+import { createAnalyticsTools, type ProjectAnalytics } from '../agent/tools/analytics-tool.js';
 import { deriveCommitMessage, prepareWorkspace, type Workspace } from '../git/workspace.js';
 import { GitTreeFiles } from '../git/git-tree-files.js';
 import type { DocsCheckResult } from '../docs-site/docs-checker.js';
@@ -35,6 +36,8 @@ export interface TurnDependencies {
   forge: Forge;
   forgeProject: ForgeProject;
   resolveModel: (modelId: string) => LanguageModel;
+  /** The job's project's analytics, read-only: adds the `query_analytics` tool. */
+  analytics?: ProjectAnalytics;
   budgets: Budgets;
   modelRetries: number;
   workspacesDir: string;
@@ -111,7 +114,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     (runSignal) =>
       runAgent({
         model,
-        tools: toolset.tools,
+        tools: dependencies.analytics === undefined ? toolset.tools : { ...toolset.tools, ...createAnalyticsTools(dependencies.analytics, () => clock.now()) },
         system: buildSystemPrompt({ projectName: input.projectName }),
         messages: buildTurnMessages(input.history, input.prompt),
         budgets: dependencies.budgets,

@@ -185,4 +185,30 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
       return services.jobs.archive(project, request.params.id);
     },
   );
+
+  routes.post(
+    '/v2/agent/:projectId/job/:id/cancel',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['agent jobs'],
+        operationId: 'cancelAgentJob',
+        summary: 'Cancel an agent job',
+        description:
+          'Stops the running turn within seconds (the model call is aborted, uncommitted changes are discarded) and drops queued follow-ups. What earlier turns pushed stays on the branch and in the pull request. The job becomes failed with error.code cancelled and accepts follow-up messages like any failed job. Only an active job can be cancelled: any other status answers 409 job_not_active.',
+        security,
+        params: jobParamsSchema,
+        response: {
+          200: jobSchema,
+          ...authProblems,
+          409: problemSchema.describe('job_not_active: the job is completed, failed or archived (nothing is running to cancel).'),
+          503: problemSchema.describe('database_unavailable or database_busy: nothing was cancelled; retry after Retry-After.'),
+        },
+      },
+    },
+    async (request) => {
+      const project = await services.projects.get(request.params.projectId);
+      return services.jobs.cancel(project, request.params.id);
+    },
+  );
 }

@@ -5,6 +5,7 @@ import { DocwrightError, isDocwrightError } from '../core/errors.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../app/logger.js';
 import type { Budgets } from '../agent/budgets.js';
+import type { AgentAnalyticsSource } from '../agent/tools/analytics-tool.js';
 import { isRetryable } from '../agent/model-errors.js';
 import type { ForgeRegistry } from '../git/forges/forge-registry.js';
 import { redactSecrets } from '../git/redact.js';
@@ -26,6 +27,8 @@ export interface JobRunnerOptions {
   projects: ProjectRepository;
   forges: ForgeRegistry;
   resolveModel: (modelId: string) => LanguageModel;
+  /** The agent's analytics tool, bound here to the job's project (absent: no such tool). */
+  analytics?: AgentAnalyticsSource;
   budgets: Budgets;
   maxAttempts: number;
   retryBaseMs: number;
@@ -61,9 +64,11 @@ export class JobRunner {
       await this.work(lease, cleanups);
     } catch (error) {
       if (!isLeaseLost(error)) throw error;
-      // Another worker owns the job now and carries it on: this run ends without a trace.
+      // Another worker owns the job now and carries it on, or a cancel took the job's queue
+      // row away: either way this run ends without a trace.
       lease.lost();
-      this.leaseLost(lease, 'a write was refused');
+      if (await this.queueRowGone(lease)) this.options.logger.info({ jobId: lease.jobId }, 'the run stopped: its job was cancelled or deleted');
+      else this.leaseLost(lease, 'a write was refused');
     } finally {
       for (const result of await Promise.allSettled(cleanups.map((cleanup) => cleanup()))) {
         if (result.status === 'rejected') this.options.logger.warn({ err: result.reason, jobId: lease.jobId }, 'could not remove a job workspace');
@@ -159,6 +164,7 @@ export class JobRunner {
         forge: forges.forKind(project.forge),
         forgeProject: { id: project.id, repository: job.repository, ref: job.ref, credentials },
         resolveModel: options.resolveModel,
+        ...(options.analytics === undefined ? {} : { analytics: options.analytics(project.id) }),
         budgets: options.budgets,
         modelRetries: options.modelRetries,
         workspacesDir: join(options.dataDir, 'workspaces'),
@@ -180,13 +186,22 @@ export class JobRunner {
     );
   }
 
-  /** The run was stopped from outside: archived, shut down, or the lease was lost. */
+  /**
+   * The run was stopped from outside: archived, cancelled, shut down, or the lease was lost.
+   * A cancel has already written the outcome and removed the queue row (so the hand-back's
+   * fenced write is refused); an archive leaves the row for this run to remove.
+   */
   private async stop(lease: Lease, turn: JobTurnsTable | null): Promise<void> {
     if (lease.stopReason() === 'lease_lost') {
       this.leaseLost(lease, 'its renewal failed');
       return;
     }
     await this.writes.handBack(lease, turn);
+  }
+
+  private async queueRowGone(lease: Lease): Promise<boolean> {
+    const row = await this.options.database.db.selectFrom('job_queue').select('job_id').where('job_id', '=', lease.jobId).executeTakeFirst();
+    return row === undefined;
   }
 
   private leaseLost(lease: Lease, how: string): void {

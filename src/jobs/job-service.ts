@@ -8,6 +8,7 @@ import type { Project } from '../projects/project.js';
 import type { Notifier } from '../queue/notifier.js';
 import type { RateLimitState, SlidingWindowLimiter } from '../rate-limit/sliding-window-limiter.js';
 import { appendJobEvent } from './job-events.js';
+import { cancelJob } from './cancel-job.js';
 import { jobFromRow, type Job, type JobStatus } from './job.js';
 import type { JobRepository } from './job-repository.js';
 import { acceptsMessages, assertTransition, NEW_JOB_STATUS } from './job-state.js';
@@ -174,6 +175,11 @@ export class JobService {
     await this.options.notifier.publishAndConfirm('docwright_job_events', jobId);
     await this.options.notifier.publish('docwright_project_jobs', project.id);
     return job;
+  }
+
+  /** Stops the running turn and drops queued ones: the job becomes failed with `cancelled` (cancel-job.ts). 409 unless active. */
+  async cancel(project: Project, jobId: string): Promise<Job> {
+    return cancelJob(this.options, project.id, jobId);
   }
 
   /** A command whose connection was lost: its result if it committed after all, else its error. */

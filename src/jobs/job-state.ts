@@ -10,7 +10,8 @@ export const NEW_JOB_STATUS: JobStatus = 'active';
  *   active | completed | failed → active   (a follow-up message; an active job stays active, its turn queued behind)
  *   active | completed | failed → archived (archiving an active job stops its run first)
  *   archived is final.
- * Every write of a job's status asks it first (JobService.create/message/archive, RunWrites.settle).
+ * A cancel is `active → failed` with `error.code` `cancelled` (cancel-job.ts); only an active job can be cancelled.
+ * Every write of a job's status asks it first (JobService.create/message/archive/cancel, RunWrites.settle).
  */
 const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   active: ['active', 'completed', 'failed', 'archived'],
@@ -34,6 +35,11 @@ export function assertTransition(jobId: string, from: JobStatus, to: JobStatus):
 /** A follow-up moves the job to active: every status but archived allows it. */
 export function acceptsMessages(status: JobStatus): boolean {
   return canTransition(status, 'active');
+}
+
+/** Cancel stops a run: only an active job has one (or a queued turn), so any other status is a 409. */
+export function canCancel(status: JobStatus): boolean {
+  return status === 'active' && canTransition(status, 'failed');
 }
 
 /** Polling ends at these: interface.md's rule. */

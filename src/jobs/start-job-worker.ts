@@ -20,6 +20,7 @@ export function createJobWorker(services: Services, logger: Logger, options: Job
     projects: services.projects,
     forges: services.forges,
     resolveModel: services.resolveModel,
+    analytics: services.agentAnalytics.source,
     budgets: config.budgets,
     maxAttempts: config.worker.maxAttempts,
     retryBaseMs: config.worker.retryBaseMs,

@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js';
 
 /**
  * docwright_jobs: a job has work queued (payload: job id). docwright_job_events: a job has
- * new events (job id). docwright_job_control: a job was archived (job id).
+ * new events (job id). docwright_job_control: a job was archived or cancelled (job id).
  * docwright_project_jobs: a job's row changed, i.e. what its project's job stream shows
  * (payload: project id). docwright_keys: API keys were revoked or deleted (see
  * KeyCacheCoherence).

@@ -5,8 +5,12 @@ import type { ClaimedJob, JobQueue } from './job-queue.js';
 import type { LeaseClaim } from './lease-fence.js';
 import type { Notifier } from './notifier.js';
 
-/** Why a run's signal was aborted; the handler decides what to do with the turn. */
-export type StopReason = 'lease_lost' | 'shutdown' | 'archived';
+/**
+ * Why a run's signal was aborted; the handler decides what to do with the turn.
+ * `stopped`: the API stopped the job (archive, cancel, project deletion), told by a
+ * `docwright_job_control` notification or found by the control poll.
+ */
+export type StopReason = 'lease_lost' | 'shutdown' | 'stopped';
 
 /**
  * A claimed job as its handler sees it. `token` fences every write of the run
@@ -31,9 +35,16 @@ export interface WorkerPoolOptions {
   leaseMs: number;
   /** Fallback poll while idle: covers other SQLite processes and lost notifications. */
   idlePollMs?: number;
+  /**
+   * While jobs run, how often their queue rows are read to find runs stopped by another
+   * process (a cancel deletes the row): SQLite has no cross-process notification, and a
+   * PostgreSQL one can be lost. Default 1 s.
+   */
+  controlPollMs?: number;
 }
 
 interface RunningJob {
+  token: number;
   controller: AbortController;
   reason: StopReason | null;
   done: Promise<void>;
@@ -58,6 +69,8 @@ export class WorkerPool {
   /** null before start(), false once claiming stopped (a pool is not restarted). */
   private claiming: boolean | null = null;
   private unsubscribeQueued: (() => void) | null = null;
+  /** A control poll is in flight: the next tick skips rather than piling reads up. */
+  private polling = false;
   private readonly unsubscribers: Array<() => void> = [];
 
   constructor(private readonly options: WorkerPoolOptions) {}
@@ -66,8 +79,33 @@ export class WorkerPool {
     if (this.claiming !== null) return;
     this.claiming = true;
     this.unsubscribeQueued = this.options.notifier.subscribe('docwright_jobs', () => this.poke());
-    this.unsubscribers.push(this.options.notifier.subscribe('docwright_job_control', (jobId) => this.abort(jobId, 'archived')));
+    this.unsubscribers.push(this.options.notifier.subscribe('docwright_job_control', (jobId) => this.abort(jobId, 'stopped')));
+    const control = setInterval(() => void this.pollControl(), this.options.controlPollMs ?? 1_000);
+    control.unref();
+    this.unsubscribers.push(() => clearInterval(control));
     this.loop = this.run();
+  }
+
+  /**
+   * Aborts the runs whose queue row is gone (`stopped`: cancelled or deleted by another
+   * process) or carries another token (`lease_lost`). One read, only while jobs run.
+   */
+  private async pollControl(): Promise<void> {
+    if (this.running.size === 0 || this.polling) return;
+    this.polling = true;
+    try {
+      const entries = [...this.running.entries()];
+      const tokens = await this.options.queue.leaseTokens(entries.map(([jobId]) => jobId));
+      for (const [jobId, entry] of entries) {
+        const token = tokens.get(jobId);
+        if (token === undefined) abortRun(entry, 'stopped');
+        else if (token !== entry.token) abortRun(entry, 'lease_lost');
+      }
+    } catch (error) {
+      this.options.logger.warn({ err: error }, "reading the running jobs' queue rows failed; will retry");
+    } finally {
+      this.polling = false;
+    }
   }
 
   private poke(): void {
@@ -125,7 +163,7 @@ export class WorkerPool {
   private launch({ jobId, token }: ClaimedJob): void {
     const { queue, leaseMs, logger, handler } = this.options;
     const controller = new AbortController();
-    const entry: RunningJob = { controller, reason: null, done: Promise.resolve() };
+    const entry: RunningJob = { token, controller, reason: null, done: Promise.resolve() };
     this.running.set(jobId, entry);
     const claim: LeaseClaim = { jobId, workerId: this.workerId, token };
     const heartbeat = setInterval(
@@ -161,7 +199,7 @@ export class WorkerPool {
 
   /**
    * Stops claiming: the claim loop ends and queued-job notifications are ignored. Running
-   * jobs go on, keep renewing their leases and still stop when archived.
+   * jobs go on, keep renewing their leases and still stop when archived or cancelled.
    */
   async stopClaiming(): Promise<void> {
     if (this.claiming === false) return;

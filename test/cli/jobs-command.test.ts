@@ -6,7 +6,7 @@ import { runCli } from '../helpers/run-cli.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
 
 const JOB_KEYS = ['archivedAt', 'createdAt', 'error', 'id', 'model', 'prLink', 'prStatus', 'source', 'status', 'updatedAt'];
-const SUBCOMMANDS = ['create', 'message', 'get', 'list', 'archive', 'wait', 'messages'];
+const SUBCOMMANDS = ['create', 'message', 'get', 'list', 'archive', 'cancel', 'wait', 'messages'];
 
 /** Asserts that `needles` occur in `haystack` in this order, and returns nothing. */
 function expectInOrder(haystack: string, needles: string[]): void {
@@ -141,6 +141,16 @@ describe('docwright jobs against a running server', () => {
     const waitArchived = await runCli(['jobs', 'wait', job.id, '--project', h.projectId], environment);
     expect(waitArchived.code).toBe(1);
     expect(waitArchived.stderr).toContain(`job ${job.id} was archived`);
+  });
+
+  test('cancel stops an active job; a job that is not active is a 409, exit 1', async () => {
+    const created = (await h.request('POST', `/v2/agent/${h.projectId}/job`, { prompt: 'slow down and think' })).body as { id: string };
+    const cancelled = await runCli(['jobs', 'cancel', created.id, '--project', h.projectId, '--json'], environment);
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ id: created.id, status: 'failed', error: { code: 'cancelled' } });
+    const human = await runCli(['jobs', 'cancel', created.id, '--project', h.projectId], environment);
+    expect(human.code).toBe(1);
+    expect(human.stderr).toContain('Only an active job can be cancelled; this one is failed.');
   });
 
   test('a failing job: retries shown, failure code and message printed, exit 1', async () => {

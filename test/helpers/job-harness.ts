@@ -1,5 +1,5 @@
 import { systemClock } from '../../src/core/clock.js';
-import type { Dialect } from '../../src/db/database.js';
+import type { AnalyticsBackend } from './test-database.js';
 import { createLogger } from '../../src/app/logger.js';
 import { createJobWorker } from '../../src/jobs/start-job-worker.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
@@ -33,7 +33,8 @@ export interface JobHarness extends TestApp {
  * talking to a scripted chat-completions server on loopback.
  */
 export async function createJobHarness(
-  dialect: Dialect,
+  /** A database dialect, or 'clickhouse' (SQLite with analytics in ClickHouse). */
+  dialect: AnalyticsBackend,
   script: FakeModelScript,
   environment: Record<string, string> = {},
   /** Files added to (or replacing those of) the default docs repository. */

@@ -185,6 +185,20 @@ Examples:
     });
 
   command
+    .command('cancel')
+    .description(
+      'Cancel an active job: the running turn stops within seconds, its uncommitted changes are discarded, queued follow-ups are dropped. The job becomes failed (error cancelled) and accepts follow-ups; what earlier turns pushed stays.',
+    )
+    .argument('<id>', 'job id')
+    .addOption(projectOption())
+    .option('--json', "print the API's job object as JSON")
+    .action(async (id: string, options: ProjectOption & { json?: boolean }, self: Command) => {
+      const job = await jobsApi(self, options).cancel(id);
+      if (options.json) return printJson(job);
+      printJob(job, `Cancelled job ${job.id}.`);
+    });
+
+  command
     .command('wait')
     .description('Wait until a job is no longer active, showing its progress; print the pull request link or the failure.')
     .argument('<id>', 'job id')
