@@ -25,6 +25,10 @@ import { ProjectDeletion, type ProjectDataRemover } from '../projects/project-de
 import { workspacesDirectory } from '../git/workspace.js';
 import type { Logger } from './logger.js';
 import { Readiness } from './readiness.js';
+import { WebhookService } from '../webhooks/webhook-service.js';
+import { WebhookOutbox } from '../webhooks/webhook-outbox.js';
+import { WebhookDeliveries } from '../webhooks/webhook-deliveries.js';
+import { WebhookNetworkPolicy } from '../webhooks/webhook-network-policy.js';
 
 /** Everything the HTTP routes, the worker and the CLI share; built once per process. */
 export interface Services {
@@ -58,6 +62,11 @@ export interface Services {
   secrets: string[];
   /** Whether this process takes new traffic (/readyz); draining at shutdown turns it off. */
   readiness: Readiness;
+  /** Webhook endpoints, the outbox the delivery workers read, and where deliveries may go (docs/webhooks.md). */
+  webhooks: WebhookService;
+  webhookOutbox: WebhookOutbox;
+  webhookDeliveries: WebhookDeliveries;
+  webhookPolicy: WebhookNetworkPolicy;
   close(): Promise<void>;
 }
 
@@ -75,7 +84,15 @@ export async function createServices(input: { config: Config; database: Database
   const forges = createForgeRegistry(config, database, clock);
   const coherence = keyCacheCoherence(database, notifier);
   const keys = new ApiKeyService(database.db, clock, coherence);
-  const projectDataRemovers: ProjectDataRemover[] = [];
+  const webhookPolicy = new WebhookNetworkPolicy(config.webhooks);
+  const webhooks = new WebhookService({
+    database,
+    clock,
+    instanceSecret: config.secret,
+    policy: webhookPolicy,
+    secretOverlapMs: config.webhooks.secretOverlapMs,
+  });
+  const projectDataRemovers: ProjectDataRemover[] = [(projectId) => webhooks.deleteProjectData(projectId)];
   const models = config.models;
   const secrets = [
     config.secret,
@@ -127,6 +144,10 @@ export async function createServices(input: { config: Config; database: Database
     resolveModel: input.resolveModel ?? ((modelId) => resolveLanguageModel(modelId, models)),
     secrets,
     readiness: new Readiness(),
+    webhooks,
+    webhookOutbox: new WebhookOutbox(database, clock),
+    webhookDeliveries: new WebhookDeliveries(database),
+    webhookPolicy,
     async close() {
       coherence.close();
       await notifier.close();

@@ -10,6 +10,7 @@ import { registerSessionRoutes } from '../accounts/session-routes.js';
 import { registerUserRoutes } from '../accounts/user-routes.js';
 import { registerProjectManagementRoutes } from '../projects/project-management-routes.js';
 import { registerApiKeyRoutes } from '../keys/api-key-routes.js';
+import { registerWebhookRoutes } from '../webhooks/webhook-routes.js';
 
 /** The route plugins of every feature, in registration order. */
 export const features: ReadonlyArray<(app: FastifyInstance, services: Services) => void | Promise<void>> = [
@@ -22,6 +23,7 @@ export const features: ReadonlyArray<(app: FastifyInstance, services: Services) 
   registerJobConversationRoutes,
   registerLocalPullRequestRoutes,
   registerAnalyticsRoutes,
+  registerWebhookRoutes,
   // Last: the page routes are a catch-all under /projects, after every API route.
   registerDashboard,
 ];
