@@ -82,9 +82,9 @@ describe('webhook routes in the OpenAPI document', () => {
 
   test('every webhook operation has an operationId and documents its problems', async () => {
     kit = await createWebhookKit('sqlite');
-    const document = (await kit.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+    const document = (await kit.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
       paths: Record<string, Record<string, { operationId?: string; responses: Record<string, unknown> }>>;
-    };
+    }>();
     const operations = Object.entries(document.paths)
       .filter(([route]) => route.includes('/webhooks'))
       .flatMap(([, methods]) => Object.values(methods));
