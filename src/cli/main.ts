@@ -10,6 +10,7 @@ import { projectsCommand } from './commands/projects-command.js';
 import { usersCommand } from './commands/users-command.js';
 import { migrateCommand, serveCommand, workerCommand } from './commands/server-commands.js';
 import { reclassifyCommand } from './commands/reclassify-command.js';
+import { webhooksCommand } from './commands/webhooks-command.js';
 
 const program = new Command('docwright')
   .description('Docwright: AI agent jobs for documentation, and visitor analytics that tell humans from AI.')
@@ -27,6 +28,7 @@ program.addCommand(keysCommand());
 program.addCommand(usersCommand());
 program.addCommand(analyticsCommand());
 program.addCommand(jobsCommand());
+program.addCommand(webhooksCommand());
 program.addCommand(docsCommand());
 
 // addCommand() does not pass exitOverride on, so every subcommand gets it here: usage
