@@ -142,3 +142,26 @@ describe.each(BACKENDS)('a receiver on a refused address [%s]', (dialect) => {
     expect(detail.body.attemptLog).toMatchObject([{ outcome: 'failed', responseStatus: null, errorCode: 'address_refused' }]);
   });
 });
+
+describe('webhook settings', () => {
+  test('allowed networks must be CIDRs; the defaults are strict', async () => {
+    const { parseEnvironment, loadConfig } = await import('../../src/config/load-config.js');
+    expect(() => parseEnvironment({ DOCWRIGHT_WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8,banana' })).toThrow(
+      /DOCWRIGHT_WEBHOOK_ALLOWED_NETWORKS: must be a comma-separated list of CIDRs/,
+    );
+    expect(() => parseEnvironment({ DOCWRIGHT_WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/33' })).toThrow(/CIDRs/);
+    expect(() => parseEnvironment({ DOCWRIGHT_WEBHOOK_ALLOW_HTTP: 'yes' })).toThrow(/DOCWRIGHT_WEBHOOK_ALLOW_HTTP/);
+    const config = loadConfig({
+      DOCWRIGHT_SECRET: 'x'.repeat(40),
+      DOCWRIGHT_DATA_DIR: '/tmp/docwright-webhook-config',
+      DOCWRIGHT_WEBHOOK_ALLOWED_NETWORKS: ' fd00::/8 , 10.20.0.0/16',
+    });
+    expect(config.webhooks).toMatchObject({
+      allowHttp: false,
+      allowedNetworks: ['fd00::/8', '10.20.0.0/16'],
+      timeoutMs: 15_000,
+      connectTimeoutMs: 5_000,
+      secretOverlapMs: 86_400_000,
+    });
+  });
+});
