@@ -1,7 +1,6 @@
 import type { Database } from '../db/database.js';
-import { notFound } from '../core/errors.js';
 import type { WebhookAttemptsTable } from '../db/schema.js';
-import type { MessageRow } from './webhook-outbox.js';
+import { findMessage, type MessageRow } from './webhook-outbox.js';
 import { renderPayload } from './webhook-payload.js';
 import type { WebhookEventType } from './webhook-events.js';
 
@@ -85,14 +84,7 @@ export class WebhookDeliveries {
     messageId: string,
     publicUrl: string,
   ): Promise<WebhookMessage & { payload: unknown; attemptLog: WebhookAttempt[] }> {
-    const row = await this.database.db
-      .selectFrom('webhook_messages')
-      .selectAll()
-      .where('id', '=', messageId)
-      .where('endpoint_id', '=', endpointId)
-      .where('project_id', '=', projectId)
-      .executeTakeFirst();
-    if (!row) throw notFound(`No message "${messageId}" for this webhook endpoint.`);
+    const row = await findMessage(this.database.db, projectId, endpointId, messageId);
     const attempts = await this.database.db.selectFrom('webhook_attempts').selectAll().where('message_id', '=', messageId).orderBy('attempt', 'asc').execute();
     return { ...messageFromRow(row), payload: JSON.parse(renderPayload(row, publicUrl)) as unknown, attemptLog: attempts.map(attemptFromRow) };
   }

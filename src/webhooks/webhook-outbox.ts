@@ -3,7 +3,7 @@ import { conflict, notFound } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Database } from '../db/database.js';
 import type { WebhookMessagesTable } from '../db/schema.js';
-import { writeTransaction } from '../db/transaction.js';
+import { writeTransaction, type Executor } from '../db/transaction.js';
 import type { WebhookResponse } from './webhook-http.js';
 
 /**
@@ -16,6 +16,19 @@ export const RETRY_DELAYS_MS: readonly number[] = [5_000, 300_000, 1_800_000, 7_
 export const MAX_ATTEMPTS_LOGGED = 50;
 
 export type MessageRow = WebhookMessagesTable;
+
+/** One message of an endpoint of the project; 404 for any other. */
+export async function findMessage(executor: Executor, projectId: string, endpointId: string, messageId: string): Promise<MessageRow> {
+  const row = await executor
+    .selectFrom('webhook_messages')
+    .selectAll()
+    .where('id', '=', messageId)
+    .where('endpoint_id', '=', endpointId)
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
+  if (!row) throw notFound(`No message "${messageId}" for this webhook endpoint.`);
+  return row;
+}
 
 /** A claimed message: `attempt` is its number and fences the result (see `finish`). */
 export interface ClaimedMessage {
@@ -118,14 +131,7 @@ export class WebhookOutbox {
   async redeliver(projectId: string, endpointId: string, messageId: string): Promise<MessageRow> {
     return writeTransaction(this.database, async (executor) => {
       const now = this.clock.now();
-      const row = await executor
-        .selectFrom('webhook_messages')
-        .selectAll()
-        .where('id', '=', messageId)
-        .where('endpoint_id', '=', endpointId)
-        .where('project_id', '=', projectId)
-        .executeTakeFirst();
-      if (!row) throw notFound(`No message "${messageId}" for this webhook endpoint.`);
+      const row = await findMessage(executor, projectId, endpointId, messageId);
       if (row.locked_until !== null && row.locked_until >= now) {
         throw conflict('This message is being delivered right now; ask again once the attempt is logged.', 'delivery_in_progress');
       }
