@@ -77,8 +77,7 @@ export async function recordWebhookEvent(executor: Executor, event: WebhookEvent
     .where('project_id', '=', event.data.projectId)
     .where('enabled', '=', 1)
     .execute();
-  const data = JSON.stringify(event.data);
-  if (Buffer.byteLength(data) > MAX_EVENT_DATA_BYTES) throw new Error(`webhook event data over ${MAX_EVENT_DATA_BYTES} bytes`);
+  const data = boundedData(event.data);
   let recorded = 0;
   for (const endpoint of endpoints) {
     const filter = JSON.parse(endpoint.events) as string[];
@@ -108,6 +107,17 @@ export async function recordWebhookEvent(executor: Executor, event: WebhookEvent
     recorded += 1;
   }
   return recorded;
+}
+
+/**
+ * The event's data as stored. Its fields are bounded already (ids, a forge's URL, an error
+ * message cut to 1,000 characters); should a forge hand back an absurd URL, the event keeps
+ * its ids and says so rather than failing the job's transaction.
+ */
+function boundedData(data: WebhookEvent['data']): string {
+  const text = JSON.stringify(data);
+  if (Buffer.byteLength(text) <= MAX_EVENT_DATA_BYTES) return text;
+  return JSON.stringify({ projectId: data.projectId, jobId: data.jobId, truncated: true });
 }
 
 async function outboxFull(executor: Executor, endpointId: string): Promise<boolean> {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { BACKENDS } from '../helpers/test-database.js';
 import { RunWrites } from '../../src/jobs/run-writes.js';
-import { settledEventType } from '../../src/webhooks/webhook-events.js';
+import { MAX_EVENT_DATA_BYTES, recordWebhookEvent, settledEventType } from '../../src/webhooks/webhook-events.js';
+import { writeTransaction } from '../../src/db/transaction.js';
 import { createWebhookKit, type WebhookKit } from './webhook-kit.js';
 import { rejection } from '../helpers/rejection.js';
 
@@ -56,5 +57,15 @@ describe.each(BACKENDS)('job settles write their webhook event in the same trans
     await services.database.db.updateTable('jobs').set({ status: 'failed' }).where('id', '=', job.id).execute();
     expect(await rejection(writes.settle({ ...claimed!, workerId: 'worker-a' }))).toMatchObject({ code: 'illegal_job_transition' });
     expect(await services.database.db.selectFrom('webhook_messages').selectAll().execute()).toEqual([]);
+  });
+
+  test('oversized event data keeps the ids instead of failing the change', async () => {
+    kit = await createWebhookKit(dialect);
+    await kit.api('POST', `/v1/projects/${kit.projectId}/webhooks`, { url: 'http://127.0.0.1:9/hooks' });
+    const url = `https://forge.example/${'x'.repeat(MAX_EVENT_DATA_BYTES)}`;
+    const data = { projectId: kit.projectId, jobId: 'job-1', pullRequest: { number: 1, url } };
+    await writeTransaction(kit.services.database, (executor) => recordWebhookEvent(executor, { type: 'pull_request.opened', data }, kit.clock.now()));
+    const row = await kit.services.database.db.selectFrom('webhook_messages').select('data').executeTakeFirstOrThrow();
+    expect(JSON.parse(row.data)).toEqual({ projectId: kit.projectId, jobId: 'job-1', truncated: true });
   });
 });
