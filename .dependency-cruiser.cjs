@@ -6,7 +6,7 @@
 /** Where a process or a worker thread starts: bin/docwright.js runs the CLI; the pools load the bootstraps by URL. */
 const ENTRY_POINTS = ['^src/cli/main\\.ts$', '-bootstrap\\.mjs$'];
 /** The features: each owns its routes, service, repository and CLI-independent logic. */
-const FEATURES = '(accounts|keys|projects|jobs|pull-requests|analytics|dashboard|mcp)';
+const FEATURES = '(accounts|keys|projects|jobs|pull-requests|analytics|dashboard|mcp|webhooks)';
 /** The layers below every feature, from the bottom: core, config, db, then the infrastructure. */
 const INFRASTRUCTURE = '(core|config|db|queue|rate-limit|git|docs-site|agent)';
 

@@ -26,6 +26,10 @@ import { workspacesDirectory } from '../git/workspace.js';
 import type { Logger } from './logger.js';
 import { Readiness } from './readiness.js';
 import { createAgentAnalytics, type AgentAnalytics } from '../analytics/agent-analytics.js';
+import { WebhookService } from '../webhooks/webhook-service.js';
+import { WebhookOutbox } from '../webhooks/webhook-outbox.js';
+import { WebhookDeliveries } from '../webhooks/webhook-deliveries.js';
+import { WebhookNetworkPolicy } from '../webhooks/webhook-network-policy.js';
 
 /** Everything the HTTP routes, the worker and the CLI share; built once per process. */
 export interface Services {
@@ -61,6 +65,11 @@ export interface Services {
   readiness: Readiness;
   /** The agent's read-only analytics (its `query_analytics` tool), bound to a job's project by the worker. */
   agentAnalytics: AgentAnalytics;
+  /** Webhook endpoints, the outbox the delivery workers read, and where deliveries may go (docs/webhooks.md). */
+  webhooks: WebhookService;
+  webhookOutbox: WebhookOutbox;
+  webhookDeliveries: WebhookDeliveries;
+  webhookPolicy: WebhookNetworkPolicy;
   close(): Promise<void>;
 }
 
@@ -78,7 +87,15 @@ export async function createServices(input: { config: Config; database: Database
   const forges = createForgeRegistry(config, database, clock);
   const coherence = keyCacheCoherence(database, notifier);
   const keys = new ApiKeyService(database.db, clock, coherence);
-  const projectDataRemovers: ProjectDataRemover[] = [];
+  const webhookPolicy = new WebhookNetworkPolicy(config.webhooks);
+  const webhooks = new WebhookService({
+    database,
+    clock,
+    instanceSecret: config.secret,
+    policy: webhookPolicy,
+    secretOverlapMs: config.webhooks.secretOverlapMs,
+  });
+  const projectDataRemovers: ProjectDataRemover[] = [(projectId) => webhooks.deleteProjectData(projectId)];
   const models = config.models;
   const secrets = [
     config.secret,
@@ -137,6 +154,10 @@ export async function createServices(input: { config: Config; database: Database
     secrets,
     readiness: new Readiness(),
     agentAnalytics,
+    webhooks,
+    webhookOutbox: new WebhookOutbox(database, clock),
+    webhookDeliveries: new WebhookDeliveries(database),
+    webhookPolicy,
     async close() {
       coherence.close();
       await agentAnalytics.close();

@@ -11,6 +11,7 @@ import { projectsCommand } from './commands/projects-command.js';
 import { usersCommand } from './commands/users-command.js';
 import { migrateCommand, serveCommand, workerCommand } from './commands/server-commands.js';
 import { reclassifyCommand } from './commands/reclassify-command.js';
+import { webhooksCommand } from './commands/webhooks-command.js';
 
 const program = new Command('docwright')
   .description('Docwright: AI agent jobs for documentation, and visitor analytics that tell humans from AI.')
@@ -28,6 +29,7 @@ program.addCommand(keysCommand());
 program.addCommand(usersCommand());
 program.addCommand(analyticsCommand());
 program.addCommand(jobsCommand());
+program.addCommand(webhooksCommand());
 program.addCommand(docsCommand());
 program.addCommand(mcpCommand());
 

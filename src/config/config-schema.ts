@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isIP } from 'node:net';
 import { trustProxySchema } from './trust-proxy.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -12,6 +13,13 @@ const optionalUrl = optionalText.pipe(z.url().optional());
 /** Fractions allowed, so tests can use short timeouts. */
 const seconds = z.coerce.number().positive().max(86_400);
 export const MIN_IDLE_TIMEOUT_SECONDS = 20;
+
+/** `ADDRESS/PREFIX` with a prefix the address's family allows. */
+function isCidr(text: string): boolean {
+  const [address = '', prefix = '', ...rest] = text.split('/');
+  const family = isIP(address);
+  return family !== 0 && rest.length === 0 && /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32);
+}
 
 /**
  * Every environment variable Docwright reads, with its default. The README's
@@ -84,6 +92,18 @@ export const environmentSchema = z
     DOCWRIGHT_BEACON_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(120),
     DOCWRIGHT_AGENT_VERIFICATION: z.enum(['on', 'off']).default('on'),
     DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS: z.coerce.number().min(0).max(720).default(24),
+    DOCWRIGHT_WEBHOOK_ALLOW_HTTP: z.enum(['on', 'off']).default('off'),
+    DOCWRIGHT_WEBHOOK_ALLOWED_NETWORKS: optionalText.pipe(
+      z
+        .string()
+        .refine((value) => value.split(',').every((entry) => isCidr(entry.trim())), 'must be a comma-separated list of CIDRs, e.g. 10.0.0.0/8,fd00::/8')
+        .optional(),
+    ),
+    DOCWRIGHT_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(15),
+    DOCWRIGHT_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    DOCWRIGHT_WEBHOOK_POLL_SECONDS: z.coerce.number().min(0.05).max(600).default(1),
+    DOCWRIGHT_WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(720).default(24),
+    DOCWRIGHT_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
   })
   .superRefine((environment, context) => {
     // Node refuses a header deadline beyond the whole request's, and it would mean nothing.

@@ -69,6 +69,18 @@ export interface Config {
     /** Agent verification (docs/classification.md, "Verification"): off labels every agent hit claimed and fetches nothing. */
     verification: { enabled: boolean; rangeRefreshMs: number | null };
   };
+  /** Webhook delivery (docs/webhooks.md, "Settings"). */
+  webhooks: {
+    allowHttp: boolean;
+    /** CIDRs webhooks may reach although they are private, loopback or link-local. */
+    allowedNetworks: string[];
+    connectTimeoutMs: number;
+    timeoutMs: number;
+    concurrency: number;
+    pollMs: number;
+    secretOverlapMs: number;
+    retentionMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -164,6 +176,24 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
           environment.DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS === 0 ? null : Math.round(environment.DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS * 3_600_000),
       },
     },
+    webhooks: webhookSettings(environment),
+  };
+}
+
+function webhookSettings(environment: Environment): Config['webhooks'] {
+  const timeoutMs = Math.round(environment.DOCWRIGHT_WEBHOOK_TIMEOUT_SECONDS * 1000);
+  return {
+    allowHttp: environment.DOCWRIGHT_WEBHOOK_ALLOW_HTTP === 'on',
+    allowedNetworks: (environment.DOCWRIGHT_WEBHOOK_ALLOWED_NETWORKS ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ''),
+    connectTimeoutMs: Math.min(timeoutMs, 5_000),
+    timeoutMs,
+    concurrency: environment.DOCWRIGHT_WEBHOOK_CONCURRENCY,
+    pollMs: Math.round(environment.DOCWRIGHT_WEBHOOK_POLL_SECONDS * 1000),
+    secretOverlapMs: Math.round(environment.DOCWRIGHT_WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
+    retentionMs: environment.DOCWRIGHT_WEBHOOK_RETENTION_DAYS * 86_400_000,
   };
 }
 

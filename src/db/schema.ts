@@ -126,6 +126,60 @@ export interface JobLeaseTokensTable {
   last_token: number;
 }
 
+/** A project's webhook endpoint (docs/webhooks.md). Secrets are SecretBox-sealed for the endpoint's id. */
+export interface WebhookEndpointsTable {
+  id: string;
+  project_id: string;
+  url: string;
+  description: string;
+  /** JSON array of event types; empty means every event. */
+  events: string;
+  /** 1 or 0 (one spelling for both dialects). */
+  enabled: number;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The outbox: one message per event and endpoint; its id is the `webhook-id`. */
+export interface WebhookMessagesTable {
+  id: string;
+  project_id: string;
+  endpoint_id: string;
+  event_type: string;
+  /** JSON of the event's data, without links (added when the payload is rendered). */
+  data: string;
+  occurred_at: number;
+  status: string;
+  attempts: number;
+  failures: number;
+  /** 1 while a redelivery asked for through the API waits for its attempt. */
+  manual: number;
+  next_attempt_at: number;
+  locked_by: string | null;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  attempt: number;
+  trigger: string;
+  started_at: number;
+  duration_ms: number;
+  outcome: string;
+  response_status: number | null;
+  response_body: string | null;
+  error_code: string | null;
+  error_message: string | null;
+}
+
 export interface JobEventsTable {
   id: Generated<number>;
   job_id: string;
@@ -316,6 +370,9 @@ export interface DatabaseSchema {
   rate_limit_windows: RateLimitWindowsTable;
   idempotency_keys: IdempotencyKeysTable;
   local_pull_requests: LocalPullRequestsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_attempts: WebhookAttemptsTable;
   analytics_sites: AnalyticsSitesTable;
   analytics_dimensions: AnalyticsDimensionsTable;
   analytics_user_agents: AnalyticsUserAgentsTable;

@@ -7,6 +7,7 @@ import { appendJobEvent, pruneJobEvents } from './job-events.js';
 import { jobFromRow, type Job, type JobStatus } from './job.js';
 import type { JobRepository } from './job-repository.js';
 import { assertTransition, canCancel } from './job-state.js';
+import { jobEventData, recordWebhookEvent, settledEventType } from '../webhooks/webhook-events.js';
 
 /** The error a cancelled job (and each turn the cancel stopped) carries. */
 export const CANCELLED = { code: 'cancelled', message: 'The job was cancelled by request.' } as const;
@@ -49,11 +50,14 @@ export async function cancelJob(options: CancelJobOptions, projectId: string, jo
       .returning('sequence')
       .execute();
     await executor.deleteFrom('job_queue').where('job_id', '=', jobId).execute();
-    await executor
+    const settled = await executor
       .updateTable('jobs')
       .set({ status: 'failed', error_code: CANCELLED.code, error_message: CANCELLED.message, updated_at: now })
       .where('id', '=', jobId)
-      .execute();
+      .returning(['id', 'project_id', 'status', 'error_code', 'error_message', 'pr_link'])
+      .executeTakeFirstOrThrow();
+    // In the cancel's own transaction, like every webhook event (docs/webhooks.md).
+    await recordWebhookEvent(executor, { type: settledEventType('failed', settled.error_code), data: jobEventData(settled) }, now);
     for (const turn of stopped.sort((a, b) => a.sequence - b.sequence)) {
       await appendJobEvent(executor, jobId, 'turn.cancelled', { sequence: turn.sequence, ...CANCELLED }, now);
     }

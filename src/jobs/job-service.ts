@@ -12,6 +12,7 @@ import { cancelJob } from './cancel-job.js';
 import { jobFromRow, type Job, type JobStatus } from './job.js';
 import type { JobRepository } from './job-repository.js';
 import { acceptsMessages, assertTransition, NEW_JOB_STATUS } from './job-state.js';
+import { jobEventData, recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 export interface JobServiceOptions {
   database: Database;
@@ -169,7 +170,9 @@ export class JobService {
       // An unlocked queue row goes now; a locked one is removed by its worker once it has stopped.
       await executor.deleteFrom('job_queue').where('job_id', '=', jobId).where('locked_by', 'is', null).execute();
       await appendJobEvent(executor, jobId, 'job.archived', {}, now);
-      return jobFromRow(await repository.getRow(executor, project.id, jobId));
+      const archived = await repository.getRow(executor, project.id, jobId);
+      await recordWebhookEvent(executor, { type: 'job.archived', data: jobEventData(archived) }, now);
+      return jobFromRow(archived);
     });
     await this.options.notifier.publish('docwright_job_control', jobId);
     await this.options.notifier.publishAndConfirm('docwright_job_events', jobId);

@@ -9,6 +9,7 @@ import type { TurnOutcome } from './execute-turn.js';
 import { appendJobEvent, pruneJobEvents, type JobEventType } from './job-events.js';
 import { assertTransition } from './job-state.js';
 import type { JobStatus } from './job.js';
+import { jobEventData, recordWebhookEvent, settledEventType } from '../webhooks/webhook-events.js';
 
 export interface RunWritesOptions {
   database: Database;
@@ -93,6 +94,7 @@ export class RunWrites {
         .execute();
       if (outcome.pullRequest) {
         const { status, ...pullRequest } = outcome.pullRequest;
+        const before = await executor.selectFrom('jobs').select('pr_number').where('id', '=', lease.jobId).executeTakeFirst();
         const updated = await executor
           .updateTable('jobs')
           .set({ pr_number: pullRequest.number, pr_link: pullRequest.url, pr_status: status ?? null, updated_at: now })
@@ -101,6 +103,12 @@ export class RunWrites {
           .executeTakeFirst();
         projectId = updated?.project_id ?? null;
         await appendJobEvent(executor, lease.jobId, 'pull_request', { ...pullRequest }, now);
+        if (projectId !== null) {
+          // Opened the first time the job records a pull request (also when an existing one was adopted after a crash).
+          const type = before?.pr_number === null || before === undefined ? 'pull_request.opened' : 'pull_request.updated';
+          const data = { projectId, jobId: lease.jobId, pullRequest: { number: pullRequest.number, url: pullRequest.url } };
+          await recordWebhookEvent(executor, { type, data }, now);
+        }
       }
     });
     if (projectId !== null) await this.options.notifier.publish('docwright_project_jobs', projectId);
@@ -178,17 +186,21 @@ export class RunWrites {
           .limit(1)
           .executeTakeFirst();
         const failed = last?.status === 'failed';
-        assertTransition(lease.jobId, job.status as JobStatus, failed ? 'failed' : 'completed');
-        await executor
+        const status = failed ? 'failed' : 'completed';
+        assertTransition(lease.jobId, job.status as JobStatus, status);
+        const settled = await executor
           .updateTable('jobs')
           .set({
-            status: failed ? 'failed' : 'completed',
+            status,
             error_code: failed ? (last.error_code ?? 'failed') : null,
             error_message: failed ? last.error_message : null,
             updated_at: now,
           })
           .where('id', '=', lease.jobId)
-          .execute();
+          .returning(['id', 'project_id', 'status', 'error_code', 'error_message', 'pr_link'])
+          .executeTakeFirstOrThrow();
+        // job.cancelled instead of job.failed when the failure is a cancel (webhook-events.ts).
+        await recordWebhookEvent(executor, { type: settledEventType(status, settled.error_code), data: jobEventData(settled) }, now);
         await appendJobEvent(
           executor,
           lease.jobId,

@@ -12,6 +12,7 @@ import type { Notifier } from '../queue/notifier.js';
 import { buildPullRequestView, jobForBranch } from './local-pull-request-view.js';
 import type { PullRequestDiffCache } from './pull-request-diff-cache.js';
 import type { PullRequestView } from './pull-request-schemas.js';
+import { recordWebhookEvent } from '../webhooks/webhook-events.js';
 
 /** Who reads: the share token from prLink, and the signed-in user (either one opens the pull request). */
 export interface PullRequestReader {
@@ -142,12 +143,18 @@ export class LocalPullRequests {
       .where('project_id', '=', pr.projectId)
       .where('number', '=', pr.number)
       .execute();
-    await executor
+    const jobs = await executor
       .updateTable('jobs')
       .set({ pr_status: state, updated_at: now })
       .where('project_id', '=', pr.projectId)
       .where('branch', '=', pr.head)
+      .returning(['id', 'pr_link'])
       .execute();
+    if (state !== 'merged') return;
+    for (const job of jobs) {
+      const data = { projectId: pr.projectId, jobId: job.id, pullRequest: { number: pr.number, url: job.pr_link ?? '' } };
+      await recordWebhookEvent(executor, { type: 'pull_request.merged', data }, now);
+    }
   }
 
   private async announce(project: Project, number: number): Promise<PullRequestView> {

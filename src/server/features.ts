@@ -11,6 +11,7 @@ import { registerUserRoutes } from '../accounts/user-routes.js';
 import { registerProjectManagementRoutes } from '../projects/project-management-routes.js';
 import { registerApiKeyRoutes } from '../keys/api-key-routes.js';
 import { registerMcpRoutes } from '../mcp/mcp-routes.js';
+import { registerWebhookRoutes } from '../webhooks/webhook-routes.js';
 
 /** The route plugins of every feature, in registration order. */
 export const features: ReadonlyArray<(app: FastifyInstance, services: Services) => void | Promise<void>> = [
@@ -24,6 +25,7 @@ export const features: ReadonlyArray<(app: FastifyInstance, services: Services) 
   registerLocalPullRequestRoutes,
   registerAnalyticsRoutes,
   registerMcpRoutes,
+  registerWebhookRoutes,
   // Last: the page routes are a catch-all under /projects, after every API route.
   registerDashboard,
 ];

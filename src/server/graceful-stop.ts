@@ -12,6 +12,8 @@ export interface StopTarget {
   /** The job worker, when this process runs one. */
   worker: WorkerPool | null;
   sweeper: WorkspaceSweeper | null;
+  /** The webhook delivery worker (beside the job worker): stops claiming, finishes the sends under way. */
+  webhooks?: { stop(): Promise<void> } | null;
   /** Grace of running turns (DOCWRIGHT_SHUTDOWN_TIMEOUT_SECONDS). */
   graceMs: number;
   /** The least time between turning unready and closing the listener (DOCWRIGHT_SHUTDOWN_DELAY_SECONDS). */
@@ -40,6 +42,7 @@ export async function stopGracefully(target: StopTarget): Promise<void> {
   const listenerDelay = app && target.delayMs > 0 ? new Promise((resolve) => setTimeout(resolve, target.delayMs)) : Promise.resolve();
   // A sweep under way finishes beside the drain (it removes only what no lease owns).
   const sweeperStopped = target.sweeper?.stop();
+  const webhooksStopped = target.webhooks?.stop();
   if (worker) {
     await worker.stopClaiming();
     if (worker.activeJobs > 0)
@@ -49,6 +52,7 @@ export async function stopGracefully(target: StopTarget): Promise<void> {
       logger.info({ turns: drained.handedBack }, 'shutdown: grace period over: handed the running turns back (their attempt does not count)');
   }
   await sweeperStopped;
+  await webhooksStopped;
   await listenerDelay;
   if (app) {
     logger.info('shutdown: closing event streams and the HTTP server (in-flight requests finish)');

@@ -13,6 +13,8 @@ import { openRuntime } from './open-runtime.js';
 import { stopGracefully } from './graceful-stop.js';
 import { requirePublicUrlForWorker } from './public-url-rule.js';
 import { announceSetup } from '../accounts/setup-announcement.js';
+import { createWebhookWorker } from '../webhooks/start-webhook-worker.js';
+import type { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -31,8 +33,12 @@ export interface StartServerOptions {
   overrides?: ServiceOverrides;
 }
 
-/** The worker of a process and its workspace sweeper, started together. */
-function startJobWorker(services: Services, logger: Logger, options: JobWorkerOptions | undefined): { worker: WorkerPool; sweeper: WorkspaceSweeper } {
+/** The worker of a process, its workspace sweeper and the webhook delivery worker, started together. */
+function startJobWorker(
+  services: Services,
+  logger: Logger,
+  options: JobWorkerOptions | undefined,
+): { worker: WorkerPool; sweeper: WorkspaceSweeper; webhooks: WebhookDeliveryWorker } {
   const worker = createJobWorker(services, logger, options);
   worker.start();
   const sweeper = startWorkspaceSweeper({
@@ -43,7 +49,9 @@ function startJobWorker(services: Services, logger: Logger, options: JobWorkerOp
     localJobIds: () => worker.runningJobIds(),
     logger: logger.child({ component: 'workspace-sweeper' }),
   });
-  return { worker, sweeper };
+  const webhooks = createWebhookWorker(services, logger);
+  webhooks.start();
+  return { worker, sweeper, webhooks };
 }
 
 /**
@@ -83,6 +91,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         app,
         worker: started?.worker ?? null,
         sweeper: started?.sweeper ?? null,
+        webhooks: started?.webhooks ?? null,
         graceMs: config.worker.shutdownTimeoutMs,
         delayMs: config.shutdownDelayMs,
       });
@@ -101,13 +110,13 @@ export async function startWorker(options: {
   const { config, logger } = options;
   requirePublicUrlForWorker(config);
   const services = await openRuntime(config, undefined, options.overrides, logger);
-  const { worker, sweeper } = startJobWorker(services, logger, options.workerOptions);
+  const { worker, sweeper, webhooks } = startJobWorker(services, logger, options.workerOptions);
   let stopping: Promise<void> | null = null;
   return {
     services,
     worker,
     stop() {
-      stopping ??= stopGracefully({ logger, services, app: null, worker, sweeper, graceMs: config.worker.shutdownTimeoutMs, delayMs: 0 });
+      stopping ??= stopGracefully({ logger, services, app: null, worker, sweeper, webhooks, graceMs: config.worker.shutdownTimeoutMs, delayMs: 0 });
       return stopping;
     },
   };

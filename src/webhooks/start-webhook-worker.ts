@@ -1,0 +1,20 @@
+import type { Logger } from '../app/logger.js';
+import type { Services } from '../app/services.js';
+import { WebhookDeliveryWorker } from './webhook-delivery-worker.js';
+
+/** The webhook delivery worker of a process that runs the job worker (`serve`, `worker`). */
+export function createWebhookWorker(services: Services, logger: Logger): WebhookDeliveryWorker {
+  const settings = services.config.webhooks;
+  return new WebhookDeliveryWorker({
+    outbox: services.webhookOutbox,
+    endpoints: services.webhooks,
+    policy: services.webhookPolicy,
+    limits: { connectTimeoutMs: settings.connectTimeoutMs, timeoutMs: settings.timeoutMs },
+    clock: services.clock,
+    logger: logger.child({ component: 'webhooks' }),
+    publicUrl: () => services.config.publicUrl,
+    concurrency: settings.concurrency,
+    pollMs: settings.pollMs,
+    retentionMs: settings.retentionMs,
+  });
+}

@@ -1,0 +1,134 @@
+import { hostname } from 'node:os';
+import type { Clock } from '../core/clock.js';
+import { randomBase62 } from '../core/ids.js';
+import type { Log } from '../core/log.js';
+import { sendWebhook, type WebhookLimits, type WebhookResponse } from './webhook-http.js';
+import type { WebhookNetworkPolicy } from './webhook-network-policy.js';
+import type { ClaimedMessage, WebhookOutbox } from './webhook-outbox.js';
+import { renderPayload } from './webhook-payload.js';
+import type { WebhookService } from './webhook-service.js';
+import { signWebhook } from './webhook-signature.js';
+
+export interface WebhookDeliveryOptions {
+  outbox: WebhookOutbox;
+  endpoints: WebhookService;
+  policy: WebhookNetworkPolicy;
+  limits: WebhookLimits;
+  clock: Clock;
+  logger: Log;
+  /** Read at each delivery: `serve` learns its own address only once it listens. */
+  publicUrl: () => string;
+  concurrency: number;
+  pollMs: number;
+  retentionMs: number;
+}
+
+const PRUNE_EVERY_MS = 3_600_000;
+
+/**
+ * Sends the outbox's due messages, in every process that runs a worker. Each message is
+ * claimed with a lease longer than a delivery can take, so no two processes send it at
+ * once; one that dies mid-delivery leaves the claim to expire and the message is sent
+ * again (at least once, the same `webhook-id`).
+ */
+export class WebhookDeliveryWorker {
+  readonly workerId = `${hostname()}:${process.pid}:wh:${randomBase62(6)}`;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  private lastPrune = 0;
+
+  constructor(private readonly options: WebhookDeliveryOptions) {}
+
+  /** A claim outlives the longest delivery by far, so it never lapses while a send is under way. */
+  get leaseMs(): number {
+    return this.options.limits.timeoutMs * 2 + 30_000;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the deliveries under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Delivers every due message (up to `concurrency` at a time) until none is left; the number sent. */
+  async deliverDue(): Promise<number> {
+    let sent = 0;
+    const lane = async () => {
+      for (;;) {
+        const claim = await this.options.outbox.claim(this.workerId, this.leaseMs);
+        if (claim === null) return;
+        await this.deliver(claim);
+        sent += 1;
+        if (this.stopped) return;
+      }
+    };
+    await Promise.all(Array.from({ length: this.options.concurrency }, lane));
+    return sent;
+  }
+
+  /** One attempt of one claimed message; what happened is logged with the message. */
+  async deliver(claim: ClaimedMessage): Promise<WebhookResponse> {
+    const { endpoints, outbox, clock, policy, limits } = this.options;
+    const startedAt = clock.now();
+    const endpoint = await endpoints.signingSecrets(claim.row.endpoint_id);
+    let result: WebhookResponse;
+    if (!endpoint?.enabled) {
+      result = { ok: false, status: null, body: null, errorCode: 'endpoint_disabled', errorMessage: 'The endpoint is disabled; nothing was sent.' };
+    } else {
+      const body = renderPayload(claim.row, this.options.publicUrl());
+      // Standard Webhooks: the timestamp of this attempt, in seconds.
+      const timestamp = Math.floor(clock.now() / 1000);
+      result = await sendWebhook(
+        {
+          url: endpoint.url,
+          body,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Docwright-Webhooks/1',
+            'webhook-id': claim.row.id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': signWebhook(endpoint.secrets, claim.row.id, timestamp, body),
+          },
+        },
+        policy,
+        limits,
+      );
+    }
+    const kept = await outbox.finish(claim, this.workerId, startedAt, result);
+    const fields = { messageId: claim.row.id, endpointId: claim.row.endpoint_id, attempt: claim.attempt, status: result.status, error: result.errorCode };
+    if (!kept) this.options.logger.warn(fields, 'webhook attempt logged, but its claim had passed to another worker');
+    else if (!result.ok) this.options.logger.info(fields, 'webhook attempt failed');
+    return result;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => {
+        this.running = null;
+        this.schedule(this.options.pollMs);
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.deliverDue();
+      if (this.options.clock.now() - this.lastPrune >= PRUNE_EVERY_MS) {
+        this.lastPrune = this.options.clock.now();
+        await this.options.outbox.prune(this.options.retentionMs);
+      }
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'webhook delivery round failed; trying again at the next poll');
+    }
+  }
+}
