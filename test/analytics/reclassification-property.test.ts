@@ -1,3 +1,4 @@
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import rawTable from '../../src/analytics/classification/ai-agents.json' with { type: 'json' };
@@ -5,6 +6,7 @@ import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
 import { parseAiAgentTable } from '../../src/analytics/classification/ai-agent-table.js';
 import { createHitClassifier } from '../../src/analytics/classification/classify-hit.js';
 import { ClickHouseAnalyticsStore } from '../../src/analytics/clickhouse/clickhouse-analytics-store.js';
+import { ClickHouseGenerations } from '../../src/analytics/clickhouse/clickhouse-generations.js';
 import { HitEncoder } from '../../src/analytics/hit-encoder.js';
 import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
 import { prepareBatch } from '../../src/analytics/prepare-batch.js';
@@ -85,6 +87,8 @@ describe.each(ANALYTICS_BACKENDS)('reclassified history equals history ingested 
   let t: TestApp;
   let store: AnalyticsStore;
   let start: number;
+  let generations: ClickHouseGenerations;
+  let chClient: ClickHouseClient | undefined;
   beforeAll(async () => {
     t = await createTestApp(dialect);
     const sqlStore = dialect === 'postgres' ? new PostgresAnalyticsStore(t.services.database) : new SqliteAnalyticsStore(t.services.database);
@@ -92,10 +96,15 @@ describe.each(ANALYTICS_BACKENDS)('reclassified history equals history ingested 
     const clickhouse = t.config.analytics.clickhouse;
     store = clickhouse === undefined ? sqlStore : new ClickHouseAnalyticsStore(sqlStore, clickhouse, t.clock);
     if (store instanceof ClickHouseAnalyticsStore) await store.ready();
+    if (clickhouse !== undefined) {
+      chClient = createClient({ url: clickhouse.url });
+      generations = new ClickHouseGenerations(chClient, { database: clickhouse.database, cluster: undefined }, () => t.clock.now());
+    }
     start = (Math.floor(t.clock.now() / DAY) - DAYS) * DAY;
   });
   afterAll(async () => {
     if (store instanceof ClickHouseAnalyticsStore) await store.close();
+    await chClient?.close();
     await t.close();
   });
 
@@ -137,7 +146,7 @@ describe.each(ANALYTICS_BACKENDS)('reclassified history equals history ingested 
     return rows.map((row) => ({ ...row, at: Number(row.at), class: Number(row.class), category: Number(row.category) }));
   }
 
-  /** The stored hits of the site on ClickHouse, once each (superseded generations are deleted after a switch), with their names from the primary database. */
+  /** The stored hits of the site on ClickHouse (of the generation answering for each day), once each, with their names from the primary database. */
   async function clickHouseRows(site: number): Promise<StoredRow[]> {
     const rows = await clickhouseRows<{
       at: string;
@@ -151,7 +160,8 @@ describe.each(ANALYTICS_BACKENDS)('reclassified history equals history ingested 
       copies: string;
     }>(
       t.config,
-      `SELECT at, page, class, agent, category, verification, read_kind, referral, count() AS copies FROM analytics_hits WHERE site = ${site}
+      `SELECT at, page, class, agent, category, verification, read_kind, referral, count() AS copies FROM analytics_hits
+       WHERE site = ${site} AND ${(await generations.of(site)).predicate()}
        GROUP BY at, page, class, agent, category, verification, read_kind, referral, event_id, nonce`,
     );
     const names = new Map(

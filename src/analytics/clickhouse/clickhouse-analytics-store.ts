@@ -136,6 +136,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     const eventIds = await this.count(sql`SELECT uniqExact(site, event_id) AS n FROM ${this.table('analytics_event_ids')} WHERE at < ${before}`);
     if (hits > 0) await this.mutate('analytics_hits', sql`at < ${before}`);
     if (eventIds > 0) await this.mutate('analytics_event_ids', sql`at < ${before}`);
+    await this.reclassifier.deleteSuperseded();
     const primary = await this.primary.prune(before);
     return { hits: hits + primary.hits, eventIds: eventIds + primary.eventIds, visitDays: primary.visitDays };
   }
@@ -169,9 +170,18 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     await waitForMutations(this.client, this.target, table);
   }
 
-  /** ClickHouse has no fold: its reports read the engine's own exact states, and the store is its own reader. */
+  /**
+   * ClickHouse has no fold: its reports read the engine's own exact states. A report's
+   * queries share one view of the generations (clickhouse-generations.ts), so a
+   * reclassification switching meanwhile is wholly before or after for it.
+   */
   read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
-    return work(this);
+    const reader: AnalyticsReader & { counter: ClickHouseRangeCounter } = {
+      dialect: this.dialect,
+      select: (query, parameters) => this.primary.select(query, parameters),
+      counter: new ClickHouseRangeCounter(this.client, this.target, this.generations.snapshot()),
+    };
+    return work(reader);
   }
 
   async close(): Promise<void> {

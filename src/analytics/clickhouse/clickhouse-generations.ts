@@ -84,13 +84,44 @@ export class GenerationMap {
   }
 }
 
+/** Where queries learn which generation answers. */
+export interface GenerationSource {
+  of(site: number): Promise<GenerationMap>;
+}
+
+/**
+ * Superseded rows are deleted only once the site has not switched for this long, so a
+ * report that read the generation map just before a switch still finds the rows it counts.
+ */
+export const SUPERSEDED_GRACE_MS = 10 * 60_000;
+
 /** Reads analytics_generations; one small query per call (the table has a few rows per site). */
-export class ClickHouseGenerations {
+export class ClickHouseGenerations implements GenerationSource {
   constructor(
     private readonly client: ClickHouseClient,
     private readonly target: ClickHouseTarget,
     readonly now: () => number,
   ) {}
+
+  /** The same maps for every query of one report: all its queries read one generation per day, even across a switch. */
+  snapshot(): GenerationSource {
+    const maps = new Map<number, Promise<GenerationMap>>();
+    return {
+      of: (site) => {
+        let map = maps.get(site);
+        if (map === undefined) maps.set(site, (map = this.of(site)));
+        return map;
+      },
+    };
+  }
+
+  /** Sites that have generations (reclassified at least once, or claimed). */
+  async sites(): Promise<number[]> {
+    const rows = await (
+      await this.client.query({ query: sql`SELECT DISTINCT site FROM ${raw(readTable(this.target, 'analytics_generations'))}`, format: 'JSONEachRow' })
+    ).json<{ site: number }>();
+    return rows.map((row) => Number(row.site));
+  }
 
   async of(site: number): Promise<GenerationMap> {
     const rows = await (

@@ -6,7 +6,7 @@ import { clickHouseHits, type HitSql } from '../reports/hit-sql.js';
 import type { RangePlan } from '../range-plan.js';
 import type { DayCount, DimensionCount, Family, HitCount } from '../rollup-queries.js';
 import { raw, sql } from './clickhouse-literal.js';
-import type { ClickHouseGenerations } from './clickhouse-generations.js';
+import type { GenerationSource } from './clickhouse-generations.js';
 import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
 
 /**
@@ -40,7 +40,7 @@ export class ClickHouseRangeCounter implements RangeCounter {
   constructor(
     private readonly client: ClickHouseClient,
     private readonly target: ClickHouseTarget,
-    private readonly generations: ClickHouseGenerations,
+    private readonly generations: GenerationSource,
   ) {}
 
   /** Rows of the generation answering for their day (clickhouse-generations.ts): every row of a site is counted in exactly one generation. */

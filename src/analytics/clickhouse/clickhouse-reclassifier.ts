@@ -14,6 +14,7 @@ import {
   GENERATION_ABANDONED,
   GENERATION_CLAIMED,
   GENERATION_SWITCHED,
+  SUPERSEDED_GRACE_MS,
   type ClickHouseGenerations,
   type Generation,
   type GenerationMap,
@@ -56,12 +57,24 @@ export class ClickHouseReclassifier {
     return (await this.client.query({ query, format: 'JSONEachRow' })).json<Row>();
   }
 
-  /** Sites with hits from `fromAt` on of another table version (or before categories), in any generation; each is checked again by reclassifySite. */
+  /** Sites whose answering hits from `fromAt` on include some of another table version (or from before categories). */
   async sitesLeft(versionId: number, fromAt: number): Promise<number[]> {
-    const rows = await this.rows<{ site: number }>(
-      sql`SELECT DISTINCT site FROM ${this.table('analytics_hits')} WHERE at >= ${fromAt} AND (classifier_version != ${versionId} OR category = 0) ORDER BY site`,
-    );
-    return rows.map((row) => Number(row.site));
+    const stale = sql`at >= ${fromAt} AND (classifier_version != ${versionId} OR category = 0)`;
+    const candidates = await this.rows<{ site: number }>(sql`SELECT DISTINCT site FROM ${this.table('analytics_hits')} WHERE ${raw(stale)} ORDER BY site`);
+    // Rows of superseded generations stay until the prune deletes them: a site reclassified before is checked in the generations that answer.
+    const reclassified = new Set(await this.generations.sites());
+    const sites: number[] = [];
+    for (const { site } of candidates) {
+      if (reclassified.has(Number(site))) {
+        const live = (await this.generations.of(Number(site))).predicate();
+        const [row] = await this.rows<{ n: string }>(
+          sql`SELECT count() AS n FROM ${this.table('analytics_hits')} WHERE site = ${Number(site)} AND ${raw(live)} AND ${raw(stale)}`,
+        );
+        if (Number(row?.n ?? 0) === 0) continue;
+      }
+      sites.push(Number(site));
+    }
+    return sites;
   }
 
   /** Reclassifies one site's hits from `fromAt` (a UTC midnight) on; returns the hits rewritten (0: nothing left, or another run has the site). */
@@ -83,10 +96,7 @@ export class ClickHouseReclassifier {
       sql`SELECT count() AS n FROM ${this.table('analytics_hits')} WHERE site = ${site} AND day >= ${fromDay} AND ${raw(before.predicate())}
         AND (classifier_version != ${versionId} OR category = 0)`,
     );
-    if (Number(left?.n ?? 0) === 0) {
-      await this.cleanAbandoned(site, before);
-      return 0;
-    }
+    if (Number(left?.n ?? 0) === 0) return 0;
     if (before.claims.length > 0) return 0;
     // A dead run's claim of the same work is resumed; any other dead claim is abandoned.
     let resumed: Generation | undefined;
@@ -112,7 +122,6 @@ export class ClickHouseReclassifier {
       const rewritten = await this.copy(site, classifier, generation, claimed);
       const switchedAt = Math.max(this.generations.now(), ...claimed.generations.map((known) => known.switchedAt + 1));
       await this.generations.record(site, generation, GENERATION_SWITCHED, owner, switchedAt);
-      await this.clean(site, fromDay, claimed);
       return rewritten;
     } finally {
       clearInterval(renew);
@@ -241,27 +250,28 @@ export class ClickHouseReclassifier {
   }
 
   /**
-   * Deletes what the switch superseded: from `fromDay` on, the rows of every generation
-   * that answered there before; and everything of abandoned generations. Only named
-   * generations are deleted, so a run that claims the site meanwhile loses nothing.
+   * Deletes the rows no query reads any more (with the retention prune, hourly): of every
+   * site whose last switch is SUPERSEDED_GRACE_MS old, the rows of generation 0, switched
+   * and abandoned generations outside the days each answers for. Only generations named
+   * in the list are deleted, so the rows of a claim made meanwhile are never touched, nor
+   * those of a claim that may be resumed. Returns the rows deleted.
    */
-  private async clean(site: number, fromDay: number, before: GenerationMap): Promise<void> {
-    const superseded = new Set<number>([0, ...before.spans.map((span) => span.gen)]);
-    await this.deleteRows(sql`site = ${site} AND day >= ${fromDay} AND gen IN ${listLiteral([...superseded])}`);
-    await this.cleanAbandoned(site, before);
-  }
-
-  /** Deletes matching rows from the hits and the rollups, skipping tables with none (a mutation rewrites whole parts). */
-  private async deleteRows(where: string): Promise<void> {
-    for (const table of GENERATION_TABLES) {
-      const [row] = await this.rows<{ n: string }>(`SELECT count() AS n FROM ${readTable(this.target, table)} WHERE ${where}`);
-      if (Number(row?.n ?? 0) > 0) await this.mutate(table, where);
+  async deleteSuperseded(): Promise<number> {
+    let deleted = 0;
+    for (const site of await this.generations.sites()) {
+      const map = await this.generations.of(site);
+      const lastSwitch = Math.max(0, ...map.generations.map((generation) => generation.switchedAt));
+      if (this.generations.now() - lastSwitch < SUPERSEDED_GRACE_MS) continue;
+      const done = map.generations.filter((generation) => generation.state !== GENERATION_CLAIMED).map((generation) => generation.gen);
+      const where = sql`site = ${site} AND gen IN ${listLiteral([0, ...done])} AND NOT (${raw(map.predicate())})`;
+      for (const table of GENERATION_TABLES) {
+        const [row] = await this.rows<{ n: string }>(`SELECT count() AS n FROM ${readTable(this.target, table)} WHERE ${where}`);
+        const rows = Number(row?.n ?? 0);
+        if (rows === 0) continue;
+        await this.mutate(table, where);
+        if (table === 'analytics_hits') deleted += rows;
+      }
     }
-  }
-
-  private async cleanAbandoned(site: number, map: GenerationMap): Promise<void> {
-    const abandoned = map.generations.filter((generation) => generation.state === GENERATION_ABANDONED).map((generation) => generation.gen);
-    if (abandoned.length === 0) return;
-    await this.deleteRows(sql`site = ${site} AND gen IN ${listLiteral(abandoned)}`);
+    return deleted;
   }
 }

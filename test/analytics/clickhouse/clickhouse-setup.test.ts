@@ -155,7 +155,7 @@ describe('ClickHouse migrations', () => {
         ['read_kind', 'UInt8', '0'],
         ['status', 'Nullable(UInt16)', ''],
         ['referral', 'Nullable(Int32)', ''],
-        ['gen', 'UInt32', '0'],
+        ['gen', 'UInt32', "CAST(0, 'UInt32')"],
       ]);
     } finally {
       await Promise.all(clients.map((client) => client.close()));
