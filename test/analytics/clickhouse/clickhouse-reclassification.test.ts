@@ -113,12 +113,17 @@ describe('reclassification on ClickHouse: one generation answers at a time', () 
     );
   };
 
-  test('while a reclassification runs, every answer is the one before or the one after, never a mix', async () => {
+  /** A project with `hits` stored under the old table, and one with the same hits under the current table. */
+  async function oldAndFresh(stored: readonly Hit[]) {
     const projectId = (await createTestProject(t.services)).id;
     const fresh = (await createTestProject(t.services)).id;
-    const all = hits(400, 'a');
-    await ingest(projectId, all, 'old');
-    await ingest(fresh, all, 'current');
+    await ingest(projectId, stored, 'old');
+    await ingest(fresh, stored, 'current');
+    return { projectId, fresh };
+  }
+
+  test('while a reclassification runs, every answer is the one before or the one after, never a mix', async () => {
+    const { projectId, fresh } = await oldAndFresh(hits(400, 'a'));
     const before = await answers(projectId);
     const after = await answers(fresh);
     expect(after).not.toEqual(before);
@@ -152,12 +157,9 @@ describe('reclassification on ClickHouse: one generation answers at a time', () 
   });
 
   test('hits written while it runs are counted once, in the generation that answers', async () => {
-    const projectId = (await createTestProject(t.services)).id;
-    const fresh = (await createTestProject(t.services)).id;
     const old = hits(300, 'b');
     const late = hits(60, 'c').map((hit, index) => ({ ...hit, at: hit.at + 500 + index }));
-    await ingest(projectId, old, 'old');
-    await ingest(fresh, old, 'current');
+    const { projectId, fresh } = await oldAndFresh(old);
     const run = new ReclassificationJob(store).run();
     for (let index = 0; index < late.length; index += 6) await ingest(projectId, late.slice(index, index + 6), 'current');
     await run;
@@ -170,11 +172,7 @@ describe('reclassification on ClickHouse: one generation answers at a time', () 
   });
 
   test('a run that died after copying is resumed by a later one, into the same generation, once its claim is stale', async () => {
-    const projectId = (await createTestProject(t.services)).id;
-    const fresh = (await createTestProject(t.services)).id;
-    const all = hits(200, 'd');
-    await ingest(projectId, all, 'old');
-    await ingest(fresh, all, 'current');
+    const { projectId, fresh } = await oldAndFresh(hits(200, 'd'));
     const before = await answers(projectId);
     const target = { database: t.config.analytics.clickhouse!.database, cluster: undefined };
     // Generations that fail to record the switch: the run dies after its copy.
