@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { HitBatch } from '../src/analytics/analytics-store.js';
+import { ClickHouseGenerations } from '../src/analytics/clickhouse/clickhouse-generations.js';
 import { ClickHouseHitWriter } from '../src/analytics/clickhouse/clickhouse-hit-writer.js';
 import { migrateClickHouse } from '../src/analytics/clickhouse/clickhouse-migrations.js';
 import { ClickHouseRangeCounter } from '../src/analytics/clickhouse/clickhouse-range-counter.js';
@@ -100,10 +101,11 @@ function batch(seed: number, count: number): HitBatch {
 async function answers(client: ClickHouseClient, database: string): Promise<unknown[]> {
   const target = { database, cluster: undefined };
   await migrateClickHouse(client, target, new ManualClock(0));
-  const writer = new ClickHouseHitWriter(client, target);
+  const generations = new ClickHouseGenerations(client, target, () => 0);
+  const writer = new ClickHouseHitWriter(client, target, generations);
   const stored = [];
   for (let round = 0; round < 4; round++) stored.push(await writer.write(batch(round % 3, 300)));
-  const counter = new ClickHouseRangeCounter(client, target);
+  const counter = new ClickHouseRangeCounter(client, target, generations);
   const sorted = (rows: object[]) => rows.map((row) => JSON.stringify(row)).sort();
   const ranges: Array<[number | null, number | null]> = [
     [null, null],

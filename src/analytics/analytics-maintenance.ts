@@ -23,7 +23,7 @@ export async function reclassifyAnalytics(service: AnalyticsService, logger: Pic
       );
     }
   });
-  if (result === null) logger.info('analytics reclassification is not available on ClickHouse; hits keep the agent table they were stored with');
+  if (result === null) logger.info('analytics reclassification is not available on this store; hits keep the agent table they were stored with');
 }
 
 /**

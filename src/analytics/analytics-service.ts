@@ -257,12 +257,12 @@ export class AnalyticsService {
   }
 
   /**
-   * Brings stored hits to the current agent table (ReclassificationJob): false when the
-   * store cannot (ClickHouse). Stops between sites when the service closes; the next
+   * Brings stored hits to the current agent table (ReclassificationJob): null when the
+   * store cannot. Stops between sites when the service closes; the next
    * start resumes.
    */
   async reclassify(onProgress?: (progress: ReclassificationProgress) => void): Promise<ReclassificationProgress | null> {
-    if (this.store.rebuildTransaction === undefined) return null;
+    if (this.store.rebuildTransaction === undefined && this.store.reclassifier === undefined) return null;
     const job = new ReclassificationJob(this.store, { signal: this.closing.signal, ...(onProgress ? { onProgress } : {}) });
     const run = job.run();
     this.reclassifying = run.catch(() => {});

@@ -1,4 +1,5 @@
 import type { Dialect } from '../db/database.js';
+import type { HitClassifier } from './classification/classify-hit.js';
 import type { DeletedProjectData } from './project-data-deletion.js';
 
 /**
@@ -119,4 +120,14 @@ export interface AnalyticsStore {
    * hits cannot be rewritten that way (ClickHouse).
    */
   rebuildTransaction?<T>(work: (runner: SqlRunner) => Promise<T>): Promise<T>;
+  /** A store that keeps raw hits elsewhere (ClickHouse) reclassifies them itself. */
+  readonly reclassifier?: StoreReclassifier;
+}
+
+/** Reclassification of a store's own raw hits (ReclassificationJob); see docs/classification.md. */
+export interface StoreReclassifier {
+  /** Sites that may have hits from `fromAt` on of another table version. */
+  sitesLeft(versionId: number, fromAt: number): Promise<number[]>;
+  /** Reclassifies one site from `fromAt` on; the hits rewritten (0: nothing left, or another run has it). */
+  reclassifySite(site: number, classifier: HitClassifier, versionId: number, fromAt: number): Promise<number>;
 }

@@ -15,7 +15,7 @@ export interface RangeCounter {
   countDaily(site: number, plan: RangePlan): Promise<DayCount[]>;
   countPageViews(site: number, plan: RangePlan): Promise<PageViewCount[]>;
   /** Rows of a query over the raw hits, written for this engine's dialect (reports/hit-sql.ts). */
-  selectHits<Row>(query: (dialect: HitSql) => string): Promise<Row[]>;
+  selectHits<Row>(site: number, query: (dialect: HitSql) => string): Promise<Row[]>;
 }
 
 /** A store whose reports come from its own counter rather than the shared SQL. */
@@ -42,6 +42,6 @@ export function pageViewCounts(store: AnalyticsReader, site: number, plan: Range
 }
 
 /** Rows of a query over the raw hits, in the reader's snapshot (SQL) or from the engine's own raw table (ClickHouse). */
-export function hitRows<Row>(store: AnalyticsReader, query: (dialect: HitSql) => string): Promise<Row[]> {
-  return counterOf(store)?.selectHits<Row>(query) ?? store.select<Row>(query(SQL_HITS), []);
+export function hitRows<Row>(store: AnalyticsReader, site: number, query: (dialect: HitSql) => string): Promise<Row[]> {
+  return counterOf(store)?.selectHits<Row>(site, query) ?? store.select<Row>(query(SQL_HITS), []);
 }

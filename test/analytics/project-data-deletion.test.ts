@@ -74,7 +74,9 @@ describe.each(ANALYTICS_BACKENDS)("deleting a project's analytics rows [%s]", (d
   const siteRows = async (site: number) => {
     const rows: Record<string, number> = {};
     if (dialect === 'clickhouse') {
-      for (const { table, rows: logical } of CLICKHOUSE_SITE_TABLES) {
+      // Tables no counter reports (generations, the rollups before migration 004) may well be empty.
+      for (const { table, rows: logical, counter } of CLICKHOUSE_SITE_TABLES) {
+        if (counter === null) continue;
         rows[table] = await clickhouseCount(t.config, `select ${logical} from ${table} where site = ${site}`);
       }
       rows.analytics_dimensions = await count('select count(*) as n from analytics_dimensions where site = ?', [site]);
@@ -110,9 +112,9 @@ describe.each(ANALYTICS_BACKENDS)("deleting a project's analytics rows [%s]", (d
       hits: before.analytics_hits,
       eventIds: before.analytics_event_ids,
       visitDays: before.analytics_visit_days ?? 0,
-      visitorCounts: before.analytics_visitor_counts ?? before.analytics_visitor_days,
-      hitCounts: before.analytics_hit_counts ?? before.analytics_hit_days,
-      pageViews: before.analytics_page_view_counts ?? before.analytics_page_view_days,
+      visitorCounts: before.analytics_visitor_counts ?? before.analytics_visitor_gen_days,
+      hitCounts: before.analytics_hit_counts ?? before.analytics_hit_gen_days,
+      pageViews: before.analytics_page_view_counts ?? before.analytics_page_view_gen_days,
       dimensions: before.analytics_dimensions,
       beaconSenders: 3,
       ingestBatches: doomedPending,

@@ -7,19 +7,28 @@ import type { CountingStore } from '../range-counts.js';
 import { raw, sql } from './clickhouse-literal.js';
 import { ClickHouseHitWriter } from './clickhouse-hit-writer.js';
 import { localTable, migrateClickHouse, onCluster, readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
+import { ClickHouseGenerations } from './clickhouse-generations.js';
 import { ClickHouseRangeCounter } from './clickhouse-range-counter.js';
+import { ClickHouseReclassifier } from './clickhouse-reclassifier.js';
 import { waitForMutations } from './clickhouse-mutations.js';
 
 /**
  * Tables keyed by site that a project deletion empties, the counter each one feeds and
  * what it counts: logical rows (one per key), which background merges do not change.
+ * Rollup rows are counted once per generation a reclassification left.
  */
 export const CLICKHOUSE_SITE_TABLES = [
   { table: 'analytics_hits', counter: 'hits', rows: 'count()' },
   { table: 'analytics_event_ids', counter: 'eventIds', rows: 'uniqExact(event_id)' },
-  { table: 'analytics_visitor_days', counter: 'visitorCounts', rows: 'uniqExact(day, dim, grp)' },
-  { table: 'analytics_hit_days', counter: 'hitCounts', rows: 'uniqExact(day, class, agent)' },
-  { table: 'analytics_page_view_days', counter: 'pageViews', rows: 'uniqExact(day, page, class)' },
+  { table: 'analytics_visitor_gen_days', counter: 'visitorCounts', rows: 'uniqExact(day, gen, dim, grp)' },
+  { table: 'analytics_hit_gen_days', counter: 'hitCounts', rows: 'uniqExact(day, gen, class, agent)' },
+  { table: 'analytics_page_view_gen_days', counter: 'pageViews', rows: 'uniqExact(day, gen, page, class)' },
+  // Not counted: the generations of reclassifications, and the rollups migration 004 replaced
+  // (still holding what was stored before it, so deleted too).
+  { table: 'analytics_generations', counter: null, rows: 'count()' },
+  { table: 'analytics_visitor_days', counter: null, rows: 'count()' },
+  { table: 'analytics_hit_days', counter: null, rows: 'count()' },
+  { table: 'analytics_page_view_days', counter: null, rows: 'count()' },
 ] as const;
 
 /**
@@ -36,6 +45,9 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   private readonly target: ClickHouseTarget;
   private migrated: Promise<unknown> | undefined;
   private readonly writer: ClickHouseHitWriter;
+  private readonly generations: ClickHouseGenerations;
+  /** Reclassification of stored hits (ReclassificationJob), by generations. */
+  readonly reclassifier: ClickHouseReclassifier;
 
   constructor(
     private readonly primary: AnalyticsStore,
@@ -54,8 +66,10 @@ export class ClickHouseAnalyticsStore implements CountingStore {
       // On a cluster an insert (into the Distributed table) returns once every shard has its rows, so they are queryable.
       ...(settings.cluster === undefined ? {} : { clickhouse_settings: { insert_distributed_sync: 1 } }),
     });
-    this.counter = new ClickHouseRangeCounter(this.client, this.target);
-    this.writer = new ClickHouseHitWriter(this.client, this.target);
+    this.generations = new ClickHouseGenerations(this.client, this.target, () => clock.now());
+    this.counter = new ClickHouseRangeCounter(this.client, this.target, this.generations);
+    this.writer = new ClickHouseHitWriter(this.client, this.target, this.generations);
+    this.reclassifier = new ClickHouseReclassifier(this.primary, this.client, this.target, this.generations, (table, where) => this.mutate(table, where));
   }
 
   /** Runs the migrations once per process, before the first use (again after a failure). */
@@ -122,6 +136,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     const eventIds = await this.count(sql`SELECT uniqExact(site, event_id) AS n FROM ${this.table('analytics_event_ids')} WHERE at < ${before}`);
     if (hits > 0) await this.mutate('analytics_hits', sql`at < ${before}`);
     if (eventIds > 0) await this.mutate('analytics_event_ids', sql`at < ${before}`);
+    await this.reclassifier.deleteSuperseded();
     const primary = await this.primary.prune(before);
     return { hits: hits + primary.hits, eventIds: eventIds + primary.eventIds, visitDays: primary.visitDays };
   }
@@ -134,7 +149,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     if (site !== null) {
       for (const { table, counter, rows: logicalRows } of CLICKHOUSE_SITE_TABLES) {
         const rows = await this.count(sql`SELECT ${raw(logicalRows)} AS n FROM ${this.table(table)} WHERE site = ${site}`);
-        here[counter] = rows;
+        if (counter !== null) here[counter] = rows;
         if (rows > 0) await this.mutate(table, sql`site = ${site}`);
       }
     }
@@ -155,9 +170,18 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     await waitForMutations(this.client, this.target, table);
   }
 
-  /** ClickHouse has no fold: its reports read the engine's own exact states, and the store is its own reader. */
+  /**
+   * ClickHouse has no fold: its reports read the engine's own exact states. A report's
+   * queries share one view of the generations (clickhouse-generations.ts), so a
+   * reclassification switching meanwhile is wholly before or after for it.
+   */
   read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
-    return work(this);
+    const reader: AnalyticsReader & { counter: ClickHouseRangeCounter } = {
+      dialect: this.dialect,
+      select: (query, parameters) => this.primary.select(query, parameters),
+      counter: new ClickHouseRangeCounter(this.client, this.target, this.generations.snapshot()),
+    };
+    return work(reader);
   }
 
   async close(): Promise<void> {

@@ -4,10 +4,12 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { HitBatch, InsertHitsResult } from '../analytics-store.js';
 import { dayOf } from '../analytics-codes.js';
 import { listLiteral, raw, sql, tsvField } from './clickhouse-literal.js';
+import type { ClickHouseGenerations, GenerationMap } from './clickhouse-generations.js';
 import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
 
 /** Columns of the insert, in the order of each line. */
 const HIT_COLUMNS = [
+  'gen',
   'site',
   'at',
   'day',
@@ -58,6 +60,7 @@ export class ClickHouseHitWriter {
   constructor(
     private readonly client: ClickHouseClient,
     private readonly target: ClickHouseTarget,
+    private readonly generations: ClickHouseGenerations,
   ) {}
 
   write(batch: HitBatch): Promise<InsertHitsResult> {
@@ -101,9 +104,11 @@ export class ClickHouseHitWriter {
   }
 
   private async insertGroup(batches: readonly HitBatch[]): Promise<InsertHitsResult[]> {
-    const seen = await this.storedIds(batches[0]!.site, batches);
-    // Rows as TabSeparated text: far less work than an object and JSON per row.
+    const site = batches[0]!.site;
+    const seen = await this.storedIds(site, batches);
+    // Rows as TabSeparated text (without the generation): far less work than an object and JSON per row.
     const lines: string[] = [];
+    const days: number[] = [];
     const results = batches.map((batch) => {
       const nonces = new BigUint64Array(batch.count);
       randomFillSync(nonces);
@@ -121,6 +126,7 @@ export class ClickHouseHitWriter {
         }
         const at = batch.at[index]!;
         if (!Number.isSafeInteger(at)) throw new TypeError(`hit time is not an integer: ${at}`);
+        days.push(dayOf(at));
         lines.push(
           fixed +
             `${at}\t${dayOf(at)}\t${batch.page[index]}\t${batch.visitor[index]}\t${batch.classCode[index]}\t${batch.agent[index]}\t${batch.userAgent[index]}\t` +
@@ -130,14 +136,39 @@ export class ClickHouseHitWriter {
       }
       return { stored: batch.count - duplicates, duplicates };
     });
-    if (lines.length > 0) {
+    if (lines.length > 0) await this.writeGenerations(site, lines, days);
+    return results;
+  }
+
+  /**
+   * Writes each line into every generation that must have it: the one answering for its
+   * day and each one a reclassification is writing (clickhouse-generations.ts). The
+   * generations are read again after every insert, and lines are written into those that
+   * appeared meanwhile, until nothing changed: a reclassification claims its generation
+   * before it reads the hits to copy, so a hit is either copied by it or written into it
+   * here, and the write returns only then (a hit is counted once its write returns).
+   */
+  private async writeGenerations(site: number, lines: readonly string[], days: readonly number[]): Promise<void> {
+    const written = lines.map(() => new Set<number>());
+    // Read before the insert too (not remembered from the last one), so a switch since then leaves no row in a superseded generation.
+    let map: GenerationMap = await this.generations.of(site);
+    for (;;) {
+      const text: string[] = [];
+      lines.forEach((line, index) => {
+        for (const gen of map.targets(days[index]!)) {
+          if (written[index]!.has(gen)) continue;
+          written[index]!.add(gen);
+          text.push(`${gen}\t${line}`);
+        }
+      });
+      if (text.length === 0) break;
       await this.client.insert({
         table: readTable(this.target, 'analytics_hits'),
         columns: [...HIT_COLUMNS],
-        values: Readable.from([Buffer.from(lines.join(''))], { objectMode: false }),
+        values: Readable.from([Buffer.from(text.join(''))], { objectMode: false }),
         format: 'TabSeparated',
       });
+      map = await this.generations.of(site);
     }
-    return results;
   }
 }

@@ -6,10 +6,11 @@ import { clickHouseHits, type HitSql } from '../reports/hit-sql.js';
 import type { RangePlan } from '../range-plan.js';
 import type { DayCount, DimensionCount, Family, HitCount } from '../rollup-queries.js';
 import { raw, sql } from './clickhouse-literal.js';
+import type { GenerationSource } from './clickhouse-generations.js';
 import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
 
 /**
- * The (dimension, group) pairs a hit counts in, as the analytics_visitor_days_mv of
+ * The (dimension, group) pairs a hit counts in, as the analytics_visitor_gen_days_mv of
  * migration 001 computes them (see there): the parts of days a range cuts off are
  * counted from raw hits with the same expression.
  */
@@ -39,7 +40,13 @@ export class ClickHouseRangeCounter implements RangeCounter {
   constructor(
     private readonly client: ClickHouseClient,
     private readonly target: ClickHouseTarget,
+    private readonly generations: GenerationSource,
   ) {}
+
+  /** Rows of the generation answering for their day (clickhouse-generations.ts): every row of a site is counted in exactly one generation. */
+  private async live(site: number) {
+    return raw((await this.generations.of(site)).predicate());
+  }
 
   private table(name: string) {
     return raw(readTable(this.target, name));
@@ -55,15 +62,16 @@ export class ClickHouseRangeCounter implements RangeCounter {
 
   async countVisitors(site: number, plan: RangePlan, family: Family): Promise<DimensionCount[]> {
     const filter = raw(FAMILY_FILTER[family]);
+    const live = await this.live(site);
     const parts: string[] = [];
     if (plan.fromDay < plan.toDay) {
-      parts.push(sql`SELECT dim, grp, visitors AS s FROM ${this.table('analytics_visitor_days')}
-        WHERE site = ${site} AND day >= ${plan.fromDay} AND day < ${plan.toDay} AND ${filter}`);
+      parts.push(sql`SELECT dim, grp, visitors AS s FROM ${this.table('analytics_visitor_gen_days')}
+        WHERE site = ${site} AND day >= ${plan.fromDay} AND day < ${plan.toDay} AND ${filter} AND ${live}`);
     }
     if (plan.edges.length > 0) {
       parts.push(sql`SELECT ${raw(DIM)} AS dim, ${raw(GRP)} AS grp, uniqExactState(visitor) AS s
         FROM ${this.table('analytics_hits')} ARRAY JOIN ${raw(HIT_DIMENSIONS)}
-        WHERE site = ${site} AND (${this.edges(plan)}) AND ${filter} GROUP BY dim, grp`);
+        WHERE site = ${site} AND (${this.edges(plan)}) AND ${filter} AND ${live} GROUP BY dim, grp`);
     }
     if (parts.length === 0) return [];
     const rows = await this.rows<{ dim: number; human: number; ai: number; either: number; any: number }>(
@@ -86,14 +94,15 @@ export class ClickHouseRangeCounter implements RangeCounter {
   }
 
   async countHits(site: number, plan: RangePlan): Promise<HitCount[]> {
+    const live = await this.live(site);
     const parts: string[] = [];
     if (plan.fromDay < plan.toDay) {
-      parts.push(sql`SELECT class, agent, hits AS s FROM ${this.table('analytics_hit_days')}
-        WHERE site = ${site} AND day >= ${plan.fromDay} AND day < ${plan.toDay}`);
+      parts.push(sql`SELECT class, agent, hits AS s FROM ${this.table('analytics_hit_gen_days')}
+        WHERE site = ${site} AND day >= ${plan.fromDay} AND day < ${plan.toDay} AND ${live}`);
     }
     if (plan.edges.length > 0) {
       parts.push(sql`SELECT class, agent, uniqExactState(event_id, nonce) AS s FROM ${this.table('analytics_hits')}
-        WHERE site = ${site} AND (${this.edges(plan)}) GROUP BY class, agent`);
+        WHERE site = ${site} AND (${this.edges(plan)}) AND ${live} GROUP BY class, agent`);
     }
     if (parts.length === 0) return [];
     const rows = await this.rows<HitCount>(
@@ -103,14 +112,15 @@ export class ClickHouseRangeCounter implements RangeCounter {
   }
 
   async countPageViews(site: number, plan: RangePlan): Promise<PageViewCount[]> {
+    const live = await this.live(site);
     const parts: string[] = [];
     if (plan.fromDay < plan.toDay) {
-      parts.push(sql`SELECT page, class, hits AS s FROM ${this.table('analytics_page_view_days')}
-        WHERE site = ${site} AND day >= ${plan.fromDay} AND day < ${plan.toDay}`);
+      parts.push(sql`SELECT page, class, hits AS s FROM ${this.table('analytics_page_view_gen_days')}
+        WHERE site = ${site} AND day >= ${plan.fromDay} AND day < ${plan.toDay} AND ${live}`);
     }
     if (plan.edges.length > 0) {
       parts.push(sql`SELECT page, class, uniqExactState(event_id, nonce) AS s FROM ${this.table('analytics_hits')}
-        WHERE site = ${site} AND (${this.edges(plan)}) AND class <= 2 GROUP BY page, class`);
+        WHERE site = ${site} AND (${this.edges(plan)}) AND class <= 2 AND ${live} GROUP BY page, class`);
     }
     if (parts.length === 0) return [];
     const rows = await this.rows<PageViewCount>(
@@ -119,8 +129,8 @@ export class ClickHouseRangeCounter implements RangeCounter {
     return rows.map((row) => ({ page: Number(row.page), classCode: Number(row.classCode), hits: Number(row.hits) }));
   }
 
-  selectHits<Row>(query: (dialect: HitSql) => string): Promise<Row[]> {
-    return this.rows<Row>(query(clickHouseHits(readTable(this.target, 'analytics_hits'))));
+  async selectHits<Row>(site: number, query: (dialect: HitSql) => string): Promise<Row[]> {
+    return this.rows<Row>(query(clickHouseHits(readTable(this.target, 'analytics_hits'), (await this.live(site)).text)));
   }
 
   async countDaily(site: number, plan: RangePlan): Promise<DayCount[]> {
@@ -130,13 +140,14 @@ export class ClickHouseRangeCounter implements RangeCounter {
       ai: number;
       either: number;
     }
+    const live = await this.live(site);
     const rows: Row[] = [];
     if (plan.fromDay < plan.toDay) {
       rows.push(
         ...(await this.rows<Row>(sql`SELECT day, toUInt32(uniqExactMergeIf(visitors, grp = 1)) AS human, toUInt32(uniqExactMergeIf(visitors, grp = 2)) AS ai,
             toUInt32(uniqExactMerge(visitors)) AS either
-          FROM ${this.table('analytics_visitor_days')}
-          WHERE site = ${site} AND dim = 0 AND grp IN (1, 2) AND day >= ${plan.fromDay} AND day < ${plan.toDay} GROUP BY day`)),
+          FROM ${this.table('analytics_visitor_gen_days')}
+          WHERE site = ${site} AND dim = 0 AND grp IN (1, 2) AND day >= ${plan.fromDay} AND day < ${plan.toDay} AND ${live} GROUP BY day`)),
       );
     }
     if (plan.edges.length > 0) {
@@ -144,7 +155,7 @@ export class ClickHouseRangeCounter implements RangeCounter {
       rows.push(
         ...(await this.rows<Row>(sql`SELECT day, toUInt32(uniqExactIf(visitor, class = 1)) AS human, toUInt32(uniqExactIf(visitor, class = 2)) AS ai,
             toUInt32(uniqExact(visitor)) AS either
-          FROM ${this.table('analytics_hits')} WHERE site = ${site} AND (${this.edges(plan)}) AND class <= 2 GROUP BY day`)),
+          FROM ${this.table('analytics_hits')} WHERE site = ${site} AND (${this.edges(plan)}) AND class <= 2 AND ${live} GROUP BY day`)),
       );
     }
     return rows.flatMap((row) => [

@@ -1,5 +1,5 @@
 import { createHitClassifier, type HitClassifier } from '../classification/classify-hit.js';
-import type { AnalyticsStore } from '../analytics-store.js';
+import type { AnalyticsStore, StoreReclassifier } from '../analytics-store.js';
 import { DAY_MS } from '../analytics-codes.js';
 import { DocwrightError } from '../../core/errors.js';
 import { reclassifySite } from './reclassify-site.js';
@@ -51,23 +51,15 @@ export class ReclassificationJob {
   }
 
   async run(): Promise<ReclassificationProgress> {
-    const rebuild = this.store.rebuildTransaction?.bind(this.store);
-    if (rebuild === undefined) {
-      throw new DocwrightError('reclassification_unsupported', 'Reclassifying stored hits is not available on ClickHouse yet (docs/classification.md).', {
-        status: 501,
-      });
-    }
+    const work = this.siteWork();
     try {
       const versionId = await this.store.ensureClassifierVersion(this.classifier.tableVersion);
       const fromAt = Math.ceil((await this.store.prunedBefore()) / DAY_MS) * DAY_MS;
-      const sites = await this.store.select<{ site: number }>(
-        'select distinct site from analytics_hits where at >= ? and (classifier_version <> ? or category = 0) order by site',
-        [fromAt, versionId],
-      );
+      const sites = await work.sitesLeft(versionId, fromAt);
       this.update({ state: 'running', sites: sites.length, sitesDone: 0, hitsRewritten: 0 });
-      for (const { site } of sites) {
+      for (const site of sites) {
         if (this.options.signal?.aborted === true) break;
-        const rewritten = await rebuild((runner) => reclassifySite(runner, { site: Number(site), classifier: this.classifier, versionId, fromAt }));
+        const rewritten = await work.reclassifySite(site, this.classifier, versionId, fromAt);
         this.update({ sitesDone: this.current.sitesDone + 1, hitsRewritten: this.current.hitsRewritten + rewritten });
       }
       this.update({ state: this.current.sitesDone === this.current.sites ? 'done' : 'idle' });
@@ -76,6 +68,25 @@ export class ReclassificationJob {
       throw error;
     }
     return this.progress;
+  }
+
+  /** The store's own reclassifier (ClickHouse), or one site per rebuild transaction (SQL). */
+  private siteWork(): StoreReclassifier {
+    if (this.store.reclassifier !== undefined) return this.store.reclassifier;
+    const rebuild = this.store.rebuildTransaction?.bind(this.store);
+    if (rebuild === undefined) {
+      throw new DocwrightError('reclassification_unsupported', 'This analytics store cannot reclassify stored hits.', { status: 501 });
+    }
+    return {
+      sitesLeft: async (versionId, fromAt) =>
+        (
+          await this.store.select<{ site: number }>(
+            'select distinct site from analytics_hits where at >= ? and (classifier_version <> ? or category = 0) order by site',
+            [fromAt, versionId],
+          )
+        ).map((row) => Number(row.site)),
+      reclassifySite: (site, classifier, versionId, fromAt) => rebuild((runner) => reclassifySite(runner, { site, classifier, versionId, fromAt })),
+    };
   }
 
   private update(change: Partial<ReclassificationProgress>): void {

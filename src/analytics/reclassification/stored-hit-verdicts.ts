@@ -40,27 +40,41 @@ export async function storedHitVerdicts(runner: SqlRunner, classifier: HitClassi
   const agentIds = new Map<string, number>();
   const verdicts: StoredHitVerdict[] = [];
   for (const key of keys) {
-    const input = { userAgent: key.text, path: key.path, accept: Number(key.markdown_accept) === 1 ? 'text/markdown' : null };
-    const classification = classifier.classify(input);
-    const classCode = CLASS_CODES[classification.class];
+    const verdict = classifyStored(classifier, key.text, key.path, Number(key.markdown_accept));
     let agent: number | null = null;
-    if (classification.agent !== null) {
-      const name = classification.agent;
-      const cacheKey = `${classCode}:${name}`;
-      agent = agentIds.get(cacheKey) ?? (await dimensionId(runner, site, AGENT_KIND_BASE + classCode, name));
+    if (verdict.agentName !== null) {
+      const cacheKey = `${verdict.classCode}:${verdict.agentName}`;
+      agent = agentIds.get(cacheKey) ?? (await dimensionId(runner, site, AGENT_KIND_BASE + verdict.classCode, verdict.agentName));
       agentIds.set(cacheKey, agent);
     }
     verdicts.push({
       userAgent: Number(key.user_agent),
       page: Number(key.page),
       markdownAccept: Number(key.markdown_accept),
-      classCode,
+      classCode: verdict.classCode,
       agent,
-      category: CATEGORY_CODES[classification.category],
-      readKind: READ_KIND_CODES[readKindOf(input)],
+      category: verdict.category,
+      readKind: verdict.readKind,
     });
   }
   return verdicts;
+}
+
+/** What the classifier says of a stored hit's user agent (text), page path and Markdown Accept (1 or 0). */
+export function classifyStored(
+  classifier: HitClassifier,
+  userAgent: string | null,
+  path: string,
+  markdownAccept: number,
+): { classCode: number; agentName: string | null; category: number; readKind: number } {
+  const input = { userAgent, path, accept: markdownAccept === 1 ? 'text/markdown' : null };
+  const classification = classifier.classify(input);
+  return {
+    classCode: CLASS_CODES[classification.class],
+    agentName: classification.agent,
+    category: CATEGORY_CODES[classification.category],
+    readKind: READ_KIND_CODES[readKindOf(input)],
+  };
 }
 
 /** The AI product each distinct referrer of the site's hits from `fromAt` on names, as a REFERRAL_KIND dimension id. */

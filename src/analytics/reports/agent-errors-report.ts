@@ -3,7 +3,7 @@ import { PAGE_KIND } from '../analytics-codes.js';
 import type { DimensionNames } from '../dimension-names.js';
 import { hitRows } from '../range-counts.js';
 import { compareText, NOT_HUMAN } from './agents-report.js';
-import { inRange } from './hit-sql.js';
+import { inRange, type HitSql } from './hit-sql.js';
 import type { AgentErrorEntry, AgentErrorsResult } from './report-types.js';
 import { answeredRange, isEmptyWindow, type ReportWindow } from './report-window.js';
 
@@ -27,15 +27,17 @@ export async function agentErrorsReport(
 ): Promise<AgentErrorsResult> {
   const answered = answeredRange(window);
   if (site === null || isEmptyWindow(window)) return { ...answered, errors: [], hasMore: false };
-  const where = `${inRange(site, window.from, window.to)} and ${AGENT_4XX}`;
+  const where = (sql: HitSql) => `${inRange(sql, site, window.from, window.to)} and ${AGENT_4XX}`;
   const totals = await hitRows<{ page: number; status: number; hits: number; visitors: number }>(
     reader,
-    (sql) => `select page, status, ${sql.count()} as hits, ${sql.distinct('visitor')} as visitors from ${sql.hits} where ${where} group by page, status`,
+    site,
+    (sql) => `select page, status, ${sql.count()} as hits, ${sql.distinct('visitor')} as visitors from ${sql.hits} where ${where(sql)} group by page, status`,
   );
   const perAgent = await hitRows<{ page: number; status: number; agent: number; hits: number }>(
     reader,
+    site,
     (sql) =>
-      `select page, status, agent, ${sql.count()} as hits from ${sql.hits} where ${where} and agent is not null and agent != 0 group by page, status, agent`,
+      `select page, status, agent, ${sql.count()} as hits from ${sql.hits} where ${where(sql)} and agent is not null and agent != 0 group by page, status, agent`,
   );
   const known = await names.lookup(site, [...totals.map((row) => Number(row.page)), ...perAgent.map((row) => Number(row.agent))]);
   const agentsOf = new Map<string, Map<string, number>>();

@@ -47,6 +47,7 @@ export async function agentsReport(
   if (site === null || isEmptyWindow(window)) return { ...answered, agents: [], hasMore: false };
   const rows = await hitRows<AgentRow>(
     reader,
+    site,
     (sql) => `select agent, category, ${sql.distinct('visitor')} as visitors, ${sql.count()} as hits,
       ${sql.countIf(`verification = ${int(VERIFICATION_CODES.verified)}`)} as verified,
       ${sql.countIf(`verification = ${int(VERIFICATION_CODES.spoofed)}`)} as spoofed,
@@ -54,7 +55,7 @@ export async function agentsReport(
       ${sql.countIf(`read_kind = ${int(READ_KIND_CODES.markdown)}`)} as markdown,
       ${sql.countIf(`read_kind = ${int(READ_KIND_CODES['llms-txt'])}`)} as llms,
       ${sql.countIf(`read_kind = ${int(READ_KIND_CODES['llms-full-txt'])}`)} as "llmsFull"
-    from ${sql.hits} where ${inRange(site, window.from, window.to)} and ${NOT_HUMAN} and agent is not null and agent != 0
+    from ${sql.hits} where ${inRange(sql, site, window.from, window.to)} and ${NOT_HUMAN} and agent is not null and agent != 0
     group by agent, category`,
   );
   const known = await names.lookup(

@@ -7,6 +7,12 @@
 export interface HitSql {
   /** The raw-hit table to read. */
   readonly hits: string;
+  /**
+   * The rows of the table that count: every row on SQL; on ClickHouse those of the
+   * generation answering for their day (a reclassification writes a site's hits again
+   * under a new generation, clickhouse-generations.ts).
+   */
+  readonly live: string;
   /** Hits counted: every row on SQL; on ClickHouse unique (event_id, nonce), as its rollups count them. */
   count(): string;
   countIf(condition: string): string;
@@ -22,15 +28,17 @@ export function int(value: number): string {
 
 export const SQL_HITS: HitSql = {
   hits: 'analytics_hits',
+  live: '1 = 1',
   count: () => 'count(*)',
   countIf: (condition) => `sum(case when ${condition} then 1 else 0 end)`,
   distinct: (expression) => `count(distinct ${expression})`,
   distinctIf: (expression, condition) => `count(distinct case when ${condition} then ${expression} end)`,
 };
 
-export function clickHouseHits(table: string): HitSql {
+export function clickHouseHits(table: string, live: string): HitSql {
   return {
     hits: table,
+    live,
     count: () => 'uniqExact(event_id, nonce)',
     countIf: (condition) => `uniqExactIf(event_id, nonce, ${condition})`,
     distinct: (expression) => `uniqExact(${expression})`,
@@ -38,7 +46,7 @@ export function clickHouseHits(table: string): HitSql {
   };
 }
 
-/** Hits of one site in [from, to), ms since the epoch. */
-export function inRange(site: number, from: number, to: number): string {
-  return `site = ${int(site)} and at >= ${int(from)} and at < ${int(to)}`;
+/** Hits of one site in [from, to), ms since the epoch, that count. */
+export function inRange(dialect: HitSql, site: number, from: number, to: number): string {
+  return `site = ${int(site)} and at >= ${int(from)} and at < ${int(to)} and ${dialect.live}`;
 }

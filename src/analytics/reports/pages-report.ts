@@ -5,7 +5,7 @@ import type { SortOrder } from '../analytics-types.js';
 import type { DimensionNames } from '../dimension-names.js';
 import { hitRows, visitorCounts } from '../range-counts.js';
 import { compareText, NOT_HUMAN } from './agents-report.js';
-import { inRange, int } from './hit-sql.js';
+import { inRange, int, type HitSql } from './hit-sql.js';
 import { AI_CATEGORIES, type AiCategory, type PageReportEntry, type PagesResult, type PagesSort, type ReferralSource } from './report-types.js';
 import { answeredRange, isEmptyWindow, type ReportWindow } from './report-window.js';
 
@@ -55,7 +55,7 @@ export async function pagesReport(
 ): Promise<PagesResult> {
   const answered = answeredRange(window);
   if (site === null || isEmptyWindow(window)) return { ...answered, pages: [], hasMore: false, referralSources: [] };
-  const range = inRange(site, window.from, window.to);
+  const range = (sql: HitSql) => inRange(sql, site, window.from, window.to);
   // Human readers come from the visitor rollups (the /visitors human count of each page);
   // only the AI hits and the referred ones are read raw, each through a partial index.
   const humans = new Map<number, number>();
@@ -64,17 +64,20 @@ export async function pagesReport(
   }
   const aiRows = await hitRows<AiRow>(
     reader,
+    site,
     (sql) => `select page, ${sql.distinctIf('visitor', AI_HIT)} as ai,
       ${AI_CATEGORIES.map((category) => `${sql.distinctIf('visitor', `category = ${int(CATEGORY_CODES[category])}`)} as c${CATEGORY_CODES[category]}`).join(', ')}
-    from ${sql.hits} where ${range} and ${NOT_HUMAN} group by page`,
+    from ${sql.hits} where ${range(sql)} and ${NOT_HUMAN} group by page`,
   );
   const referred = await hitRows<{ page: number; referral: number; referrals: number }>(
     reader,
-    (sql) => `select page, referral, ${sql.count()} as referrals from ${sql.hits} where ${range} and ${REFERRED} group by page, referral`,
+    site,
+    (sql) => `select page, referral, ${sql.count()} as referrals from ${sql.hits} where ${range(sql)} and ${REFERRED} group by page, referral`,
   );
   const sources = await hitRows<{ referral: number; visitors: number }>(
     reader,
-    (sql) => `select referral, ${sql.distinct('visitor')} as visitors from ${sql.hits} where ${range} and ${REFERRED} group by referral`,
+    site,
+    (sql) => `select referral, ${sql.distinct('visitor')} as visitors from ${sql.hits} where ${range(sql)} and ${REFERRED} group by referral`,
   );
   const perPage = new Map<number, { ai?: AiRow; referrals: number }>();
   const entry = (dim: number) => perPage.get(dim) ?? perPage.set(dim, { referrals: 0 }).get(dim)!;

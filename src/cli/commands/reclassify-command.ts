@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
 import { systemClock } from '../../core/clock.js';
-import { DocwrightError } from '../../core/errors.js';
 import { withoutUrlPassword } from '../../core/url-password.js';
 
 const RECLASSIFY_HELP = `
@@ -11,7 +10,8 @@ read kind and AI referral, one site per transaction, with the rollups counted ag
 the ordinary fold. Servers do the same by themselves a minute after they start; this
 runs it now, in the foreground, with progress on stderr. Safe beside running servers
 and other runs (each site is done once), and after an interruption (a later run does
-what is left). Not available when analytics live in ClickHouse.
+what is left). With analytics in ClickHouse (DOCWRIGHT_ANALYTICS_URL) the hits are
+rewritten there, under a new generation the reports switch to at once.
 
 Examples:
   docwright reclassify
@@ -25,25 +25,24 @@ export function reclassifyCommand(): Command {
     .addHelpText('after', RECLASSIFY_HELP)
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig();
-      if (config.analytics.clickhouse !== undefined) {
-        throw new DocwrightError(
-          'reclassification_unsupported',
-          'Reclassifying stored hits is not available when analytics live in ClickHouse (DOCWRIGHT_ANALYTICS_URL).',
-        );
-      }
-      const [{ openDatabase }, { migrate }, { SqliteAnalyticsStore }, { PostgresAnalyticsStore }, { ReclassificationJob }] = await Promise.all([
-        import('../../db/open-database.js'),
-        import('../../db/migrator.js'),
-        import('../../analytics/sqlite-analytics-store.js'),
-        import('../../analytics/postgres-analytics-store.js'),
-        import('../../analytics/reclassification/reclassification-job.js'),
-      ]);
+      const [{ openDatabase }, { migrate }, { SqliteAnalyticsStore }, { PostgresAnalyticsStore }, { ReclassificationJob }, { ClickHouseAnalyticsStore }] =
+        await Promise.all([
+          import('../../db/open-database.js'),
+          import('../../db/migrator.js'),
+          import('../../analytics/sqlite-analytics-store.js'),
+          import('../../analytics/postgres-analytics-store.js'),
+          import('../../analytics/reclassification/reclassification-job.js'),
+          import('../../analytics/clickhouse/clickhouse-analytics-store.js'),
+        ]);
       const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       try {
         await migrate(database, systemClock).catch((error: unknown) => {
           throw withoutUrlPassword(error, config.databaseUrl);
         });
-        const store = database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
+        const sqlStore = database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
+        const clickhouse = config.analytics.clickhouse;
+        const store = clickhouse === undefined ? sqlStore : new ClickHouseAnalyticsStore(sqlStore, clickhouse, systemClock);
+        if (store instanceof ClickHouseAnalyticsStore) await store.ready();
         const job = new ReclassificationJob(store, {
           onProgress: (progress) => {
             if (progress.state === 'running' && process.stderr.isTTY) {
@@ -54,6 +53,7 @@ export function reclassifyCommand(): Command {
         const result = await job.run();
         if (process.stderr.isTTY && result.sites > 0) process.stderr.write('\n');
         await store.close();
+        if (store !== sqlStore) await sqlStore.close();
         if (options.json) {
           process.stdout.write(JSON.stringify(result) + '\n');
         } else if (result.sites === 0) {

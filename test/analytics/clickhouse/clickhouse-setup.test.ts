@@ -87,10 +87,15 @@ describe('ClickHouse migrations', () => {
     const statements = loadClickHouseMigrations().flatMap((migration) => migration.statements({ database: 'dw', cluster: 'main' }));
     expect(statements.length).toBeGreaterThan(0);
     // Schema statements run on every node; the page-view backfill is data, inserted once through the Distributed tables.
-    const [backfill, ...otherData] = statements.filter((statement) => statement.startsWith('INSERT'));
-    expect(otherData).toEqual([]);
+    const [backfill, ...copies] = statements.filter((statement) => statement.startsWith('INSERT'));
     expect(backfill).toMatch(/^INSERT INTO `dw`\.`analytics_page_view_days`\s+SELECT [^]*FROM `dw`\.`analytics_hits` WHERE/);
-    for (const statement of statements.filter((statement) => statement !== backfill)) expect(statement).toContain('ON CLUSTER `main`');
+    // The generations migration copies the three rollups under generation 0, through the Distributed tables too.
+    expect(copies.map((statement) => /^INSERT INTO `dw`\.`(\w+)` SELECT [^]*FROM `dw`\.`(\w+)`$/.exec(statement)?.slice(1))).toEqual([
+      ['analytics_visitor_gen_days', 'analytics_visitor_days'],
+      ['analytics_hit_gen_days', 'analytics_hit_days'],
+      ['analytics_page_view_gen_days', 'analytics_page_view_days'],
+    ]);
+    for (const statement of statements.filter((statement) => !statement.startsWith('INSERT'))) expect(statement).toContain('ON CLUSTER `main`');
     const creates = statements.filter((statement) => statement.startsWith('CREATE TABLE') && !statement.includes('Distributed('));
     for (const statement of creates)
       expect(statement).toMatch(/ENGINE = Replicated\w*MergeTree\('\/clickhouse\/tables\/\{shard\}\/dw\/\w+_local', '\{replica\}'\)/);
@@ -99,15 +104,15 @@ describe('ClickHouse migrations', () => {
       expect(statement).toMatch(/TO `dw`\.`\w+_local`/);
     // The taxonomy columns go on the replicated table and on the Distributed one that reads it.
     const alters = statements.filter((statement) => statement.startsWith('ALTER TABLE'));
-    expect(alters.filter((statement) => statement.includes('`analytics_hits_local`'))).toHaveLength(5);
-    expect(alters.filter((statement) => statement.includes('`dw`.`analytics_hits` ON CLUSTER'))).toHaveLength(5);
+    expect(alters.filter((statement) => statement.includes('`analytics_hits_local`'))).toHaveLength(6);
+    expect(alters.filter((statement) => statement.includes('`dw`.`analytics_hits` ON CLUSTER'))).toHaveLength(6);
   });
 
   test('on one server: plain engines, no cluster clause, no Distributed tables', () => {
     const statements = loadClickHouseMigrations().flatMap((migration) => migration.statements({ database: 'dw', cluster: undefined }));
     for (const statement of statements) expect(statement).not.toMatch(/ON CLUSTER|Replicated|Distributed|_local/);
     // Each taxonomy column is added once, to the one table.
-    expect(statements.filter((statement) => statement.startsWith('ALTER TABLE `dw`.`analytics_hits` ADD COLUMN'))).toHaveLength(5);
+    expect(statements.filter((statement) => statement.startsWith('ALTER TABLE `dw`.`analytics_hits` ADD COLUMN'))).toHaveLength(6);
   });
 
   test('several processes migrating one new database at once all succeed, and it is migrated once', async () => {
@@ -127,25 +132,30 @@ describe('ClickHouse migrations', () => {
       expect(tables.map((table) => table.name)).toEqual([
         'analytics_event_ids',
         'analytics_event_ids_mv',
+        'analytics_generations',
         'analytics_hit_days',
-        'analytics_hit_days_mv',
+        'analytics_hit_gen_days',
+        'analytics_hit_gen_days_mv',
         'analytics_hits',
         'analytics_page_view_days',
-        'analytics_page_view_days_mv',
+        'analytics_page_view_gen_days',
+        'analytics_page_view_gen_days_mv',
         'analytics_visitor_days',
-        'analytics_visitor_days_mv',
+        'analytics_visitor_gen_days',
+        'analytics_visitor_gen_days_mv',
         'docwright_migrations',
       ]);
       // Migration 002: the taxonomy columns, added once though four processes raced to add them.
       const columns = await (
         await clients[0]!.query({ query: `DESCRIBE TABLE ${name}.analytics_hits`, format: 'JSONEachRow' })
       ).json<{ name: string; type: string; default_expression: string }>();
-      expect(columns.slice(-5).map((column) => [column.name, column.type, column.default_expression])).toEqual([
+      expect(columns.slice(-6).map((column) => [column.name, column.type, column.default_expression])).toEqual([
         ['category', 'UInt8', '0'],
         ['verification', 'UInt8', '0'],
         ['read_kind', 'UInt8', '0'],
         ['status', 'Nullable(UInt16)', ''],
         ['referral', 'Nullable(Int32)', ''],
+        ['gen', 'UInt32', "CAST(0, 'UInt32')"],
       ]);
     } finally {
       await Promise.all(clients.map((client) => client.close()));

@@ -1,0 +1,277 @@
+import { randomInt } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { AGENT_KIND_BASE, DAY_MS, REFERRAL_KIND } from '../analytics-codes.js';
+import type { AnalyticsStore } from '../analytics-store.js';
+import { aiReferralOf } from '../classification/ai-referral.js';
+import type { HitClassifier } from '../classification/classify-hit.js';
+import { classifyStored } from '../reclassification/stored-hit-verdicts.js';
+import { DocwrightError } from '../../core/errors.js';
+import { randomBase62 } from '../../core/ids.js';
+import { identifier, listLiteral, raw, sql, tsvField } from './clickhouse-literal.js';
+import {
+  CLAIM_RENEW_MS,
+  GENERATION_ABANDONED,
+  GENERATION_CLAIMED,
+  GENERATION_SWITCHED,
+  SUPERSEDED_GRACE_MS,
+  type ClickHouseGenerations,
+  type Generation,
+  type GenerationMap,
+} from './clickhouse-generations.js';
+import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
+
+const SPOOFED = 3;
+/** Rollups keyed by generation, cleaned with the raw hits once a generation is superseded. */
+const GENERATION_TABLES = ['analytics_hits', 'analytics_visitor_gen_days', 'analytics_hit_gen_days', 'analytics_page_view_gen_days'] as const;
+const ID_CHUNK = 500;
+
+/**
+ * Reclassification on ClickHouse (docs/classification.md, "Reclassification"): a site's
+ * hits from `fromDay` on are written again, reclassified, under a new generation, and the
+ * site switches to it with one insert into analytics_generations. Queries read the
+ * generation answering for each day only (clickhouse-generations.ts), so they see the
+ * site all before or all after, never half of it and never a hit twice. The superseded
+ * generation is deleted afterwards (mutations, waited for).
+ *
+ * Concurrent writers: the generation is claimed before the hits to copy are read, and
+ * writers write their hits into every claimed generation too (ClickHouseHitWriter), so a
+ * hit is either copied or written into it. A run that dies leaves its claim; after
+ * CLAIM_STALE_MS a later run for the same table version takes it over and copies what
+ * is missing (unique (event_id, nonce)), so nothing is done twice.
+ */
+export class ClickHouseReclassifier {
+  constructor(
+    private readonly primary: AnalyticsStore,
+    private readonly client: ClickHouseClient,
+    private readonly target: ClickHouseTarget,
+    private readonly generations: ClickHouseGenerations,
+    private readonly mutate: (table: string, where: string) => Promise<void>,
+  ) {}
+
+  private table(name: string) {
+    return raw(readTable(this.target, name));
+  }
+
+  private async rows<Row>(query: string): Promise<Row[]> {
+    return (await this.client.query({ query, format: 'JSONEachRow' })).json<Row>();
+  }
+
+  /** Sites whose answering hits from `fromAt` on include some of another table version (or from before categories). */
+  async sitesLeft(versionId: number, fromAt: number): Promise<number[]> {
+    const stale = sql`at >= ${fromAt} AND (classifier_version != ${versionId} OR category = 0)`;
+    const candidates = await this.rows<{ site: number }>(sql`SELECT DISTINCT site FROM ${this.table('analytics_hits')} WHERE ${raw(stale)} ORDER BY site`);
+    // Rows of superseded generations stay until the prune deletes them: a site reclassified before is checked in the generations that answer.
+    const reclassified = new Set(await this.generations.sites());
+    const sites: number[] = [];
+    for (const { site } of candidates) {
+      if (reclassified.has(Number(site))) {
+        const live = (await this.generations.of(Number(site))).predicate();
+        const [row] = await this.rows<{ n: string }>(
+          sql`SELECT count() AS n FROM ${this.table('analytics_hits')} WHERE site = ${Number(site)} AND ${raw(live)} AND ${raw(stale)}`,
+        );
+        if (Number(row?.n ?? 0) === 0) continue;
+      }
+      sites.push(Number(site));
+    }
+    return sites;
+  }
+
+  /** Reclassifies one site's hits from `fromAt` (a UTC midnight) on; returns the hits rewritten (0: nothing left, or another run has the site). */
+  async reclassifySite(site: number, classifier: HitClassifier, versionId: number, fromAt: number): Promise<number> {
+    if (this.target.cluster !== undefined) {
+      throw new DocwrightError(
+        'reclassification_unsupported',
+        'Reclassifying stored hits is not available on a ClickHouse cluster yet (docs/classification.md).',
+        {
+          status: 501,
+        },
+      );
+    }
+    const fromDay = Math.floor(fromAt / DAY_MS);
+    // Identifies this run's claims: two runs of one process are as separate as two processes.
+    const owner = randomBase62(16);
+    const before = await this.generations.of(site);
+    const [left] = await this.rows<{ n: string }>(
+      sql`SELECT count() AS n FROM ${this.table('analytics_hits')} WHERE site = ${site} AND day >= ${fromDay} AND ${raw(before.predicate())}
+        AND (classifier_version != ${versionId} OR category = 0)`,
+    );
+    if (Number(left?.n ?? 0) === 0) return 0;
+    if (before.claims.length > 0) return 0;
+    // A dead run's claim of the same work is resumed; any other dead claim is abandoned.
+    let resumed: Generation | undefined;
+    for (const generation of before.generations) {
+      if (generation.state !== GENERATION_CLAIMED || before.claims.includes(generation)) continue;
+      if (resumed === undefined && generation.version === versionId && generation.fromDay === fromDay) resumed = generation;
+      else await this.generations.record(site, generation, GENERATION_ABANDONED, owner);
+    }
+    const taken = new Set(before.generations.map((generation) => generation.gen));
+    let gen = resumed?.gen ?? 0;
+    while (gen === 0 || (resumed === undefined && taken.has(gen))) gen = randomInt(1, 2 ** 32 - 1);
+    const generation = { gen, fromDay, version: versionId };
+    await this.generations.record(site, generation, GENERATION_CLAIMED, owner);
+    const renew = setInterval(() => void this.generations.record(site, generation, GENERATION_CLAIMED, owner).catch(() => {}), CLAIM_RENEW_MS);
+    renew.unref();
+    try {
+      const claimed = await this.generations.of(site);
+      // Two runs that claimed at once both see both claims: the lower generation goes on.
+      if (claimed.claims.some((claim) => claim.gen < gen)) {
+        await this.generations.record(site, generation, GENERATION_ABANDONED, owner);
+        return 0;
+      }
+      const rewritten = await this.copy(site, classifier, generation, claimed);
+      const switchedAt = Math.max(this.generations.now(), ...claimed.generations.map((known) => known.switchedAt + 1));
+      await this.generations.record(site, generation, GENERATION_SWITCHED, owner, switchedAt);
+      return rewritten;
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  /** Writes the answering hits from `fromDay` on into the claimed generation, reclassified; returns how many it read. */
+  private async copy(
+    site: number,
+    classifier: HitClassifier,
+    generation: { gen: number; fromDay: number; version: number },
+    map: GenerationMap,
+  ): Promise<number> {
+    const { gen, fromDay, version } = generation;
+    // Hits already in the generation (written there by writers, or by a run that died) are not copied again.
+    const answering = raw(
+      sql`site = ${site} AND day >= ${fromDay} AND ${raw(map.predicate())}
+        AND (event_id, nonce) NOT IN (SELECT event_id, nonce FROM ${this.table('analytics_hits')} WHERE site = ${site} AND gen = ${gen})`,
+    );
+    const verdicts = this.scratch(`reclass_verdicts_${gen}`);
+    const referrals = this.scratch(`reclass_referrals_${gen}`);
+    await this.client.command({ query: `DROP TABLE IF EXISTS ${verdicts}` });
+    await this.client.command({ query: `DROP TABLE IF EXISTS ${referrals}` });
+    await this.client.command({
+      query: `CREATE TABLE ${verdicts} (user_agent Int32, page Int32, markdown_accept UInt8, v_class UInt8, v_agent Int32, v_category UInt8, v_read_kind UInt8) ENGINE = Memory`,
+    });
+    await this.client.command({ query: `CREATE TABLE ${referrals} (ref_key String, r_referral Int32) ENGINE = Memory` });
+    try {
+      await this.insertText(verdicts, await this.verdictLines(site, classifier, answering));
+      await this.insertText(referrals, await this.referralLines(site, answering));
+      const [count] = await this.rows<{ n: string }>(sql`SELECT count() AS n FROM ${this.table('analytics_hits')} WHERE ${answering}`);
+      // One JOIN per SELECT on 18.16: the verdicts inside, the referrals around them.
+      await this.client.command({
+        query: sql`INSERT INTO ${this.table('analytics_hits')}
+          (gen, site, at, day, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, event_id, nonce, category, verification, read_kind, status, referral)
+          SELECT toUInt32(${gen}), site, at, day, page, visitor,
+            if(verification = ${SPOOFED}, class, v_class), if(verification = ${SPOOFED}, agent, v_agent),
+            user_agent, referrer, markdown_accept, toInt32(${version}), event_id, nonce,
+            if(verification = ${SPOOFED}, category, v_category),
+            toUInt8(multiIf(verification = ${SPOOFED}, verification, v_class = 1, 0, verification = 2 AND v_class = class AND v_agent = agent, 2, 1)),
+            v_read_kind, status,
+            if(verification = ${SPOOFED}, referral, if(v_class = 1, if(r_referral != 0, toNullable(r_referral), if(class = 1, referral, CAST(NULL AS Nullable(Int32)))), CAST(NULL AS Nullable(Int32))))
+          FROM (
+            SELECT site, at, day, page, visitor, class, agent, user_agent, referrer, markdown_accept, event_id, nonce, category, verification, status, referral, ref_key,
+              v_class, v_agent, v_category, v_read_kind
+            FROM (
+              SELECT site, at, day, page, visitor, class, agent, user_agent, referrer, markdown_accept, event_id, nonce, category, verification, status, referral,
+                ifNull(referrer, '') AS ref_key
+              FROM ${this.table('analytics_hits')} WHERE ${answering}
+            ) ANY INNER JOIN (SELECT user_agent, page, markdown_accept, v_class, v_agent, v_category, v_read_kind FROM ${raw(verdicts)})
+            USING (user_agent, page, markdown_accept)
+          ) ANY LEFT JOIN (SELECT ref_key, r_referral FROM ${raw(referrals)}) USING (ref_key)`,
+      });
+      return Number(count?.n ?? 0);
+    } finally {
+      await this.client.command({ query: `DROP TABLE IF EXISTS ${verdicts}` });
+      await this.client.command({ query: `DROP TABLE IF EXISTS ${referrals}` });
+    }
+  }
+
+  private scratch(name: string): string {
+    return `${identifier(this.target.database)}.${identifier(name)}`;
+  }
+
+  private async insertText(table: string, lines: readonly string[]): Promise<void> {
+    if (lines.length === 0) return;
+    await this.client.insert({ table, values: Readable.from([Buffer.from(lines.join(''))], { objectMode: false }), format: 'TabSeparated' });
+  }
+
+  /** One verdict per distinct (user agent, page, Markdown Accept) of the hits to copy (classification reads nothing else). */
+  private async verdictLines(site: number, classifier: HitClassifier, answering: ReturnType<typeof raw>): Promise<string[]> {
+    const keys = await this.rows<{ user_agent: number; page: number; markdown_accept: number }>(
+      sql`SELECT DISTINCT user_agent, page, markdown_accept FROM ${this.table('analytics_hits')} WHERE ${answering}`,
+    );
+    const userAgents = await this.texts(
+      'select id, user_agent as text from analytics_user_agents where id in',
+      keys.map((key) => Number(key.user_agent)),
+    );
+    const paths = await this.texts(
+      'select id, name as text from analytics_dimensions where id in',
+      keys.map((key) => Number(key.page)),
+    );
+    const verdicts = keys.map((key) => ({
+      key,
+      ...classifyStored(classifier, userAgents.get(Number(key.user_agent)) ?? null, paths.get(Number(key.page)) ?? '', Number(key.markdown_accept)),
+    }));
+    const agentIds = new Map<number, Map<string, number>>();
+    for (const verdict of verdicts) {
+      if (verdict.agentName === null || agentIds.get(verdict.classCode)?.has(verdict.agentName) === true) continue;
+      const names = [
+        ...new Set(verdicts.filter((other) => other.classCode === verdict.classCode && other.agentName !== null).map((other) => other.agentName!)),
+      ];
+      agentIds.set(verdict.classCode, await this.primary.ensureDimensions(site, AGENT_KIND_BASE + verdict.classCode, names));
+    }
+    return verdicts.map(
+      ({ key, classCode, agentName, category, readKind }) =>
+        `${Number(key.user_agent)}\t${Number(key.page)}\t${Number(key.markdown_accept)}\t${classCode}\t${agentName === null ? 0 : agentIds.get(classCode)!.get(agentName)!}\t${category}\t${readKind}\n`,
+    );
+  }
+
+  /** The AI product (a REFERRAL_KIND dimension id) of each distinct referrer of the hits to copy that names one. */
+  private async referralLines(site: number, answering: ReturnType<typeof raw>): Promise<string[]> {
+    const rows = await this.rows<{ referrer: string }>(
+      sql`SELECT DISTINCT referrer FROM ${this.table('analytics_hits')} WHERE ${answering} AND referrer IS NOT NULL`,
+    );
+    const products = new Map<string, string>();
+    for (const { referrer } of rows) {
+      const product = aiReferralOf(referrer, null);
+      if (product !== null) products.set(referrer, product);
+    }
+    if (products.size === 0) return [];
+    const ids = await this.primary.ensureDimensions(site, REFERRAL_KIND, [...new Set(products.values())]);
+    return [...products].map(([referrer, product]) => `${tsvField(referrer)}\t${ids.get(product)!}\n`);
+  }
+
+  /** id → text of rows of the primary database, by chunks of ids. */
+  private async texts(query: string, ids: readonly number[]): Promise<Map<number, string>> {
+    const unique = [...new Set(ids)].filter((id) => id !== 0);
+    const texts = new Map<number, string>();
+    for (let start = 0; start < unique.length; start += ID_CHUNK) {
+      const chunk = unique.slice(start, start + ID_CHUNK);
+      const rows = await this.primary.select<{ id: number; text: string }>(`${query} (${chunk.map(() => '?').join(', ')})`, chunk);
+      for (const row of rows) texts.set(Number(row.id), row.text);
+    }
+    return texts;
+  }
+
+  /**
+   * Deletes the rows no query reads any more (with the retention prune, hourly): of every
+   * site whose last switch is SUPERSEDED_GRACE_MS old, the rows of generation 0, switched
+   * and abandoned generations outside the days each answers for. Only generations named
+   * in the list are deleted, so the rows of a claim made meanwhile are never touched, nor
+   * those of a claim that may be resumed. Returns the rows deleted.
+   */
+  async deleteSuperseded(): Promise<number> {
+    let deleted = 0;
+    for (const site of await this.generations.sites()) {
+      const map = await this.generations.of(site);
+      const lastSwitch = Math.max(0, ...map.generations.map((generation) => generation.switchedAt));
+      if (this.generations.now() - lastSwitch < SUPERSEDED_GRACE_MS) continue;
+      const done = map.generations.filter((generation) => generation.state !== GENERATION_CLAIMED).map((generation) => generation.gen);
+      const where = sql`site = ${site} AND gen IN ${listLiteral([0, ...done])} AND NOT (${raw(map.predicate())})`;
+      for (const table of GENERATION_TABLES) {
+        const [row] = await this.rows<{ n: string }>(`SELECT count() AS n FROM ${readTable(this.target, table)} WHERE ${where}`);
+        const rows = Number(row?.n ?? 0);
+        if (rows === 0) continue;
+        await this.mutate(table, where);
+        if (table === 'analytics_hits') deleted += rows;
+      }
+    }
+    return deleted;
+  }
+}
