@@ -10,6 +10,7 @@ import { projectsCommand } from './commands/projects-command.js';
 import { usersCommand } from './commands/users-command.js';
 import { migrateCommand, serveCommand, workerCommand } from './commands/server-commands.js';
 import { reclassifyCommand } from './commands/reclassify-command.js';
+import { openApiCommand } from './commands/openapi-command.js';
 
 const program = new Command('docwright')
   .description('Docwright: AI agent jobs for documentation, and visitor analytics that tell humans from AI.')
@@ -28,6 +29,7 @@ program.addCommand(usersCommand());
 program.addCommand(analyticsCommand());
 program.addCommand(jobsCommand());
 program.addCommand(docsCommand());
+program.addCommand(openApiCommand());
 
 // addCommand() does not pass exitOverride on, so every subcommand gets it here: usage
 // errors then reach the one handler below and exit 2 consistently.
