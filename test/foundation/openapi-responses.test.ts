@@ -3,12 +3,14 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { OpenApiResponses, realResponse, type RealResponse } from '../helpers/openapi-responses.js';
 import { BACKENDS } from '../helpers/test-database.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { startListeningTestApp, type ListeningTestApp } from '../helpers/listening-test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 // The main flows against a listening server, every answer checked against the document the
 // same server serves: status, Content-Type, body, and headers.
 
 describe.each(BACKENDS)('real answers match /openapi.json (%s)', (backend) => {
+  let server: ListeningTestApp;
   let t: TestApp;
   let base: string;
   let projectId: string;
@@ -17,22 +19,11 @@ describe.each(BACKENDS)('real answers match /openapi.json (%s)', (backend) => {
   const seen: string[] = [];
 
   beforeAll(async () => {
-    t = await createTestApp(backend);
-    const project = await t.services.projects.create({
-      name: 'Docs',
-      repository: t.config.dataDir,
-      ref: 'main',
-      forge: 'local',
-      settings: { rateLimitPerHour: 3 },
-    });
-    projectId = project.id;
-    key = (await t.services.keys.create({ projectId, scope: 'admin' })).key;
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    server = await startListeningTestApp(backend, {}, { settings: { rateLimitPerHour: 3 } });
+    ({ testApp: t, url: base, projectId, apiKey: key } = server);
     spec = new OpenApiResponses((await (await fetch(`${base}/openapi.json`)).json()) as OpenAPIV3_1.Document);
   });
-  afterAll(async () => t.close());
+  afterAll(async () => server.close());
 
   /** Sends the request, checks the answer against the document, returns it. */
   async function call(method: string, path: string, init: { body?: string; headers?: Record<string, string>; auth?: boolean } = {}): Promise<RealResponse> {

@@ -2,34 +2,25 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { createDocwrightClient, DocwrightApiError, DocwrightNetworkError, ok, retryingFetch, type DocwrightClient } from '../../packages/sdk/src/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { BACKENDS } from '../helpers/test-database.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { startListeningTestApp, type ListeningTestApp } from '../helpers/listening-test-app.js';
+import type { TestApp } from '../helpers/test-app.js';
 
 // The SDK against a listening server: typed calls through the whole job flow and analytics,
 // typed errors with the problem body and the answer's headers, and bounded retries of 429.
 
 describe.each(BACKENDS)('the SDK against a running server (%s)', (backend) => {
+  let server: ListeningTestApp;
   let t: TestApp;
   let baseUrl: string;
   let projectId: string;
   let client: DocwrightClient;
 
   beforeAll(async () => {
-    t = await createTestApp(backend);
-    const project = await t.services.projects.create({
-      name: 'Docs',
-      repository: t.config.dataDir,
-      ref: 'main',
-      forge: 'local',
-      settings: { rateLimitPerHour: 2 },
-    });
-    projectId = project.id;
-    const apiKey = (await t.services.keys.create({ projectId, scope: 'admin' })).key;
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address();
-    baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    client = createDocwrightClient({ baseUrl, apiKey, retry: false });
+    server = await startListeningTestApp(backend, {}, { settings: { rateLimitPerHour: 2 } });
+    ({ testApp: t, url: baseUrl, projectId } = server);
+    client = createDocwrightClient({ baseUrl, apiKey: server.apiKey, retry: false });
   });
-  afterAll(async () => t.close());
+  afterAll(async () => server.close());
 
   test('create, poll, list, message, conversation, archive and visitors, typed', async () => {
     const path = { projectId };

@@ -42,7 +42,8 @@ function retryDelaySeconds(response: Response): number | undefined {
   return undefined;
 }
 
-function abortableSleep(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
+/** Waits, or less when the signal aborts (then resolves, never rejects). */
+export function abortableSleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const done = (): void => {
