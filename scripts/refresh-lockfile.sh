@@ -22,6 +22,11 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp "$root/package.json" "$root/package-lock.json" "$work/"
+# The workspace packages' manifests too (plain paths, no globs), or npm drops them from the lock.
+for workspace in $(node -e "console.log((require('$root/package.json').workspaces ?? []).join(' '))"); do
+  mkdir -p "$work/$workspace"
+  cp "$root/$workspace/package.json" "$work/$workspace/"
+done
 cd "$work"
 
 node "$tool" prune package-lock.json

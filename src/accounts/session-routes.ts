@@ -35,6 +35,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
       config: { access: 'public' },
       schema: {
         tags: TAGS,
+        operationId: 'getSession',
         summary: "The signed-in user, whether setup is needed, and this browser's CSRF token",
         description: 'Sets the dw_csrf cookie when the browser has none. Never fails for a missing or stale session: user is then null.',
         response: { 200: sessionStateSchema },
@@ -55,9 +56,10 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   routes.post(
     '/v1/session/setup',
     {
-      config: { access: 'public', csrf: true },
+      config: { access: 'public', csrf: true, openapi: { responseHeaders: { 201: ['Location!'] } } },
       schema: {
         tags: TAGS,
+        operationId: 'setUp',
         summary: 'Create the first admin with the setup token, and sign in',
         description: `Only while no user exists; the token is printed in the server log at start-up. Concurrent setups create exactly one admin. ${CSRF_NOTE}`,
         body: setupBodySchema,
@@ -72,7 +74,10 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
     async (request, reply) => {
       const user = await services.accounts.setup(request.body);
       request.log.info({ userId: user.id }, 'first admin created by setup');
-      return reply.status(201).send(await startSession(services, request, reply, user));
+      return reply
+        .status(201)
+        .header('Location', '/v1/session')
+        .send(await startSession(services, request, reply, user));
     },
   );
 
@@ -82,6 +87,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
       config: { access: 'public', csrf: true },
       schema: {
         tags: TAGS,
+        operationId: 'signIn',
         summary: 'Sign in with email and password',
         description: `Sets the dw_session cookie and a new CSRF token (dw_csrf). An unknown email and a wrong password get the same 401. Failed sign-ins are limited per client address and per email: 10 per 15 minutes, then 429 with Retry-After. ${CSRF_NOTE}`,
         body: signInBodySchema,
@@ -106,6 +112,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
       config: { access: 'public', csrf: true },
       schema: {
         tags: TAGS,
+        operationId: 'signOut',
         summary: 'Sign out',
         description: `Ends the session in every process at once and clears the cookie. Signing out without a session is harmless (204). ${CSRF_NOTE}`,
         response: { 204: z.null().describe('Signed out.'), ...csrfProblem },

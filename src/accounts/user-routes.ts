@@ -17,7 +17,13 @@ export function registerUserRoutes(app: FastifyInstance, services: Services): vo
     '/v1/users',
     {
       config: { access: 'session-admin' },
-      schema: { tags: TAGS, summary: 'List users (admins only)', security, response: { 200: z.object({ users: z.array(userSchema) }), ...sessionProblems } },
+      schema: {
+        operationId: 'listUsers',
+        tags: TAGS,
+        summary: 'List users (admins only)',
+        security,
+        response: { 200: z.object({ users: z.array(userSchema) }), ...sessionProblems },
+      },
     },
     async () => ({ users: await services.accounts.listUsers() }),
   );
@@ -25,9 +31,10 @@ export function registerUserRoutes(app: FastifyInstance, services: Services): vo
   routes.post(
     '/v1/users',
     {
-      config: { access: 'session-admin' },
+      config: { access: 'session-admin', openapi: { responseHeaders: { 201: ['Location!'] } } },
       schema: {
         tags: TAGS,
+        operationId: 'createUser',
         summary: 'Create a user (admins only)',
         description: 'role defaults to member. Needs X-CSRF-Token.',
         security,
@@ -38,7 +45,10 @@ export function registerUserRoutes(app: FastifyInstance, services: Services): vo
     async (request, reply) => {
       const user = await services.accounts.createUser(request.body);
       request.log.info({ userId: user.id, role: user.role, by: request.user?.id }, 'user created');
-      return reply.status(201).send(user);
+      return reply
+        .status(201)
+        .header('Location', `/v1/users/${encodeURIComponent(user.id)}`)
+        .send(user);
     },
   );
 
@@ -48,6 +58,7 @@ export function registerUserRoutes(app: FastifyInstance, services: Services): vo
       config: { access: 'session-admin' },
       schema: {
         tags: TAGS,
+        operationId: 'deleteUser',
         summary: 'Delete a user (admins only)',
         description: 'Their sessions end at once. You cannot delete yourself. Needs X-CSRF-Token.',
         security,

@@ -62,6 +62,7 @@ export async function registerAnalyticsRoutes(
       config: { access: 'admin' },
       schema: {
         tags: ['analytics'],
+        operationId: 'getVisitors',
         summary: 'Get unique visitors',
         description:
           'Site-wide totals and per-page unique visitors, human and ai, in [dateFrom, dateTo) UTC. Crawlers (ai-search, ai-training, bot) are not counted here; see /traffic. Pages are ordered by total descending, then path ascending (UTF-16 code units), unless sort and order ask for another count or direction; ties are always broken by path ascending, so offset pages never overlap or skip. hasMore is exact.',
@@ -83,6 +84,7 @@ export async function registerAnalyticsRoutes(
       config: { access: 'admin' },
       schema: {
         tags: ['analytics'],
+        operationId: 'getViews',
         summary: 'Get page views',
         description:
           'The companion of /visitors, with the same query parameters and shape: site-wide totals and per-page views in [dateFrom, dateTo) UTC, where a view is a stored hit of class human or ai, so total = human + ai. Crawler hits (ai-search, ai-training, bot) are not views, as they are not visitors; see /traffic. Ordered like /visitors (total descending, then path ascending, unless sort and order say otherwise); hasMore is exact.',
@@ -104,6 +106,7 @@ export async function registerAnalyticsRoutes(
       config: { access: 'admin' },
       schema: {
         tags: ['analytics'],
+        operationId: 'getDailyVisitors',
         summary: 'Get unique visitors per day',
         description:
           'Site-wide unique human, ai and total visitors for every UTC day of the range, at most 366 days. Defaults to the last 30 days, today included.',
@@ -122,6 +125,7 @@ export async function registerAnalyticsRoutes(
       config: { access: 'admin' },
       schema: {
         tags: ['analytics'],
+        operationId: 'getTraffic',
         summary: 'Get traffic by class and agent',
         description:
           'Hits and unique visitors in [dateFrom, dateTo) for each of the five classes (human, ai, ai-search, ai-training, bot) and for each named agent (ChatGPT, Claude, Perplexity, GPTBot, Googlebot…), busiest first, at most 100 agents.',
@@ -150,6 +154,7 @@ export async function registerAnalyticsRoutes(
           route.httpPart === 'body' ? (data: unknown) => ({ value: data }) : validatorCompiler(route as unknown as Parameters<typeof validatorCompiler>[0]),
         schema: {
           tags: ['analytics'],
+          operationId: 'sendEvents',
           summary: 'Send page hits',
           description:
             'Admin or ingest key. Up to 1,000 hits per request, body up to 1 MiB. Each event is validated on its own: invalid ones are listed in rejected with their index and a code, the others are stored. An event id makes retries count once.',
@@ -192,5 +197,5 @@ export async function registerAnalyticsRoutes(
     await cap.settled();
     await limiter?.settled();
   });
-  registerCollectRoutes(app, { analytics: service, projects: services.projects, limiter, identity, cap });
+  await registerCollectRoutes(app, { analytics: service, projects: services.projects, limiter, identity, cap });
 }

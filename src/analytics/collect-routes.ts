@@ -89,8 +89,8 @@ function beaconFields(body: unknown): { path: unknown; referrer: unknown } {
 }
 
 /** `GET /script.js` and the public beacon endpoint it posts to. */
-export function registerCollectRoutes(app: FastifyInstance, dependencies: CollectDependencies): void {
-  const { analytics, projects, limiter, identity, cap } = dependencies;
+export async function registerCollectRoutes(app: FastifyInstance, dependencies: CollectDependencies): Promise<void> {
+  const { projects } = dependencies;
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
   typed.get(
@@ -119,7 +119,17 @@ export function registerCollectRoutes(app: FastifyInstance, dependencies: Collec
       .send();
   });
 
-  typed.post(
+  // Only the beacon takes text/plain (sendBeacon's CORS-safelisted type, no preflight): the
+  // app refuses it everywhere else with 415.
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    registerBeaconRoute(scope.withTypeProvider<ZodTypeProvider>(), dependencies);
+  });
+}
+
+function registerBeaconRoute(typed: FastifyInstance, dependencies: CollectDependencies): void {
+  const { analytics, projects, limiter, identity, cap } = dependencies;
+  typed.withTypeProvider<ZodTypeProvider>().post(
     '/v1/analytics/:projectId/collect',
     {
       // Cross-site by design and acting on no cookie credential: no CSRF token to ask for.
@@ -127,6 +137,7 @@ export function registerCollectRoutes(app: FastifyInstance, dependencies: Collec
       bodyLimit: COLLECT_BODY_LIMIT,
       schema: {
         tags: ['analytics'],
+        operationId: 'collectPageView',
         summary: 'Record a page view from the page beacon',
         description:
           'Public: no key. Sent by /script.js with navigator.sendBeacon as text/plain (or application/json) {"path", "referrer"}. The Origin header must be in the project setting allowedOrigins ("*" allows any). The visitor is derived from the client address (X-Forwarded-For only from the proxies DOCWRIGHT_TRUST_PROXY names) and the User-Agent header. A request carrying Web Bot Auth headers (Signature, Signature-Input, Signature-Agent) is verified with them; malformed ones are ignored. At most DOCWRIGHT_BEACON_RATE_LIMIT (default 120) beacons per address (an IPv6 /64 counts as one) and project per minute, across all server processes. One address adds at most DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS (default 20) new visitors per project and UTC day; beacons of further new visitors are answered 204 but not recorded.',

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { DocwrightError } from '../core/errors.js';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { fastifyTrustProxy } from '../config/trust-proxy.js';
 import type { Logger } from './logger.js';
 import type { Services } from './services.js';
@@ -13,6 +14,8 @@ import { installErrorHandling, sendProblem } from './error-handler.js';
 import { buildProblem } from './problem.js';
 import { registerHealthRoutes } from './health-routes.js';
 import { lazyChildLoggerFactory } from './lazy-child-logger.js';
+import { swaggerOptions } from './openapi-document.js';
+import { RouteMethods } from './route-methods.js';
 
 export interface AppOptions {
   services: Services;
@@ -22,6 +25,21 @@ export interface AppOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * No route takes a compressed body: say so (415 with `Accept-Encoding: identity`, RFC 9110
+ * §15.5.16) rather than fail to parse it as JSON.
+ */
+function compressedBody(request: FastifyRequest): DocwrightError | undefined {
+  const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding === undefined || encoding === '' || encoding === 'identity') return undefined;
+  const length = request.headers['content-length'];
+  if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) return undefined;
+  return new DocwrightError('unsupported_content_encoding', `Content-Encoding "${encoding}" is not accepted; send the body uncompressed.`, {
+    status: 415,
+    headers: { 'Accept-Encoding': 'identity' },
+  });
+}
 
 /** Builds the HTTP app without listening, so tests drive it with inject() or a real port. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -78,14 +96,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       );
     },
   });
+  const routeMethods = new RouteMethods();
+  routeMethods.watch(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // Callback-style hooks where nothing is awaited: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    done();
+    done(compressedBody(request));
   });
-  installErrorHandling(app);
+  installErrorHandling(app, routeMethods);
   // An empty JSON body (e.g. a bodiless POST …/archive sent with Content-Type: application/json)
   // is no body rather than a parse error; routes that need a body still reject it by schema.
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -94,6 +114,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (text.trim() === '') return done(null, undefined);
     return parseJson(request, text, done);
   });
+  // Fastify accepts text/plain everywhere by default; only the page beacon takes it
+  // (collect-routes.ts), so every other route answers 415 for it.
+  app.removeContentTypeParser('text/plain');
   // While draining, each in-flight response closes its keep-alive connection, so close()
   // finishes as soon as the last request does instead of waiting for idle sockets.
   let closing = false;
@@ -105,31 +128,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, payload);
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Docwright API',
-        version: '1.0.0',
-        description:
-          'Agent jobs that edit documentation and open pull requests (/v2), and unique-visitor analytics that tell humans from AI (/v1). Errors are RFC 9457 problem bodies (application/problem+json).',
-      },
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: dw_admin_… (or dw_ingest_… on ingestion routes).' },
-          cookieAuth: {
-            type: 'apiKey',
-            in: 'cookie',
-            name: 'dw_session',
-            description:
-              'A dashboard session (POST /v1/session). POST, PUT, PATCH and DELETE with it must also send X-CSRF-Token, the csrfToken of GET /v1/session (403 csrf_failed otherwise).',
-          },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
-  });
+  await app.register(swagger, swaggerOptions(services.config.publicUrl));
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true }, staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

@@ -24,9 +24,10 @@ export function clientErrorHandler(this: { log: FastifyBaseLogger }, error: Erro
   // may have answered early while the body was still trickling in); else just close.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && inFlight?.headersSent !== true) {
-    const body = JSON.stringify(buildProblem({ ...answer, requestId: randomUUID() }));
+    const requestId = randomUUID();
+    const body = JSON.stringify(buildProblem({ ...answer, requestId }));
     socket.write(
-      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();

@@ -3,6 +3,7 @@ import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } fro
 import { isDocwrightError, type FieldError } from '../core/errors.js';
 import { databaseTrouble } from '../db/database-unavailable.js';
 import { buildProblem, PROBLEM_CONTENT_TYPE, type Problem } from './problem.js';
+import type { RouteMethods } from './route-methods.js';
 
 export function sendProblem(reply: FastifyReply, problem: Problem, headers: Record<string, string> = {}): FastifyReply {
   return reply.status(problem.status).headers(headers).type(PROBLEM_CONTENT_TYPE).serializer(JSON.stringify).send(problem);
@@ -37,7 +38,7 @@ function toProblem(error: FastifyError, request: FastifyRequest): { problem: Pro
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return {
         problem: buildProblem({
-          status: 400,
+          status: 415,
           code: 'unsupported_content_type',
           detail: `Content-Type "${request.headers['content-type'] ?? ''}" is not accepted; send application/json.`,
           requestId,
@@ -84,16 +85,19 @@ function toProblem(error: FastifyError, request: FastifyRequest): { problem: Pro
   };
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+export function installErrorHandling(app: FastifyInstance, routeMethods: RouteMethods): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { problem, headers } = toProblem(error, request);
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, problem, headers);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      reply,
-      buildProblem({ status: 404, code: 'not_found', detail: `No route ${request.method} ${request.url.split('?')[0]}.`, requestId: request.id }),
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = routeMethods.allowed(path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      const detail = `${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`;
+      return sendProblem(reply, buildProblem({ status: 405, code: 'method_not_allowed', detail, requestId: request.id }), { Allow: allowed.join(', ') });
+    }
+    return sendProblem(reply, buildProblem({ status: 404, code: 'not_found', detail: `No route ${request.method} ${path}.`, requestId: request.id }));
+  });
 }

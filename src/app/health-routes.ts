@@ -13,6 +13,7 @@ export function registerHealthRoutes(app: FastifyInstance, database: Database, r
     {
       schema: {
         tags: ['operations'],
+        operationId: 'getLiveness',
         summary: 'Liveness: the process is up',
         description: 'Always 200 while the process runs, draining included: restart on failure, not on 503 from /readyz.',
         response: { 200: z.object({ status: z.literal('ok') }) },
@@ -25,6 +26,7 @@ export function registerHealthRoutes(app: FastifyInstance, database: Database, r
     {
       schema: {
         tags: ['operations'],
+        operationId: 'getReadiness',
         summary: 'Readiness: send traffic here',
         description:
           '200 while the database answers and the process is not shutting down. 503 problem `shutting_down` from the moment a SIGTERM/SIGINT starts the drain (requests are still served until the listener closes, so a load balancer has time to move traffic), or `not_ready` when the database does not answer.',

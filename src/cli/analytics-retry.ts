@@ -1,4 +1,5 @@
 import { isDocwrightError } from '../core/errors.js';
+import { abortableSleep } from '../../packages/sdk/src/index.js';
 
 export interface RetryOptions {
   /** Tries after the first one. */
@@ -43,17 +44,4 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
       if (options.signal?.aborted) throw error;
     }
   }
-}
-
-function abortableSleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, milliseconds);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

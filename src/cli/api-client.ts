@@ -1,5 +1,6 @@
 import { DocwrightError } from '../core/errors.js';
 import { loadClientConfig, type ClientConfig } from '../config/load-config.js';
+import { createDocwrightClient, docwrightFetch, DocwrightApiError, DocwrightNetworkError, type DocwrightClient } from '../../packages/sdk/src/index.js';
 
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -10,9 +11,10 @@ export interface RequestOptions {
 }
 
 /**
- * The client commands' only way to the server: JSON over HTTP with the API key from
- * DOCWRIGHT_API_KEY. A problem body from the server becomes a DocwrightError carrying
- * the server's code, message and field errors, so the CLI prints what the API said.
+ * The client commands' way to the server: the SDK (packages/sdk) with the URL and API key
+ * of DOCWRIGHT_URL and DOCWRIGHT_API_KEY. The SDK's errors become DocwrightErrors carrying
+ * the server's code, message, field errors and response headers (cliError), so the CLI
+ * prints what the API said.
  */
 export class ApiClient {
   constructor(private readonly config: ClientConfig = loadClientConfig()) {}
@@ -28,10 +30,25 @@ export class ApiClient {
   }
 
   headers(extra: Record<string, string> = {}): Record<string, string> {
-    if (!this.config.apiKey) {
-      throw new DocwrightError('missing_api_key', 'Set DOCWRIGHT_API_KEY to an API key (create one with: docwright keys create --project ID).');
+    return { authorization: `Bearer ${this.apiKey()}`, accept: 'application/json', ...extra };
+  }
+
+  /**
+   * The SDK's typed client. `retry: false` for the callers that have their own answer to a
+   * 429 (the analytics walks back off; a follow falls back to polling); otherwise the
+   * SDK's bounded retries that honour Retry-After.
+   */
+  sdk(options: { retry?: false } = {}): DocwrightClient {
+    return createDocwrightClient({ baseUrl: this.config.url, apiKey: this.apiKey(), ...options });
+  }
+
+  /** Runs an SDK call, its errors made the CLI's. */
+  async call<T>(operation: () => Promise<T>): Promise<T> {
+    try {
+      return await operation();
+    } catch (error) {
+      throw cliError(error, this.config.url);
     }
-    return { authorization: `Bearer ${this.config.apiKey}`, accept: 'application/json', ...extra };
   }
 
   // T is the caller's word for what its own server answers on that route (no runtime check).
@@ -39,23 +56,14 @@ export class ApiClient {
   async request<T>(path: string, options: RequestOptions = {}): Promise<{ status: number; body: T; headers: Headers }> {
     const headers = this.headers(options.headers);
     if (options.body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await fetch(this.url(path, options.query), {
-        method: options.method ?? 'GET',
-        headers,
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        signal: options.signal,
-      });
-    } catch (error) {
-      throw new DocwrightError(
-        'server_unreachable',
-        `Cannot reach the Docwright server at ${this.config.url} (set DOCWRIGHT_URL): ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
-    }
+    const send = docwrightFetch({ baseUrl: this.config.url, retry: false });
+    const request = new Request(this.url(path, options.query), {
+      method: options.method ?? 'GET',
+      headers,
+      body: options.body === undefined ? null : JSON.stringify(options.body),
+      signal: options.signal ?? null,
+    });
+    const response = await this.call(() => send(request));
     const text = await response.text();
     let body: unknown;
     try {
@@ -63,17 +71,35 @@ export class ApiClient {
     } catch {
       body = text;
     }
-    if (!response.ok) {
-      const problem = (typeof body === 'object' && body !== null ? body : {}) as {
-        code?: string;
-        detail?: string;
-        errors?: Array<{ path: string; message: string }>;
-      };
-      throw new DocwrightError(problem.code ?? 'http_error', problem.detail ?? `The server answered ${response.status}.`, {
-        status: response.status,
-        errors: problem.errors,
-      });
-    }
     return { status: response.status, body: body as T, headers: response.headers };
   }
+
+  private apiKey(): string {
+    if (!this.config.apiKey) {
+      throw new DocwrightError('missing_api_key', 'Set DOCWRIGHT_API_KEY to an API key (create one with: docwright keys create --project ID).');
+    }
+    return this.config.apiKey;
+  }
+}
+
+/**
+ * An SDK error as the CLI reports it: the problem's code and detail, its field errors, and
+ * the answer's headers; a 429 says when to retry.
+ */
+export function cliError(error: unknown, baseUrl: string): unknown {
+  if (error instanceof DocwrightApiError) {
+    let message = error.problem?.detail ?? `The server answered ${error.status}.`;
+    const retryAfter = error.status === 429 ? error.retryAfterSeconds : undefined;
+    if (retryAfter !== undefined) message += ` Retry after ${retryAfter} s (at ${new Date(Date.now() + retryAfter * 1000).toISOString()}).`;
+    return new DocwrightError(error.problem?.code ?? 'http_error', message, {
+      status: error.status,
+      errors: error.problem?.errors,
+      headers: Object.fromEntries(error.headers),
+      cause: error,
+    });
+  }
+  if (error instanceof DocwrightNetworkError) {
+    return new DocwrightError('server_unreachable', `Cannot reach the Docwright server at ${baseUrl} (set DOCWRIGHT_URL): ${error.reason}`, { cause: error });
+  }
+  return error;
 }

@@ -1,6 +1,8 @@
-import { DocwrightError } from '../core/errors.js';
 import type { Job, JobStatus, JobTurn } from '../jobs/job.js';
-import type { ApiClient } from './api-client.js';
+import { DocwrightApiError, DocwrightNetworkError, ok } from '../../packages/sdk/src/index.js';
+
+export { retryAfterSeconds } from '../../packages/sdk/src/index.js';
+import { cliError, type ApiClient } from './api-client.js';
 
 export type { Job, JobStatus, JobTurn };
 
@@ -22,76 +24,60 @@ export interface JobStreamEvent {
 
 export type EventStreamOpening = { ok: true; response: Response } | { ok: false; reason: string };
 
-interface ProblemBody {
-  code?: string;
-  detail?: string;
-  errors?: Array<{ path: string; message: string }>;
-}
-
-function problemFrom(text: string): ProblemBody {
-  try {
-    const body: unknown = JSON.parse(text);
-    return typeof body === 'object' && body !== null ? body : {};
-  } catch {
-    return {};
-  }
-}
-
 /** fetch reports every network failure as "fetch failed"; the cause says which (ECONNREFUSED …). */
 function networkReason(error: unknown): string {
+  if (error instanceof DocwrightNetworkError) return error.reason;
   const cause = (error as Error).cause;
   return cause instanceof Error && cause.message !== '' ? cause.message : (error as Error).message;
 }
 
-/** Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function retryAfterSeconds(header: string | null, now = Date.now()): number | undefined {
-  if (header === null || header.trim() === '') return undefined;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim());
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
-}
-
-/** The agent-job endpoints of one project, over the CLI's ApiClient. */
+/** The agent-job endpoints of one project, over the SDK's typed client. */
 export class JobsApi {
   constructor(
     private readonly client: ApiClient,
     readonly projectId: string,
   ) {}
 
-  private path(suffix: string): string {
-    return `/v2/agent/${encodeURIComponent(this.projectId)}/${suffix}`;
+  private jobParams(jobId: string) {
+    return { path: { projectId: this.projectId, id: jobId } };
   }
 
-  private jobPath(jobId: string, suffix = ''): string {
-    return this.path(`job/${encodeURIComponent(jobId)}${suffix}`);
-  }
-
+  /** Create and message retry a 429 as the SDK does (a short Retry-After only); a longer one is reported with its time. */
   create(prompt: string, idempotencyKey?: string): Promise<Job> {
-    return this.command(this.path('job'), prompt, idempotencyKey);
+    const header = idempotencyKey === undefined ? undefined : { 'Idempotency-Key': idempotencyKey };
+    return this.client.call(() =>
+      ok(this.client.sdk().POST('/v2/agent/{projectId}/job', { params: { path: { projectId: this.projectId }, header }, body: { prompt } })),
+    );
   }
 
   message(jobId: string, prompt: string, idempotencyKey?: string): Promise<Job> {
-    return this.command(this.jobPath(jobId, '/message'), prompt, idempotencyKey);
+    const header = idempotencyKey === undefined ? undefined : { 'Idempotency-Key': idempotencyKey };
+    return this.client.call(() =>
+      ok(this.client.sdk().POST('/v2/agent/{projectId}/job/{id}/message', { params: { ...this.jobParams(jobId), header }, body: { prompt } })),
+    );
   }
 
-  async get(jobId: string): Promise<Job> {
-    return (await this.client.request<Job>(this.jobPath(jobId))).body;
+  // Reads do not retry: the wait and follow loops poll again on their own schedule.
+  get(jobId: string): Promise<Job> {
+    return this.client.call(() => ok(this.client.sdk({ retry: false }).GET('/v2/agent/{projectId}/job/{id}', { params: this.jobParams(jobId) })));
   }
 
-  async list(query: { status?: string; limit?: number; offset?: number }): Promise<JobList> {
-    return (await this.client.request<JobList>(this.path('jobs'), { query })).body;
+  list(query: { status?: JobStatus; limit?: number; offset?: number }): Promise<JobList> {
+    return this.client.call(() =>
+      ok(this.client.sdk({ retry: false }).GET('/v2/agent/{projectId}/jobs', { params: { path: { projectId: this.projectId }, query } })),
+    );
   }
 
-  async archive(jobId: string): Promise<Job> {
-    return (await this.client.request<Job>(this.jobPath(jobId, '/archive'), { method: 'POST' })).body;
+  archive(jobId: string): Promise<Job> {
+    return this.client.call(() => ok(this.client.sdk({ retry: false }).POST('/v2/agent/{projectId}/job/{id}/archive', { params: this.jobParams(jobId) })));
   }
 
-  async cancel(jobId: string): Promise<Job> {
-    return (await this.client.request<Job>(this.jobPath(jobId, '/cancel'), { method: 'POST' })).body;
+  cancel(jobId: string): Promise<Job> {
+    return this.client.call(() => ok(this.client.sdk({ retry: false }).POST('/v2/agent/{projectId}/job/{id}/cancel', { params: this.jobParams(jobId) })));
   }
 
-  async conversation(jobId: string): Promise<JobConversation> {
-    return (await this.client.request<JobConversation>(this.jobPath(jobId, '/messages'))).body;
+  conversation(jobId: string): Promise<JobConversation> {
+    return this.client.call(() => ok(this.client.sdk({ retry: false }).GET('/v2/agent/{projectId}/job/{id}/messages', { params: this.jobParams(jobId) })));
   }
 
   /**
@@ -100,22 +86,20 @@ export class JobsApi {
    * too (bad key, unknown job) is thrown as the server's error.
    */
   async openEvents(jobId: string, lastEventId: string | undefined, signal: AbortSignal): Promise<EventStreamOpening> {
-    const headers = this.client.headers({ accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) });
+    const header = lastEventId === undefined ? undefined : { 'Last-Event-ID': lastEventId };
+    const sdk = this.client.sdk({ retry: false });
     let response: Response;
     try {
-      response = await fetch(this.client.url(this.jobPath(jobId, '/events')), { headers, signal });
+      ({ response } = await sdk.GET('/v2/agent/{projectId}/job/{id}/events', {
+        params: { ...this.jobParams(jobId), header },
+        headers: { accept: 'text/event-stream' },
+        parseAs: 'stream',
+        signal,
+      }));
     } catch (error) {
-      return { ok: false, reason: networkReason(error) };
-    }
-    if (!response.ok) {
-      const problem = problemFrom(await response.text().catch(() => ''));
-      if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
-        throw new DocwrightError(problem.code ?? 'http_error', problem.detail ?? `The server answered ${response.status}.`, {
-          status: response.status,
-          errors: problem.errors,
-        });
-      }
-      return { ok: false, reason: `the server answered ${response.status}${problem.detail ? `: ${problem.detail}` : ''}` };
+      if (!(error instanceof DocwrightApiError)) return { ok: false, reason: networkReason(error) };
+      if (error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429) throw cliError(error, this.client.baseUrl);
+      return { ok: false, reason: `the server answered ${error.status}${error.problem ? `: ${error.problem.detail}` : ''}` };
     }
     const type = response.headers.get('content-type') ?? '';
     if (!type.startsWith('text/event-stream') || response.body === null) {
@@ -123,32 +107,5 @@ export class JobsApi {
       return { ok: false, reason: `the server answered with ${type || 'no content type'} instead of an event stream` };
     }
     return { ok: true, response };
-  }
-
-  /**
-   * Create and message go around ApiClient.request because a 429's Retry-After header is
-   * part of what the user needs to hear, and ApiClient keeps only the problem body.
-   */
-  private async command(path: string, prompt: string, idempotencyKey: string | undefined): Promise<Job> {
-    const headers = this.client.headers({ 'content-type': 'application/json', ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) });
-    let response: Response;
-    try {
-      response = await fetch(this.client.url(path), { method: 'POST', headers, body: JSON.stringify({ prompt }) });
-    } catch (error) {
-      throw new DocwrightError(
-        'server_unreachable',
-        `Cannot reach the Docwright server at ${this.client.baseUrl} (set DOCWRIGHT_URL): ${networkReason(error)}`,
-        { cause: error },
-      );
-    }
-    const text = await response.text();
-    if (response.ok) return JSON.parse(text) as Job;
-    const problem = problemFrom(text);
-    let message = problem.detail ?? `The server answered ${response.status}.`;
-    const retryAfter = response.status === 429 ? retryAfterSeconds(response.headers.get('retry-after')) : undefined;
-    if (retryAfter !== undefined) {
-      message += ` Retry after ${retryAfter} s (at ${new Date(Date.now() + retryAfter * 1000).toISOString()}).`;
-    }
-    throw new DocwrightError(problem.code ?? 'http_error', message, { status: response.status, errors: problem.errors });
   }
 }

@@ -12,6 +12,7 @@ import { usersCommand } from './commands/users-command.js';
 import { migrateCommand, serveCommand, workerCommand } from './commands/server-commands.js';
 import { reclassifyCommand } from './commands/reclassify-command.js';
 import { webhooksCommand } from './commands/webhooks-command.js';
+import { openApiCommand } from './commands/openapi-command.js';
 
 const program = new Command('docwright')
   .description('Docwright: AI agent jobs for documentation, and visitor analytics that tell humans from AI.')
@@ -32,6 +33,7 @@ program.addCommand(jobsCommand());
 program.addCommand(webhooksCommand());
 program.addCommand(docsCommand());
 program.addCommand(mcpCommand());
+program.addCommand(openApiCommand());
 
 // addCommand() does not pass exitOverride on, so every subcommand gets it here: usage
 // errors then reach the one handler below and exit 2 consistently.

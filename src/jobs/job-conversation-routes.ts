@@ -36,6 +36,7 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
       config: { access: 'admin' },
       schema: {
         tags: ['agent jobs'],
+        operationId: 'listAgentJobMessages',
         summary: "A job's conversation",
         description:
           'One entry per prompt (the first and every follow-up): the prompt, a summary of the tool steps, the final message, the files changed, the commit and any documentation problems left.',
@@ -50,9 +51,10 @@ export function registerJobConversationRoutes(app: FastifyInstance, services: Se
   routes.get(
     '/v2/agent/:projectId/job/:id/events',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', openapi: { eventStream: 200, requestHeaders: ['Last-Event-ID'] } },
       schema: {
         tags: ['agent jobs'],
+        operationId: 'streamAgentJobEvents',
         summary: "A job's progress as Server-Sent Events",
         description:
           'text/event-stream of events (job.created, turn.queued, turn.started, step, turn.retrying, turn.completed, turn.failed, pull_request, job.completed, job.failed, job.archived). Each has an id; reconnect with Last-Event-ID (or ?lastEventId=) to resume. The stream ends once the job is no longer active. When the server ends it earlier (shutting down, or after an hour), its last message is `event: reconnect` with data {reason: shutdown|time_limit, retryMs}: reconnect after retryMs with Last-Event-ID (another server process may answer).',

@@ -8,6 +8,7 @@ import { authProblems, keyOrSessionSecurity } from '../app/project-route-schemas
 import { rateLimitHeaders } from '../rate-limit/sliding-window-limiter.js';
 import { jobParamsSchema, jobSchema, listQuerySchema, promptBodySchema } from './job-schemas.js';
 import type { JobStatus } from './job.js';
+import type { OperationDocs } from '../app/openapi-headers.js';
 
 const projectParams = z.object({ projectId: z.string().min(1).max(100) });
 const security = keyOrSessionSecurity;
@@ -21,6 +22,21 @@ const rateLimitedProblems = {
   ),
 };
 
+/** What the OpenAPI document says of the create and message answers' headers (success: 201 or 200). */
+function rateLimitedDocs(success: 200 | 201): OperationDocs {
+  const sometimes: OperationDocs['responseHeaders'] = Object.fromEntries(
+    [400, 403, 409, 413, 415, 422, 503].map((status) => [status, ['RateLimit', 'RateLimit-Policy']]),
+  );
+  return {
+    requestHeaders: ['Idempotency-Key'],
+    responseHeaders: {
+      ...sometimes,
+      [success]: [...(success === 201 ? (['Location!'] as const) : []), 'RateLimit!', 'RateLimit-Policy!', 'Idempotent-Replayed'],
+      429: ['RateLimit!', 'RateLimit-Policy!'],
+    },
+  };
+}
+
 /**
  * The create and message operations share one rate budget; every answer of theirs after
  * authentication carries the RateLimit headers, also errors that did not spend anything.
@@ -32,6 +48,8 @@ function rateLimitHooks(services: Services) {
     // regardless (without RateLimit headers; an unfinished key is abandoned after 5 minutes).
     onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       try {
+        // Also on a replay of the stored answer, which only kept the body.
+        if (reply.statusCode === 201 && typeof payload === 'string') reply.header('Location', jobLocation(request, payload));
         await services.idempotency.finish(request, reply, payload);
         const projectId = principalProjectId(request);
         if (projectId !== undefined && !reply.hasHeader('RateLimit')) {
@@ -47,6 +65,12 @@ function rateLimitHooks(services: Services) {
 }
 
 const plainJson = (data: unknown): string => JSON.stringify(data);
+
+function jobLocation(request: FastifyRequest, payload: string): string {
+  const { projectId } = request.params as { projectId: string };
+  const { id } = JSON.parse(payload) as { id: string };
+  return `/v2/agent/${encodeURIComponent(projectId)}/job/${encodeURIComponent(id)}`;
+}
 
 /** JSON.stringify, remembered per object: for answers that are frozen objects shared between requests. */
 function memoizedJson(): (data: unknown) => string {
@@ -69,7 +93,7 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
   routes.post(
     '/v2/agent/:projectId/job',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', openapi: rateLimitedDocs(201) },
       ...hooks,
       // The Idempotency-Key's stored response is JSON.stringify of the job (written in the
       // job's transaction), so the first answer is made the same way: a replay is byte for
@@ -77,6 +101,7 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
       serializerCompiler: () => plainJson,
       schema: {
         tags: ['agent jobs'],
+        operationId: 'createAgentJob',
         summary: 'Create an agent job',
         description:
           'Queues the instruction; the agent runs in the background, edits the docs repository and opens a pull request. Poll GET …/job/{id} until status is not active. Shares the project rate limit (100 per sliding hour) with the message operation. Supports the Idempotency-Key header.',
@@ -99,6 +124,7 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
       config: { access: 'admin' },
       schema: {
         tags: ['agent jobs'],
+        operationId: 'getAgentJob',
         summary: 'Get an agent job (the poll operation)',
         security,
         params: jobParamsSchema,
@@ -116,7 +142,7 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
   routes.post(
     '/v2/agent/:projectId/job/:id/message',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', openapi: rateLimitedDocs(200) },
       ...hooks,
       // The Idempotency-Key's stored response is JSON.stringify of the job (written in the
       // job's transaction), so the first answer is made the same way: a replay is byte for
@@ -124,6 +150,7 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
       serializerCompiler: () => plainJson,
       schema: {
         tags: ['agent jobs'],
+        operationId: 'sendAgentJobMessage',
         summary: 'Send a follow-up message to an agent job',
         description:
           'To an active job: queued after the current turn. To a completed or failed job: re-activates it. The follow-up works on the same branch and updates the same pull request. An archived job answers 409. Shares the rate limit with create; supports Idempotency-Key.',
@@ -152,6 +179,7 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
       config: { access: 'admin' },
       schema: {
         tags: ['agent jobs'],
+        operationId: 'listAgentJobs',
         summary: "List a project's agent jobs, newest first",
         security,
         params: projectParams,
@@ -173,6 +201,7 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
       config: { access: 'admin' },
       schema: {
         tags: ['agent jobs'],
+        operationId: 'archiveAgentJob',
         summary: 'Archive an agent job',
         description: 'Stops a running turn first and drops queued follow-ups. Archiving is final and idempotent; archivedAt is set.',
         security,

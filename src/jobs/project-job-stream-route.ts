@@ -22,9 +22,10 @@ export function registerProjectJobStreamRoute(app: FastifyInstance, services: Se
   app.withTypeProvider<ZodTypeProvider>().get(
     '/v2/agent/:projectId/jobs/events',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', openapi: { eventStream: 200 } },
       schema: {
         tags: ['agent jobs'],
+        operationId: 'streamProjectJobChanges',
         summary: "Changes of a project's jobs as Server-Sent Events",
         description:
           'text/event-stream of `event: job` whose data is the AgentJob JSON, sent when a job is created or its status, prLink or prStatus changes. On connecting, the jobs changed in the last 60 seconds are sent first (so nothing is lost between reading the list and subscribing); after a longer disconnection, read the list again. Keep-alive comments every 15 s; when the server ends the stream (shutting down, or after an hour) its last message is `event: reconnect` with data {reason: shutdown|time_limit, retryMs}: reconnect after retryMs (EventSource does so by itself). Shares the open-stream limits with the per-job streams.',

@@ -33,11 +33,12 @@ export class StreamSlots {
       throw new DocwrightError(
         'too_many_streams_for_key',
         `This API key (or signed-in user) already has ${this.limits.perKey} open event streams; close one, or poll the job instead.`,
-        { status: 429 },
+        // A slot frees when a stream of this key ends; a few seconds is a fair guess.
+        { status: 429, headers: { 'Retry-After': '10' } },
       );
     }
     if (this.total >= this.limits.perProcess)
-      throw new DocwrightError('too_many_streams', 'Too many open event streams; poll the job instead.', { status: 503 });
+      throw new DocwrightError('too_many_streams', 'Too many open event streams; poll the job instead.', { status: 503, headers: { 'Retry-After': '10' } });
     this.total += 1;
     this.byKey.set(keyId, held + 1);
     if (end) this.enders.add(end);

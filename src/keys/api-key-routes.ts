@@ -46,6 +46,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: Services): 
       config: { access: 'session-admin' },
       schema: {
         tags: TAGS,
+        operationId: 'listApiKeys',
         summary: "List a project's API keys (admins only)",
         description: 'Oldest first, revoked ones included. Shows hints only, never the keys.',
         security,
@@ -59,9 +60,10 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: Services): 
   routes.post(
     '/v1/projects/:projectId/keys',
     {
-      config: { access: 'session-admin' },
+      config: { access: 'session-admin', openapi: { responseHeaders: { 201: ['Location!'] } } },
       schema: {
         tags: TAGS,
+        operationId: 'createApiKey',
         summary: 'Create an API key (admins only)',
         description: 'The answer carries the key (secret) once; only its SHA-256 is stored. Needs X-CSRF-Token.',
         security,
@@ -83,7 +85,10 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: Services): 
       if (key === null) throw notFound(`No API key with id "${created.id}".`);
       request.log.info({ projectId, keyId: key.id, scope, by: request.user?.id }, 'API key created');
       reply.header('Cache-Control', 'no-store');
-      return reply.status(201).send({ key, secret: created.key });
+      return reply
+        .status(201)
+        .header('Location', `/v1/projects/${encodeURIComponent(projectId)}/keys/${encodeURIComponent(key.id)}`)
+        .send({ key, secret: created.key });
     },
   );
 
@@ -93,6 +98,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, services: Services): 
       config: { access: 'session-admin' },
       schema: {
         tags: TAGS,
+        operationId: 'revokeApiKey',
         summary: 'Revoke an API key (admins only)',
         description: 'Every server process refuses the key from the next request on (401). Revoking twice is harmless. Needs X-CSRF-Token.',
         security,

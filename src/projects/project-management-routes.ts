@@ -30,6 +30,7 @@ export function registerProjectManagementRoutes(app: FastifyInstance, services: 
       config: { access: 'session' },
       schema: {
         tags: TAGS,
+        operationId: 'listProjects',
         summary: 'List every project (signed-in users)',
         security,
         response: { 200: z.object({ projects: z.array(projectSchema) }), ...sessionProblems },
@@ -41,9 +42,10 @@ export function registerProjectManagementRoutes(app: FastifyInstance, services: 
   routes.post(
     '/v1/projects',
     {
-      config: { access: 'session-admin' },
+      config: { access: 'session-admin', openapi: { responseHeaders: { 201: ['Location!'] } } },
       schema: {
         tags: TAGS,
+        operationId: 'createProject',
         summary: 'Create a project (admins only)',
         description:
           'Like `docwright projects create`. The forge follows from the repository when omitted; forgeToken (GitHub or GitLab) is stored encrypted and never returned. Needs X-CSRF-Token.',
@@ -58,7 +60,10 @@ export function registerProjectManagementRoutes(app: FastifyInstance, services: 
       const input = normaliseProjectInput(fields);
       const project = await services.projects.create(input, forgeTokenCredentials(input.forge, forgeToken) ?? null);
       request.log.info({ projectId: project.id, by: request.user?.id }, 'project created');
-      return reply.status(201).send(project);
+      return reply
+        .status(201)
+        .header('Location', `/v1/projects/${encodeURIComponent(project.id)}`)
+        .send(project);
     },
   );
 
@@ -68,6 +73,7 @@ export function registerProjectManagementRoutes(app: FastifyInstance, services: 
       config: { access: 'session-admin' },
       schema: {
         tags: TAGS,
+        operationId: 'updateProject',
         summary: "Change a project's name, ref, forge token or settings (admins only)",
         description:
           'Only the fields given change. In settings, a key set to null is removed (the default applies again). forgeToken is write-only; null removes the stored credentials. Needs X-CSRF-Token.',
@@ -97,6 +103,7 @@ export function registerProjectManagementRoutes(app: FastifyInstance, services: 
       config: { access: 'session-admin' },
       schema: {
         tags: TAGS,
+        operationId: 'deleteProject',
         summary: 'Delete a project and everything it owns (admins only)',
         description:
           "Body {confirmName} must equal the project's name. Removes its jobs (with their conversations, events and queue entries), API keys (refused at once in every process), analytics, rate-limit and idempotency records, local pull requests and job workspaces; running turns are stopped. Needs X-CSRF-Token.",

@@ -27,6 +27,7 @@ export function registerProjectRoutes(app: FastifyInstance, services: Services):
       config: { access: 'admin' },
       schema: {
         tags: ['projects'],
+        operationId: 'getProject',
         summary: 'Get a project (its admin key, or any signed-in user)',
         security: keyOrSessionSecurity,
         params: projectParamsSchema,

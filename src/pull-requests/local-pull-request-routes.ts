@@ -41,6 +41,7 @@ export function registerLocalPullRequestRoutes(app: FastifyInstance, services: S
       config: { access: 'public' },
       schema: {
         tags,
+        operationId: 'getLocalPullRequest',
         summary: 'A pull request of the built-in local forge, with its description and diff',
         description: `Opened by the share token that prLink carries (?token=), or for a signed-in user. Without either, or with a wrong token, the answer is the 404 of an unknown pull request. At most ${limit.limit} reads per client address per ${limit.windowMs / 1000} seconds (429 with Retry-After beyond).`,
         params: pullRequestParamsSchema,
@@ -65,10 +66,12 @@ export function registerLocalPullRequestRoutes(app: FastifyInstance, services: S
     },
   );
 
-  const actionSchema = (summary: string, description: string, conflicts: string) => ({
+  const actionSchema = (operationId: string, summary: string, description: string, conflicts: string) => ({
+    operationId,
     tags,
     summary,
     description,
+    security: [{ cookieAuth: [] }],
     params: pullRequestParamsSchema,
     response: {
       200: pullRequestSchema,
@@ -84,6 +87,7 @@ export function registerLocalPullRequestRoutes(app: FastifyInstance, services: S
     {
       config: { access: 'session' },
       schema: actionSchema(
+        'mergeLocalPullRequest',
         'Merge a local pull request',
         'Signed-in users only. A real git merge of head into the base branch of the project repository, always with a merge commit. The merge is computed without touching the repository (git merge-tree), then the base ref is moved only if nobody pushed to it meanwhile (else the merge is computed again); if the base branch is checked out, its clean working tree is updated too.',
         'merge_conflict (errors[] lists the conflicting files; nothing was changed), pull_request_merged, pull_request_closed, job_active (the job is still running), base_checked_out_dirty, branch_missing, base_changed.',
@@ -106,6 +110,7 @@ export function registerLocalPullRequestRoutes(app: FastifyInstance, services: S
     {
       config: { access: 'session' },
       schema: actionSchema(
+        'closeLocalPullRequest',
         'Close a local pull request without merging',
         'Signed-in users only. The branch stays; a follow-up message to the job reopens the pull request when its turn updates it.',
         'pull_request_merged, pull_request_closed, job_active (the job is still running).',

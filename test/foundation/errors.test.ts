@@ -38,7 +38,7 @@ describe('problem bodies and operations routes', () => {
 
   test('a wrong content type is a 400', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/test/echo', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
-    expectProblem(response, 400, 'unsupported_content_type');
+    expectProblem(response, 415, 'unsupported_content_type');
   });
 
   test('a body over the configured limit is a 413', async () => {

@@ -1,4 +1,5 @@
 import type { Dialect } from '../../src/db/database.js';
+import type { ProjectSettings } from '../../src/projects/project.js';
 import { createTestApp, createTestProject, type TestApp } from './test-app.js';
 
 export interface ListeningTestApp {
@@ -12,10 +13,17 @@ export interface ListeningTestApp {
 }
 
 /** The real app listening on a free loopback port, with one project and an admin key: for tests that run the CLI against it. */
-export async function startListeningTestApp(dialect: Dialect = 'sqlite', environment: Record<string, string> = {}): Promise<ListeningTestApp> {
+export async function startListeningTestApp(
+  dialect: Dialect = 'sqlite',
+  environment: Record<string, string> = {},
+  options: { settings?: ProjectSettings } = {},
+): Promise<ListeningTestApp> {
   const testApp = await createTestApp(dialect, environment);
   try {
-    const project = await createTestProject(testApp.services);
+    const project =
+      options.settings === undefined
+        ? await createTestProject(testApp.services)
+        : await testApp.services.projects.create({ name: 'Docs', repository: testApp.config.dataDir, ref: 'main', forge: 'local', settings: options.settings });
     const key = await testApp.services.keys.create({ projectId: project.id, scope: 'admin' });
     await testApp.app.listen({ port: 0, host: '127.0.0.1' });
     const address = testApp.app.server.address();

@@ -33,6 +33,7 @@ export function registerReportRoutes(app: FastifyInstance, service: AnalyticsSer
       config,
       schema: {
         ...schema,
+        operationId: 'getAgentsReport',
         summary: 'Get AI agents report',
         description: REPORT_DESCRIPTIONS.agents,
         querystring: agentsQuerySchema,
@@ -51,6 +52,7 @@ export function registerReportRoutes(app: FastifyInstance, service: AnalyticsSer
       config,
       schema: {
         ...schema,
+        operationId: 'getPagesReport',
         summary: 'Get pages report (human and AI readers)',
         description: REPORT_DESCRIPTIONS.pages,
         querystring: pagesQuerySchema,
@@ -69,6 +71,7 @@ export function registerReportRoutes(app: FastifyInstance, service: AnalyticsSer
       config,
       schema: {
         ...schema,
+        operationId: 'getAgentErrorsReport',
         summary: 'Get pages that answered agents with 4xx',
         description: REPORT_DESCRIPTIONS.agentErrors,
         querystring: agentErrorsQuerySchema,
@@ -87,6 +90,7 @@ export function registerReportRoutes(app: FastifyInstance, service: AnalyticsSer
       config,
       schema: {
         ...schema,
+        operationId: 'getSummary',
         summary: 'Get weekly summary',
         description: REPORT_DESCRIPTIONS.summary,
         querystring: summaryQuerySchema,

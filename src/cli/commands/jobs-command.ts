@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { loadClientConfig } from '../../config/load-config.js';
-import { JOB_STATUSES } from '../../jobs/job.js';
+import { JOB_STATUSES, type JobStatus } from '../../jobs/job.js';
 import { ApiClient } from '../api-client.js';
 import { JobsApi, type Job } from '../jobs-api.js';
 import { printConversation, printJob, printJobList } from '../jobs-format.js';
@@ -166,7 +166,7 @@ Examples:
     .option('--offset <n>', 'skip this many', (value) => parseLimit(value, 1_000_000, '--offset', 0), 0)
     .option('--json', 'print the API\'s {"jobs": [...], "hasMore": …} as JSON')
     .addHelpText('after', '\nExamples:\n  docwright jobs list --status failed\n  docwright jobs list --limit 100 --offset 100 --json')
-    .action(async (options: ProjectOption & { status?: string; limit: number; offset: number; json?: boolean }, self: Command) => {
+    .action(async (options: ProjectOption & { status?: JobStatus; limit: number; offset: number; json?: boolean }, self: Command) => {
       const list = await jobsApi(self, options).list({ status: options.status, limit: options.limit, offset: options.offset });
       if (options.json) return printJson(list);
       printJobList(list, options.offset);
