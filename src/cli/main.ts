@@ -5,6 +5,7 @@ import { analyticsCommand } from './commands/analytics-command.js';
 import { backupCommand } from './commands/backup-command.js';
 import { docsCommand } from './commands/docs-command.js';
 import { jobsCommand } from './commands/jobs-command.js';
+import { usageCommand } from './commands/usage-command.js';
 import { keysCommand } from './commands/keys-command.js';
 import { projectsCommand } from './commands/projects-command.js';
 import { usersCommand } from './commands/users-command.js';
@@ -27,6 +28,7 @@ program.addCommand(keysCommand());
 program.addCommand(usersCommand());
 program.addCommand(analyticsCommand());
 program.addCommand(jobsCommand());
+program.addCommand(usageCommand());
 program.addCommand(docsCommand());
 
 // addCommand() does not pass exitOverride on, so every subcommand gets it here: usage

@@ -17,6 +17,9 @@ import { RunWrites } from './run-writes.js';
 import { executeTurn, type TurnOutcome } from './execute-turn.js';
 import { createServerPathScrubber, type ServerPathScrubber } from './server-paths.js';
 import type { JobTurnsTable } from '../db/schema.js';
+import type { ModelPrices } from '../config/model-prices.js';
+import { BudgetExceededError } from '../agent/run-errors.js';
+import { monthlyBudgetExhausted, monthlyBudgetRanOut, monthOf, recordUsage, tokensUsedInMonth, usageDelta } from './job-usage.js';
 
 export interface JobRunnerOptions {
   database: Database;
@@ -27,6 +30,10 @@ export interface JobRunnerOptions {
   forges: ForgeRegistry;
   resolveModel: (modelId: string) => LanguageModel;
   budgets: Budgets;
+  /** Prices for the usage's estimated cost. */
+  prices: ModelPrices;
+  /** Tokens per project and UTC month when the project sets none; null = no budget. */
+  monthlyTokenBudget: number | null;
   maxAttempts: number;
   retryBaseMs: number;
   modelRetries: number;
@@ -139,7 +146,18 @@ export class JobRunner {
       .execute();
     const credentialValues =
       credentials === null ? [] : Object.values(credentials).filter((value): value is string => typeof value === 'string' && value.length >= 8);
-    return executeTurn(
+    // The project's monthly token budget: none left fails the turn before any model call;
+    // otherwise the run's token budget is capped at what is left.
+    const monthlyBudget = project.settings.monthlyTokenBudget ?? options.monthlyTokenBudget;
+    const month = monthOf(options.clock.now());
+    let budgets = options.budgets;
+    if (monthlyBudget !== null) {
+      const used = await tokensUsedInMonth(database.db, project.id, month);
+      if (used >= monthlyBudget) throw monthlyBudgetExhausted(monthlyBudget, used, month);
+      if (monthlyBudget - used < budgets.maxTokens) budgets = { ...budgets, maxTokens: monthlyBudget - used };
+    }
+    const usageTarget = { projectId: project.id, jobId: job.id, turnId: turn.id };
+    const run = executeTurn(
       {
         jobId: job.id,
         projectName: project.name,
@@ -161,7 +179,7 @@ export class JobRunner {
         forge: forges.forKind(project.forge),
         forgeProject: { id: project.id, repository: job.repository, ref: job.ref, credentials },
         resolveModel: options.resolveModel,
-        budgets: options.budgets,
+        budgets,
         modelRetries: options.modelRetries,
         workspacesDir: join(options.dataDir, 'workspaces'),
         clock: options.clock,
@@ -170,16 +188,29 @@ export class JobRunner {
         fence: (executor) => holdLease(database, lease, executor),
         deferCleanup: (task) => cleanups.push(task),
         onStep: async (step) => {
-          await this.writes.event(lease, 'step', {
-            sequence: turn.sequence,
-            step: step.stepNumber,
-            text: step.text.slice(0, 2_000),
-            toolCalls: step.toolCalls.map((call) => ({ tool: call.toolName, argument: call.argumentSummary, ok: call.ok })),
-            totalTokens: step.totalUsage.totalTokens,
-          });
+          await this.writes.event(
+            lease,
+            'step',
+            {
+              sequence: turn.sequence,
+              step: step.stepNumber,
+              text: step.text.slice(0, 2_000),
+              toolCalls: step.toolCalls.map((call) => ({ tool: call.toolName, argument: call.argumentSummary, ok: call.ok })),
+              totalTokens: step.totalUsage.totalTokens,
+            },
+            // Recorded step by step, so a turn that fails or is cancelled still counts what it used.
+            (executor, now) => recordUsage(executor, usageTarget, usageDelta(options.prices, job.model, step.usage), now),
+          );
         },
       },
     );
+    return run.catch((error: unknown) => {
+      // The cap, not the turn's own budget, stopped it: say so.
+      if (error instanceof BudgetExceededError && error.budget === 'tokens' && budgets !== options.budgets && monthlyBudget !== null) {
+        throw monthlyBudgetRanOut(monthlyBudget, month);
+      }
+      throw error;
+    });
   }
 
   /**

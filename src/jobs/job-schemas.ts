@@ -3,6 +3,18 @@ import { JOB_STATUSES, PULL_REQUEST_STATUSES } from './job.js';
 
 export const MAX_PROMPT_LENGTH = 32_000;
 
+export const usageSchema = z
+  .object({
+    inputTokens: z.number().int().describe('Input tokens, cached ones included, as the AI SDK reports them.'),
+    outputTokens: z.number().int(),
+    cachedInputTokens: z.number().int().describe("Of the input tokens, those read from the provider's prompt cache."),
+    estimatedCostUsd: z
+      .number()
+      .nullable()
+      .describe('Estimated cost in US dollars from the price table (README, DOCWRIGHT_MODEL_PRICES_FILE); null when the model has no price.'),
+  })
+  .meta({ id: 'AgentUsage' });
+
 export const jobSchema = z
   .object({
     id: z.string().describe('Unique identifier of the agent job.'),
@@ -22,7 +34,9 @@ export const jobSchema = z
     error: z
       .object({ code: z.string(), message: z.string() })
       .nullable()
-      .describe('Addition: why the job failed (e.g. model_not_configured, budget_exceeded, model_error).'),
+      .describe('Addition: why the job failed (e.g. model_not_configured, budget_exceeded, model_error, cancelled).'),
+    // Addition: the tokens and estimated cost of the job's turns so far.
+    usage: usageSchema,
   })
   .meta({ id: 'AgentJob' });
 
@@ -69,7 +83,7 @@ export const turnSchema = z
       .array(z.object({ path: z.string(), reason: z.string() }))
       .describe("Changes the project's write policy kept out of the commit (the agent may only change documentation content)."),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
-    usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
+    usage: usageSchema,
     createdAt: z.string(),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),

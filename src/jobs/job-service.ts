@@ -75,6 +75,10 @@ export class JobService {
         created_at: now,
         updated_at: now,
         archived_at: null,
+        input_tokens: 0,
+        output_tokens: 0,
+        cached_input_tokens: 0,
+        cost_microusd: null,
       };
       await executor.insertInto('jobs').values(row).execute();
       await this.insertTurn(executor, id, newId(), 1, prompt, now);
@@ -215,6 +219,8 @@ export class JobService {
         error_message: null,
         input_tokens: 0,
         output_tokens: 0,
+        cached_input_tokens: 0,
+        cost_microusd: null,
         attempts: 0,
         created_at: now,
         started_at: null,

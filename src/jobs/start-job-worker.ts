@@ -21,6 +21,8 @@ export function createJobWorker(services: Services, logger: Logger, options: Job
     forges: services.forges,
     resolveModel: services.resolveModel,
     budgets: config.budgets,
+    prices: config.usage.prices,
+    monthlyTokenBudget: config.usage.monthlyTokenBudget,
     maxAttempts: config.worker.maxAttempts,
     retryBaseMs: config.worker.retryBaseMs,
     modelRetries: config.worker.modelRetries,
