@@ -32,3 +32,7 @@ insert into project_usage_months (project_id, month, input_tokens, output_tokens
   from job_turns join jobs on jobs.id = job_turns.job_id
   where job_turns.started_at is not null and job_turns.input_tokens + job_turns.output_tokens > 0
   group by 1, 2;
+
+-- Pull request controls given at creation (docs/agent-jobs.md, "Branch and review controls"):
+-- JSON {draft?, reviewers?, labels?, autoMerge?}; null when none was given.
+alter table jobs add column pull_request_options text;

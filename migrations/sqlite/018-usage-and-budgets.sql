@@ -30,3 +30,7 @@ insert into project_usage_months (project_id, month, input_tokens, output_tokens
   where job_turns.started_at is not null and job_turns.input_tokens + job_turns.output_tokens > 0
   group by 1, 2;
 update project_usage_months set unpriced_tokens = input_tokens + output_tokens;
+
+-- Pull request controls given at creation (docs/agent-jobs.md, "Branch and review controls"):
+-- JSON {draft?, reviewers?, labels?, autoMerge?}; null when none was given.
+alter table jobs add column pull_request_options text;

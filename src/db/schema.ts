@@ -90,6 +90,8 @@ export interface JobsTable {
   output_tokens: number;
   cached_input_tokens: number;
   cost_microusd: number | null;
+  /** JSON of the pull request controls given at creation (migration 018); null = none. */
+  pull_request_options: string | null;
 }
 
 /** A project's usage in one UTC month, 'YYYY-MM' (migration 018). */

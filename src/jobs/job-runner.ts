@@ -7,6 +7,7 @@ import type { Logger } from '../app/logger.js';
 import type { Budgets } from '../agent/budgets.js';
 import { isRetryable } from '../agent/model-errors.js';
 import type { ForgeRegistry } from '../git/forges/forge-registry.js';
+import type { PullRequestControls } from '../git/forges/forge.js';
 import { redactSecrets } from '../git/redact.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
 import type { JobQueue } from '../queue/job-queue.js';
@@ -167,6 +168,7 @@ export class JobRunner {
         prompt: turn.prompt,
         sequence: turn.sequence,
         ...(project.settings.writePolicy ? { writePolicy: project.settings.writePolicy } : {}),
+        ...(job.pull_request_options === null ? {} : { pullRequestControls: JSON.parse(job.pull_request_options) as PullRequestControls }),
         history: history.map((row) => ({
           sequence: row.sequence,
           prompt: row.prompt,

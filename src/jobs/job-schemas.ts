@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JOB_STATUSES, PULL_REQUEST_STATUSES } from './job.js';
+import { gitRefSchema } from '../projects/project-input.js';
 
 export const MAX_PROMPT_LENGTH = 32_000;
 
@@ -46,6 +47,35 @@ export const promptBodySchema = z.object({
     .min(1, 'must be at least 1 character')
     .max(MAX_PROMPT_LENGTH, `must be at most ${MAX_PROMPT_LENGTH} characters`)
     .describe(`The instruction for the agent, 1 to ${MAX_PROMPT_LENGTH} characters.`),
+});
+
+/** GitHub logins and GitLab usernames: letters, digits, `-`, `_`, `.`; GitHub teams as `org/team`. */
+const reviewerSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9_])?(?:\/[A-Za-z0-9._-]+)?$/, 'must be a user name (or org/team on GitHub)');
+
+/**
+ * The optional controls of create (all validated here; jobs, hooks, mcp and the SDK take
+ * them as they are). `branchName` is a git branch name below `docwright/`.
+ */
+export const createBodySchema = promptBodySchema.extend({
+  ref: gitRefSchema.optional().describe("The branch to start from and to open the pull request against; default the project's ref."),
+  branchName: gitRefSchema
+    .refine((name) => name.length <= 100 && !name.startsWith('docwright/'), 'must be at most 100 characters, without the docwright/ prefix')
+    .optional()
+    .describe(
+      'The branch the agent pushes to, as docwright/{branchName}; unique among the jobs of the repository (409 branch_taken). Default docwright/{jobId}.',
+    ),
+  draft: z.boolean().optional().describe('Open the pull request as a draft (GitHub projects). Default false.'),
+  reviewers: z
+    .array(reviewerSchema)
+    .max(15)
+    .optional()
+    .describe('Reviewers requested when the pull request is opened (GitHub projects: logins, or org/team for a team).'),
+  labels: z.array(z.string().trim().min(1).max(50)).max(20).optional().describe('Labels added when the pull request is opened (GitHub projects).'),
+  autoMerge: z.boolean().optional().describe('Not supported yet on any forge: 400 auto_merge_unsupported (see docs/agent-jobs.md).'),
 });
 
 export const jobParamsSchema = z.object({
