@@ -3,9 +3,14 @@ import { jsonText } from '../core/json-text.js';
 import { stepTotalTokens } from './stop-conditions.js';
 
 export interface AgentUsage {
+  /** Every input token, cache reads and writes included (the AI SDK's `inputTokens`). */
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  /** Input tokens read from the provider's prompt cache (billed lower). */
+  cachedInputTokens: number;
+  /** Input tokens written to the provider's prompt cache (Anthropic bills them higher). */
+  cacheWriteTokens: number;
 }
 
 export interface ToolCallSummary {
@@ -87,6 +92,8 @@ export function usageOfStep(step: Pick<StepResult<ToolSet>, 'usage'>): AgentUsag
     inputTokens: step.usage.inputTokens ?? 0,
     outputTokens: step.usage.outputTokens ?? 0,
     totalTokens: stepTotalTokens(step),
+    cachedInputTokens: step.usage.inputTokenDetails.cacheReadTokens ?? 0,
+    cacheWriteTokens: step.usage.inputTokenDetails.cacheWriteTokens ?? 0,
   };
 }
 
@@ -95,10 +102,12 @@ export function addUsage(left: AgentUsage, right: AgentUsage): AgentUsage {
     inputTokens: left.inputTokens + right.inputTokens,
     outputTokens: left.outputTokens + right.outputTokens,
     totalTokens: left.totalTokens + right.totalTokens,
+    cachedInputTokens: left.cachedInputTokens + right.cachedInputTokens,
+    cacheWriteTokens: left.cacheWriteTokens + right.cacheWriteTokens,
   };
 }
 
-export const ZERO_USAGE: Readonly<AgentUsage> = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+export const ZERO_USAGE: Readonly<AgentUsage> = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0 });
 
 export function summarizeStep(step: StepResult<ToolSet>): AgentStepSummary {
   const outcomes = new Map<string, { ok: true } | { ok: false; error: string }>();

@@ -76,6 +76,8 @@ export const environmentSchema = z
       .max(24 * 60)
       .default(15),
     DOCWRIGHT_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(100),
+    DOCWRIGHT_MODEL_PRICES_FILE: optionalText,
+    DOCWRIGHT_MONTHLY_TOKEN_BUDGET: z.coerce.number().int().min(1).max(1e15).optional(),
     DOCWRIGHT_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().positive().max(3_600).default(30),
     DOCWRIGHT_SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(600).default(0),
     DOCWRIGHT_WORKER_POLL_SECONDS: z.coerce.number().min(0.05).max(600).default(1),

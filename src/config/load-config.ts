@@ -5,6 +5,7 @@ import { environmentSchema, type Environment } from './config-schema.js';
 import { resolveInstanceSecret } from './secret-file.js';
 import { derivePublicUrl } from './public-url.js';
 import type { TrustProxy } from './trust-proxy.js';
+import { loadModelPrices, type ModelPrices } from './model-prices.js';
 
 export interface ModelSettings {
   defaultModel: string;
@@ -52,6 +53,12 @@ export interface Config {
   shutdownDelayMs: number;
   budgets: { maxSteps: number; maxTokens: number; maxDurationMs: number };
   rateLimitPerHour: number;
+  usage: {
+    /** The shipped price table with DOCWRIGHT_MODEL_PRICES_FILE's entries on top. */
+    prices: ModelPrices;
+    /** Tokens (input + output) per project and UTC month for projects without their own budget; null = none. */
+    monthlyTokenBudget: number | null;
+  };
   forges: {
     githubApiUrl: string;
     githubGitUrl: string;
@@ -159,6 +166,7 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
       maxDurationMs: Math.round(environment.DOCWRIGHT_JOB_TIMEOUT_MINUTES * 60_000),
     },
     rateLimitPerHour: environment.DOCWRIGHT_RATE_LIMIT,
+    usage: { prices: modelPrices(environment), monthlyTokenBudget: environment.DOCWRIGHT_MONTHLY_TOKEN_BUDGET ?? null },
     forges: {
       githubApiUrl: environment.DOCWRIGHT_GITHUB_API_URL,
       githubGitUrl: environment.DOCWRIGHT_GITHUB_GIT_URL,
@@ -195,6 +203,12 @@ function webhookSettings(environment: Environment): Config['webhooks'] {
     secretOverlapMs: Math.round(environment.DOCWRIGHT_WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
     retentionMs: environment.DOCWRIGHT_WEBHOOK_RETENTION_DAYS * 86_400_000,
   };
+}
+
+function modelPrices(environment: Environment): ModelPrices {
+  const { prices, problems } = loadModelPrices(environment.DOCWRIGHT_MODEL_PRICES_FILE);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return prices;
 }
 
 function clickhouseSettings(environment: Environment): ClickHouseSettings | undefined {

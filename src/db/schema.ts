@@ -85,6 +85,25 @@ export interface JobsTable {
   created_at: number;
   updated_at: number;
   archived_at: number | null;
+  /** The sums of the job's turns (migration 018): tokens, and the estimated cost in millionths of a USD (null: no price known). */
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  cost_microusd: number | null;
+  /** JSON of the pull request controls given at creation (migration 018); null = none. */
+  pull_request_options: string | null;
+}
+
+/** A project's usage in one UTC month, 'YYYY-MM' (migration 018). */
+export interface ProjectUsageMonthsTable {
+  project_id: string;
+  month: string;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  cost_microusd: number;
+  /** Tokens of models without a price: counted in the tokens, not in the cost. */
+  unpriced_tokens: number;
 }
 
 export interface JobTurnsTable {
@@ -104,6 +123,9 @@ export interface JobTurnsTable {
   error_message: string | null;
   input_tokens: number;
   output_tokens: number;
+  /** Cache reads among input_tokens, and the estimated cost in millionths of a USD (migration 018). */
+  cached_input_tokens: number;
+  cost_microusd: number | null;
   attempts: number;
   created_at: number;
   started_at: number | null;
@@ -366,6 +388,7 @@ export interface DatabaseSchema {
   job_queue: JobQueueTable;
   job_lease_tokens: JobLeaseTokensTable;
   job_events: JobEventsTable;
+  project_usage_months: ProjectUsageMonthsTable;
   rate_limit_hits: RateLimitHitsTable;
   rate_limit_windows: RateLimitWindowsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -11,7 +11,7 @@ import { createAnalyticsTools, type ProjectAnalytics } from '../agent/tools/anal
 import { deriveCommitMessage, prepareWorkspace, type Workspace } from '../git/workspace.js';
 import { GitTreeFiles } from '../git/git-tree-files.js';
 import type { DocsCheckResult } from '../docs-site/docs-checker.js';
-import type { Forge, ForgeProject, PullRequestResult, WriteFence } from '../git/forges/forge.js';
+import type { Forge, ForgeProject, PullRequestControls, PullRequestResult, WriteFence } from '../git/forges/forge.js';
 import { pushFenced } from '../git/fenced-push.js';
 import { secretSpellings } from '../git/git-auth.js';
 import type { JobProblem, ToolStepSummary } from './job.js';
@@ -28,6 +28,8 @@ export interface TurnInput {
   sequence: number;
   /** The project's additions to the built-in write policy. */
   writePolicy?: WritePolicySettings;
+  /** Draft, reviewers, labels, auto-merge: applied when the pull request is opened. */
+  pullRequestControls?: PullRequestControls;
   /** Earlier finished turns, oldest first. */
   history: Array<ConversationTurn & { sequence: number; filesChanged: string[]; commit: string | null }>;
 }
@@ -159,6 +161,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
           head: input.branch,
           title: pullRequestTitle(input.history[0]?.prompt ?? input.prompt),
           body: pullRequestBody({ jobId: input.jobId, turns, problems, preExisting: checked.value?.existingByKind ?? {}, refusedFiles }),
+          ...(input.pullRequestControls ? { controls: input.pullRequestControls } : {}),
         },
         dependencies.fence,
       );

@@ -74,7 +74,12 @@ export class JobRepository {
     if (job === undefined) {
       const fresh = jobFromRow(row);
       // Shared between requests: frozen throughout, so no caller can change another's answer.
-      job = Object.freeze({ ...fresh, source: Object.freeze(fresh.source), error: fresh.error === null ? null : Object.freeze(fresh.error) });
+      job = Object.freeze({
+        ...fresh,
+        source: Object.freeze(fresh.source),
+        error: fresh.error === null ? null : Object.freeze(fresh.error),
+        usage: Object.freeze(fresh.usage),
+      });
       this.pollJobs.set(row, job);
     }
     return job;

@@ -6,7 +6,7 @@ import { problemSchema } from '../app/problem.js';
 import { principalProjectId } from '../app/authenticate.js';
 import { authProblems, keyOrSessionSecurity } from '../app/project-route-schemas.js';
 import { rateLimitHeaders } from '../rate-limit/sliding-window-limiter.js';
-import { jobParamsSchema, jobSchema, listQuerySchema, promptBodySchema } from './job-schemas.js';
+import { createBodySchema, jobParamsSchema, jobSchema, listQuerySchema, promptBodySchema } from './job-schemas.js';
 import type { JobStatus } from './job.js';
 import type { OperationDocs } from '../app/openapi-headers.js';
 
@@ -107,13 +107,23 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
           'Queues the instruction; the agent runs in the background, edits the docs repository and opens a pull request. Poll GET …/job/{id} until status is not active. Shares the project rate limit (100 per sliding hour) with the message operation. Supports the Idempotency-Key header.',
         security,
         params: projectParams,
-        body: promptBodySchema,
-        response: { 201: jobSchema, ...rateLimitedProblems, 409: problemSchema.describe('A request with the same Idempotency-Key is still running.') },
+        body: createBodySchema,
+        response: {
+          201: jobSchema,
+          ...rateLimitedProblems,
+          400: problemSchema.describe(
+            'The body is not valid (errors[] lists the fields); or pull_request_options_unsupported (draft, reviewers, labels or autoMerge on a local-forge project), auto_merge_unsupported (autoMerge outside GitLab).',
+          ),
+          409: problemSchema.describe(
+            'branch_taken: another job of the repository uses branchName; or a request with the same Idempotency-Key is still running.',
+          ),
+        },
       },
     },
     async (request, reply) => {
       const project = await services.projects.get(request.params.projectId);
-      const { job, rateLimit } = await services.jobs.create(project, request.body.prompt, { withinTransaction: services.idempotency.keepWithin(request, 201) });
+      const { prompt, ...settings } = request.body;
+      const { job, rateLimit } = await services.jobs.create(project, prompt, { withinTransaction: services.idempotency.keepWithin(request, 201) }, settings);
       return reply.status(201).headers(rateLimitHeaders(rateLimit)).send(job);
     },
   );

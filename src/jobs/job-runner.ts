@@ -8,6 +8,7 @@ import type { Budgets } from '../agent/budgets.js';
 import type { AgentAnalyticsSource } from '../agent/tools/analytics-tool.js';
 import { isRetryable } from '../agent/model-errors.js';
 import type { ForgeRegistry } from '../git/forges/forge-registry.js';
+import type { PullRequestControls } from '../git/forges/forge.js';
 import { redactSecrets } from '../git/redact.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
 import type { JobQueue } from '../queue/job-queue.js';
@@ -18,6 +19,9 @@ import { RunWrites } from './run-writes.js';
 import { executeTurn, type TurnOutcome } from './execute-turn.js';
 import { createServerPathScrubber, type ServerPathScrubber } from './server-paths.js';
 import type { JobTurnsTable } from '../db/schema.js';
+import type { ModelPrices } from '../config/model-prices.js';
+import { BudgetExceededError } from '../agent/run-errors.js';
+import { monthlyBudgetExhausted, monthlyBudgetRanOut, monthOf, recordUsage, tokensUsedInMonth, usageDelta } from './job-usage.js';
 
 export interface JobRunnerOptions {
   database: Database;
@@ -30,6 +34,10 @@ export interface JobRunnerOptions {
   /** The agent's analytics tool, bound here to the job's project (absent: no such tool). */
   analytics?: AgentAnalyticsSource;
   budgets: Budgets;
+  /** Prices for the usage's estimated cost. */
+  prices: ModelPrices;
+  /** Tokens per project and UTC month when the project sets none; null = no budget. */
+  monthlyTokenBudget: number | null;
   maxAttempts: number;
   retryBaseMs: number;
   modelRetries: number;
@@ -142,7 +150,18 @@ export class JobRunner {
       .execute();
     const credentialValues =
       credentials === null ? [] : Object.values(credentials).filter((value): value is string => typeof value === 'string' && value.length >= 8);
-    return executeTurn(
+    // The project's monthly token budget: none left fails the turn before any model call;
+    // otherwise the run's token budget is capped at what is left.
+    const monthlyBudget = project.settings.monthlyTokenBudget ?? options.monthlyTokenBudget;
+    const month = monthOf(options.clock.now());
+    let budgets = options.budgets;
+    if (monthlyBudget !== null) {
+      const used = await tokensUsedInMonth(database.db, project.id, month);
+      if (used >= monthlyBudget) throw monthlyBudgetExhausted(monthlyBudget, used, month);
+      if (monthlyBudget - used < budgets.maxTokens) budgets = { ...budgets, maxTokens: monthlyBudget - used };
+    }
+    const usageTarget = { projectId: project.id, jobId: job.id, turnId: turn.id };
+    const run = executeTurn(
       {
         jobId: job.id,
         projectName: project.name,
@@ -152,6 +171,7 @@ export class JobRunner {
         prompt: turn.prompt,
         sequence: turn.sequence,
         ...(project.settings.writePolicy ? { writePolicy: project.settings.writePolicy } : {}),
+        ...(job.pull_request_options === null ? {} : { pullRequestControls: JSON.parse(job.pull_request_options) as PullRequestControls }),
         history: history.map((row) => ({
           sequence: row.sequence,
           prompt: row.prompt,
@@ -165,7 +185,7 @@ export class JobRunner {
         forgeProject: { id: project.id, repository: job.repository, ref: job.ref, credentials },
         resolveModel: options.resolveModel,
         ...(options.analytics === undefined ? {} : { analytics: options.analytics(project.id) }),
-        budgets: options.budgets,
+        budgets,
         modelRetries: options.modelRetries,
         workspacesDir: join(options.dataDir, 'workspaces'),
         clock: options.clock,
@@ -174,16 +194,29 @@ export class JobRunner {
         fence: (executor) => holdLease(database, lease, executor),
         deferCleanup: (task) => cleanups.push(task),
         onStep: async (step) => {
-          await this.writes.event(lease, 'step', {
-            sequence: turn.sequence,
-            step: step.stepNumber,
-            text: step.text.slice(0, 2_000),
-            toolCalls: step.toolCalls.map((call) => ({ tool: call.toolName, argument: call.argumentSummary, ok: call.ok })),
-            totalTokens: step.totalUsage.totalTokens,
-          });
+          await this.writes.event(
+            lease,
+            'step',
+            {
+              sequence: turn.sequence,
+              step: step.stepNumber,
+              text: step.text.slice(0, 2_000),
+              toolCalls: step.toolCalls.map((call) => ({ tool: call.toolName, argument: call.argumentSummary, ok: call.ok })),
+              totalTokens: step.totalUsage.totalTokens,
+            },
+            // Recorded step by step, so a turn that fails or is cancelled still counts what it used.
+            (executor, now) => recordUsage(executor, usageTarget, usageDelta(options.prices, job.model, step.usage), now),
+          );
         },
       },
     );
+    return run.catch((error: unknown) => {
+      // The cap, not the turn's own budget, stopped it: say so.
+      if (error instanceof BudgetExceededError && error.budget === 'tokens' && budgets !== options.budgets && monthlyBudget !== null) {
+        throw monthlyBudgetRanOut(monthlyBudget, month);
+      }
+      throw error;
+    });
   }
 
   /**

@@ -1,7 +1,20 @@
 import { z } from 'zod';
 import { JOB_STATUSES, PULL_REQUEST_STATUSES } from './job.js';
+import { gitRefSchema } from '../projects/project-input.js';
 
 export const MAX_PROMPT_LENGTH = 32_000;
+
+export const usageSchema = z
+  .object({
+    inputTokens: z.number().int().describe('Input tokens, cached ones included, as the AI SDK reports them.'),
+    outputTokens: z.number().int(),
+    cachedInputTokens: z.number().int().describe("Of the input tokens, those read from the provider's prompt cache."),
+    estimatedCostUsd: z
+      .number()
+      .nullable()
+      .describe('Estimated cost in US dollars from the price table (README, DOCWRIGHT_MODEL_PRICES_FILE); null when the model has no price.'),
+  })
+  .meta({ id: 'AgentUsage' });
 
 export const jobSchema = z
   .object({
@@ -22,7 +35,9 @@ export const jobSchema = z
     error: z
       .object({ code: z.string(), message: z.string() })
       .nullable()
-      .describe('Addition: why the job failed (e.g. model_not_configured, budget_exceeded, model_error).'),
+      .describe('Addition: why the job failed (e.g. model_not_configured, budget_exceeded, model_error, cancelled).'),
+    // Addition: the tokens and estimated cost of the job's turns so far.
+    usage: usageSchema,
   })
   .meta({ id: 'AgentJob' });
 
@@ -32,6 +47,35 @@ export const promptBodySchema = z.object({
     .min(1, 'must be at least 1 character')
     .max(MAX_PROMPT_LENGTH, `must be at most ${MAX_PROMPT_LENGTH} characters`)
     .describe(`The instruction for the agent, 1 to ${MAX_PROMPT_LENGTH} characters.`),
+});
+
+/** GitHub logins and GitLab usernames: letters, digits, `-`, `_`, `.`; GitHub teams as `org/team`. */
+const reviewerSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9_])?(?:\/[A-Za-z0-9._-]+)?$/, 'must be a user name (or org/team on GitHub)');
+
+/**
+ * The optional controls of create (all validated here; jobs, hooks, mcp and the SDK take
+ * them as they are). `branchName` is a git branch name below `docwright/`.
+ */
+export const createBodySchema = promptBodySchema.extend({
+  ref: gitRefSchema.optional().describe("The branch to start from and to open the pull request against; default the project's ref."),
+  branchName: gitRefSchema
+    .refine((name) => name.length <= 100 && !name.startsWith('docwright/'), 'must be at most 100 characters, without the docwright/ prefix')
+    .optional()
+    .describe(
+      'The branch the agent pushes to, as docwright/{branchName}; unique among the jobs of the repository (409 branch_taken). Default docwright/{jobId}.',
+    ),
+  draft: z.boolean().optional().describe('Open the pull request as a draft (GitHub projects). Default false.'),
+  reviewers: z
+    .array(reviewerSchema)
+    .max(15)
+    .optional()
+    .describe('Reviewers requested when the pull request is opened (GitHub projects: logins, or org/team for a team).'),
+  labels: z.array(z.string().trim().min(1).max(50)).max(20).optional().describe('Labels added when the pull request is opened (GitHub projects).'),
+  autoMerge: z.boolean().optional().describe('Not supported yet on any forge: 400 auto_merge_unsupported (see docs/agent-jobs.md).'),
 });
 
 export const jobParamsSchema = z.object({
@@ -69,7 +113,7 @@ export const turnSchema = z
       .array(z.object({ path: z.string(), reason: z.string() }))
       .describe("Changes the project's write policy kept out of the commit (the agent may only change documentation content)."),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
-    usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
+    usage: usageSchema,
     createdAt: z.string(),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),

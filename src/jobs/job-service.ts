@@ -1,10 +1,11 @@
 import type { Clock } from '../core/clock.js';
-import { conflict } from '../core/errors.js';
+import { badRequest, conflict } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Database } from '../db/database.js';
 import { settleLostCommit } from '../db/lost-commit.js';
 import { lockKey, writeTransaction, type Executor } from '../db/transaction.js';
 import type { Project } from '../projects/project.js';
+import type { PullRequestControls } from '../git/forges/forge.js';
 import type { Notifier } from '../queue/notifier.js';
 import type { RateLimitState, SlidingWindowLimiter } from '../rate-limit/sliding-window-limiter.js';
 import { appendJobEvent } from './job-events.js';
@@ -40,6 +41,41 @@ export interface JobCommandOptions {
 
 export const branchForJob = (jobId: string): string => `docwright/${jobId}`;
 
+/** The optional controls of create (job-schemas.ts validates them). */
+export interface JobCreateSettings {
+  ref?: string;
+  branchName?: string;
+  draft?: boolean;
+  reviewers?: string[];
+  labels?: string[];
+  autoMerge?: boolean;
+}
+
+/** What the forge does with the pull request when it opens it, stored with the job. */
+export type PullRequestOptions = PullRequestControls;
+
+function pullRequestOptions(project: Project, settings: JobCreateSettings): PullRequestOptions | null {
+  const { draft, reviewers, labels, autoMerge } = settings;
+  const options: PullRequestOptions = {
+    ...(draft === true ? { draft } : {}),
+    ...(reviewers !== undefined && reviewers.length > 0 ? { reviewers: [...new Set(reviewers)] } : {}),
+    ...(labels !== undefined && labels.length > 0 ? { labels: [...new Set(labels)] } : {}),
+    ...(autoMerge === true ? { autoMerge } : {}),
+  };
+  if (Object.keys(options).length === 0) return null;
+  if (project.forge === 'local') {
+    throw badRequest(
+      'pull_request_options_unsupported',
+      'draft, reviewers, labels and autoMerge need a GitHub or GitLab project; the local forge has none of them.',
+    );
+  }
+  if (options.autoMerge) throw badRequest('auto_merge_unsupported', 'autoMerge is not supported yet on any forge; see docs/agent-jobs.md.');
+  if (project.forge === 'gitlab') {
+    throw badRequest('pull_request_options_unsupported', 'draft, reviewers and labels are not supported on GitLab projects yet; ref and branchName are.');
+  }
+  return options;
+}
+
 /**
  * The writes of the job API. A job, its first turn and its queue row are committed in one
  * transaction together with the rate-limit charge: an accepted job always has its work
@@ -54,10 +90,23 @@ export class JobService {
     return project.settings.rateLimitPerHour ?? this.options.defaultRateLimit;
   }
 
-  async create(project: Project, prompt: string, options: JobCommandOptions = {}): Promise<JobCommandResult> {
+  async create(project: Project, prompt: string, options: JobCommandOptions = {}, settings: JobCreateSettings = {}): Promise<JobCommandResult> {
     const { database, clock, limiter } = this.options;
     const id = newId();
+    const prOptions = pullRequestOptions(project, settings);
+    const branch = settings.branchName === undefined ? branchForJob(id) : `docwright/${settings.branchName}`;
     const write = writeTransaction(database, async (executor) => {
+      if (settings.branchName !== undefined) {
+        // One branch, one job: another job pushing to it would take over its pull request.
+        await lockKey(database, executor, `branch:${project.repository}:${branch}`);
+        const taken = await executor
+          .selectFrom('jobs')
+          .select('id')
+          .where('repository', '=', project.repository)
+          .where('branch', '=', branch)
+          .executeTakeFirst();
+        if (taken) throw conflict(`Branch ${branch} is already used by job ${taken.id} of this repository; choose another branchName.`, 'branch_taken');
+      }
       const rateLimit = await limiter.consume(executor, project.id, this.rateLimitFor(project));
       const now = clock.now();
       const row = {
@@ -66,8 +115,8 @@ export class JobService {
         status: NEW_JOB_STATUS,
         model: project.settings.model ?? this.options.defaultModel,
         repository: project.repository,
-        ref: project.ref,
-        branch: branchForJob(id),
+        ref: settings.ref ?? project.ref,
+        branch,
         pr_number: null,
         pr_link: null,
         pr_status: null,
@@ -76,6 +125,11 @@ export class JobService {
         created_at: now,
         updated_at: now,
         archived_at: null,
+        input_tokens: 0,
+        output_tokens: 0,
+        cached_input_tokens: 0,
+        pull_request_options: prOptions === null ? null : JSON.stringify(prOptions),
+        cost_microusd: null,
       };
       await executor.insertInto('jobs').values(row).execute();
       await this.insertTurn(executor, id, newId(), 1, prompt, now);
@@ -218,6 +272,8 @@ export class JobService {
         error_message: null,
         input_tokens: 0,
         output_tokens: 0,
+        cached_input_tokens: 0,
+        cost_microusd: null,
         attempts: 0,
         created_at: now,
         started_at: null,

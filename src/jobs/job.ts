@@ -1,4 +1,5 @@
 import type { JobsTable, JobTurnsTable } from '../db/schema.js';
+import { usageFromColumns, type Usage } from './job-usage.js';
 
 export type JobStatus = 'active' | 'completed' | 'archived' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['active', 'completed', 'archived', 'failed'];
@@ -22,6 +23,8 @@ export interface Job {
   archivedAt: string | null;
   updatedAt: string;
   error: { code: string; message: string } | null;
+  /** The sums of the job's turns so far. */
+  usage: Usage;
 }
 
 export interface JobProblem {
@@ -53,7 +56,7 @@ export interface JobTurn {
   /** Changes the write policy kept out of the commit. */
   refusedFiles: Array<{ path: string; reason: string }>;
   error: { code: string; message: string } | null;
-  usage: { inputTokens: number; outputTokens: number };
+  usage: Usage;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -73,6 +76,7 @@ export function jobFromRow(row: JobsTable): Job {
     archivedAt: iso(row.archived_at),
     updatedAt: new Date(row.updated_at).toISOString(),
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
+    usage: usageFromColumns(row),
   };
 }
 
@@ -88,7 +92,7 @@ export function turnFromRow(row: JobTurnsTable): JobTurn {
     problems: JSON.parse(row.problems) as JobProblem[],
     refusedFiles: JSON.parse(row.refused_files) as JobTurn['refusedFiles'],
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
-    usage: { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
+    usage: usageFromColumns(row),
     createdAt: new Date(row.created_at).toISOString(),
     startedAt: iso(row.started_at),
     finishedAt: iso(row.finished_at),

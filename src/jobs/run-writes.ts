@@ -84,8 +84,6 @@ export class RunWrites {
           commit_sha: outcome.commit,
           problems: JSON.stringify(outcome.problems.slice(0, 200)),
           refused_files: JSON.stringify(outcome.refusedFiles.slice(0, 200)),
-          input_tokens: outcome.usage.inputTokens,
-          output_tokens: outcome.usage.outputTokens,
           finished_at: now,
           error_code: null,
           error_message: null,

@@ -22,6 +22,8 @@ export function createJobWorker(services: Services, logger: Logger, options: Job
     resolveModel: services.resolveModel,
     analytics: services.agentAnalytics.source,
     budgets: config.budgets,
+    prices: config.usage.prices,
+    monthlyTokenBudget: config.usage.monthlyTokenBudget,
     maxAttempts: config.worker.maxAttempts,
     retryBaseMs: config.worker.retryBaseMs,
     modelRetries: config.worker.modelRetries,

@@ -54,7 +54,14 @@ export class ProjectDeletion {
         for (const table of ['job_events', 'job_turns', 'job_queue'] as const) await executor.deleteFrom(table).where('job_id', 'in', ids).execute();
       }
       await executor.deleteFrom('jobs').where('project_id', '=', projectId).execute();
-      for (const table of ['api_keys', 'rate_limit_hits', 'idempotency_keys', 'local_pull_requests', 'legacy_forge_credentials'] as const) {
+      for (const table of [
+        'api_keys',
+        'rate_limit_hits',
+        'idempotency_keys',
+        'local_pull_requests',
+        'legacy_forge_credentials',
+        'project_usage_months',
+      ] as const) {
         await executor.deleteFrom(table).where('project_id', '=', projectId).execute();
       }
       await executor.deleteFrom('projects').where('id', '=', projectId).execute();

@@ -21,6 +21,13 @@ export const projectSettingsSchema = z
       .regex(/^(anthropic|openai|openai-compatible):\S+$/, 'must look like provider:model')
       .optional(),
     rateLimitPerHour: z.number().int().min(1).max(1_000_000).optional(),
+    monthlyTokenBudget: z
+      .number()
+      .int()
+      .min(1)
+      .max(1e15)
+      .optional()
+      .describe("Tokens (input + output) the project's agent jobs may use per UTC month; a turn finding none left fails with budget_exceeded."),
     allowedOrigins: z.array(z.url()).max(100).optional(),
     rotateVisitorIdsDaily: z.boolean().optional(),
     writePolicy: writePolicySchema.optional(),

@@ -19,6 +19,7 @@ export const settingsPatchSchema = z
   .object({
     model: shape.model.unwrap().nullable().optional(),
     rateLimitPerHour: shape.rateLimitPerHour.unwrap().nullable().optional(),
+    monthlyTokenBudget: shape.monthlyTokenBudget.unwrap().nullable().optional(),
     allowedOrigins: shape.allowedOrigins.unwrap().nullable().optional(),
     rotateVisitorIdsDaily: shape.rotateVisitorIdsDaily.unwrap().nullable().optional(),
     writePolicy: shape.writePolicy.unwrap().nullable().optional(),

@@ -8,6 +8,8 @@ export interface ProjectSettings {
   model?: string;
   /** Create + message budget per sliding hour. */
   rateLimitPerHour?: number;
+  /** Tokens (input + output) the project's jobs may use per UTC month; unset = DOCWRIGHT_MONTHLY_TOKEN_BUDGET. */
+  monthlyTokenBudget?: number;
   /** Origins allowed to send page beacons. */
   allowedOrigins?: string[];
   /** Rotate visitor hashes daily instead of keeping them stable. */

@@ -101,14 +101,14 @@ export class JobQueue {
   }
 
   /**
-   * The lease token each of these jobs' queue rows carries now; a job
-   * whose row is gone (cancelled, project deleted) is missing from the map. One indexed
-   * read: the worker's control poll, which learns of a cancel made by another process.
+   * Which of these jobs still have a queue row; a job whose row is gone (cancelled, project
+   * deleted) is missing. One indexed read: the worker's control poll, which learns of a
+   * cancel made by another process.
    */
-  async leaseTokens(jobIds: readonly string[]): Promise<Map<string, number>> {
-    if (jobIds.length === 0) return new Map();
-    const rows = await this.database.db.selectFrom('job_queue').select(['job_id', 'lease_token']).where('job_id', 'in', jobIds).execute();
-    return new Map(rows.map((row) => [row.job_id, Number(row.lease_token)]));
+  async queuedJobIds(jobIds: readonly string[]): Promise<Set<string>> {
+    if (jobIds.length === 0) return new Set();
+    const rows = await this.database.db.selectFrom('job_queue').select('job_id').where('job_id', 'in', jobIds).execute();
+    return new Set(rows.map((row) => row.job_id));
   }
 
   /**

@@ -44,7 +44,6 @@ export interface WorkerPoolOptions {
 }
 
 interface RunningJob {
-  token: number;
   controller: AbortController;
   reason: StopReason | null;
   done: Promise<void>;
@@ -88,18 +87,17 @@ export class WorkerPool {
 
   /**
    * Aborts the runs whose queue row is gone (`stopped`: cancelled or deleted by another
-   * process) or carries another token (`lease_lost`). One read, only while jobs run.
+   * process). One read, only while jobs run. A row that carries another token is left to
+   * the lease renewal and the write fence (lease-fence.ts), which stop that run anyway.
    */
   private async pollControl(): Promise<void> {
     if (this.running.size === 0 || this.polling) return;
     this.polling = true;
     try {
       const entries = [...this.running.entries()];
-      const tokens = await this.options.queue.leaseTokens(entries.map(([jobId]) => jobId));
+      const queued = await this.options.queue.queuedJobIds(entries.map(([jobId]) => jobId));
       for (const [jobId, entry] of entries) {
-        const token = tokens.get(jobId);
-        if (token === undefined) abortRun(entry, 'stopped');
-        else if (token !== entry.token) abortRun(entry, 'lease_lost');
+        if (!queued.has(jobId)) abortRun(entry, 'stopped');
       }
     } catch (error) {
       this.options.logger.warn({ err: error }, "reading the running jobs' queue rows failed; will retry");
@@ -163,7 +161,7 @@ export class WorkerPool {
   private launch({ jobId, token }: ClaimedJob): void {
     const { queue, leaseMs, logger, handler } = this.options;
     const controller = new AbortController();
-    const entry: RunningJob = { token, controller, reason: null, done: Promise.resolve() };
+    const entry: RunningJob = { controller, reason: null, done: Promise.resolve() };
     this.running.set(jobId, entry);
     const claim: LeaseClaim = { jobId, workerId: this.workerId, token };
     const heartbeat = setInterval(

@@ -3,6 +3,7 @@ import type { Services } from '../app/services.js';
 import { registerProjectRoutes } from '../projects/project-routes.js';
 import { registerJobRoutes } from '../jobs/job-routes.js';
 import { registerJobConversationRoutes } from '../jobs/job-conversation-routes.js';
+import { registerUsageRoutes } from '../jobs/usage-routes.js';
 import { registerLocalPullRequestRoutes } from '../pull-requests/local-pull-request-routes.js';
 import { registerAnalyticsRoutes } from '../analytics/analytics-routes.js';
 import { registerDashboard } from '../dashboard/register-dashboard.js';
@@ -22,6 +23,7 @@ export const features: ReadonlyArray<(app: FastifyInstance, services: Services) 
   registerApiKeyRoutes,
   registerJobRoutes,
   registerJobConversationRoutes,
+  registerUsageRoutes,
   registerLocalPullRequestRoutes,
   registerAnalyticsRoutes,
   registerMcpRoutes,

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { handlePullExtras } from './fake-github-pull-extras.js';
 
 /**
  * A loopback stand-in for the GitHub REST API: the subset Docwright's GitHub forge uses
@@ -30,6 +31,8 @@ export interface FakeGitHubServerOptions {
   repositories?: string[];
   /** Base of `html_url`s; default https://github.com. */
   htmlBaseUrl?: string;
+  /** Users who may be requested as reviewers (GitHub answers 422 for others); default anyone. */
+  collaborators?: string[];
   installationTokenTtlSeconds?: number;
   now?: () => number;
 }
@@ -218,6 +221,7 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
       assignee: null,
       assignees: [],
       requested_reviewers: [],
+      requested_teams: [],
       draft: fields.draft,
       head: { label: `${owner}:${fields.head}`, ref: fields.head, sha: fields.headSha, user: { login: owner }, repo },
       base: { label: `${owner}:${fields.base}`, ref: fields.base, sha: fields.baseSha, user: { login: owner }, repo },
@@ -305,12 +309,19 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
     }
     const tokenRoute = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(request.path);
     if (tokenRoute && request.method === 'POST') return createInstallationToken(request, tokenRoute[1] ?? '');
-    const repositoryRoute = /^\/repos\/([^/]+)\/([^/]+)(?:\/pulls(?:\/(\d+))?)?$/.exec(request.path);
+    const subRoute = /^\/repos\/([^/]+)\/([^/]+)\/(?:pulls\/(\d+)\/requested_reviewers|issues\/(\d+)\/labels)$/.exec(request.path);
+    const repositoryRoute = subRoute ?? /^\/repos\/([^/]+)\/([^/]+)(?:\/pulls(?:\/(\d+))?)?$/.exec(request.path);
     if (!repositoryRoute) return error(404, 'Not Found');
     const identity = authenticate(request);
     if ('status' in identity) return identity;
     const [, owner = '', name = '', number] = repositoryRoute;
     if (!repositoryVisible(owner, name, identity.installation)) return error(404, 'Not Found');
+    if (subRoute) {
+      const number = subRoute[3] ?? subRoute[4] ?? '';
+      const pull = pulls.find((candidate) => candidate.base.repo.full_name === `${owner}/${name}` && String(candidate.number) === number);
+      if (!pull || request.method !== 'POST') return error(404, 'Not Found');
+      return handlePullExtras(request, pull, options.collaborators, validationFailed);
+    }
     if (!request.path.includes('/pulls')) {
       if (request.method !== 'GET') return error(404, 'Not Found');
       return {

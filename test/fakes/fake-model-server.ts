@@ -16,8 +16,19 @@ export interface FakeToolCall {
 interface FakeReplyOptions {
   /** Wait this long before answering (ends early if the client disconnects). */
   delayMs?: number;
-  /** Reported token usage; by default about one token per four characters. */
-  usage?: { inputTokens: number; outputTokens: number };
+  /**
+   * Reported token usage; by default about one token per four characters. `cachedInputTokens`
+   * (part of `inputTokens`) is sent the way each API does: OpenAI's
+   * `prompt_tokens_details.cached_tokens`, Anthropic's `cache_read_input_tokens` (which its
+   * `input_tokens` does not include).
+   */
+  usage?: FakeUsage;
+}
+
+export interface FakeUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens?: number;
 }
 
 export type FakeReply =
@@ -143,7 +154,7 @@ function estimateTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
 }
 
-function usageOf(reply: FakeReply, request: FakeModelRequest): { inputTokens: number; outputTokens: number } {
+function usageOf(reply: FakeReply, request: FakeModelRequest): FakeUsage {
   if (reply.usage !== undefined) return reply.usage;
   const output = 'toolCalls' in reply ? JSON.stringify(reply.toolCalls) + (reply.text ?? '') : 'text' in reply ? reply.text : '';
   return { inputTokens: estimateTokens(request.rawBody), outputTokens: estimateTokens(output) };
@@ -167,8 +178,13 @@ function sendOpenAiReply(response: ServerResponse, request: FakeModelRequest, re
   const toolCalls = 'toolCalls' in reply ? reply.toolCalls : [];
   const text = 'text' in reply && typeof reply.text === 'string' ? reply.text : null;
   const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
-  const { inputTokens, outputTokens } = usageOf(reply, request);
-  const usage = { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens };
+  const { inputTokens, outputTokens, cachedInputTokens } = usageOf(reply, request);
+  const usage = {
+    prompt_tokens: inputTokens,
+    completion_tokens: outputTokens,
+    total_tokens: inputTokens + outputTokens,
+    ...(cachedInputTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: cachedInputTokens } }),
+  };
   const base = { id: `chatcmpl-fake-${callIndex}`, created: Math.floor(Date.now() / 1000), model: request.model };
   if (!request.stream) {
     const message: JsonObject = { role: 'assistant', content: text, refusal: null };
@@ -207,7 +223,7 @@ function sendAnthropicReply(response: ServerResponse, request: FakeModelRequest,
   toolCalls.forEach((call, index) => {
     content.push({ type: 'tool_use', id: `toolu_${callIndex}_${index}`, name: call.name, input: call.arguments });
   });
-  const { inputTokens, outputTokens } = usageOf(reply, request);
+  const { inputTokens, outputTokens, cachedInputTokens = 0 } = usageOf(reply, request);
   sendJson(response, 200, {
     id: `msg_fake_${callIndex}`,
     type: 'message',
@@ -216,7 +232,7 @@ function sendAnthropicReply(response: ServerResponse, request: FakeModelRequest,
     content,
     stop_reason: toolCalls.length > 0 ? 'tool_use' : 'end_turn',
     stop_sequence: null,
-    usage: { input_tokens: inputTokens, output_tokens: outputTokens },
+    usage: { input_tokens: inputTokens - cachedInputTokens, output_tokens: outputTokens, cache_read_input_tokens: cachedInputTokens },
   });
 }
 

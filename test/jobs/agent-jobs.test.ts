@@ -26,6 +26,7 @@ describe.each(BACKENDS)('agent jobs end to end [%s]', (dialect) => {
       'source',
       'status',
       'updatedAt',
+      'usage',
     ]);
     expect(created.body).toMatchObject({
       status: 'active',

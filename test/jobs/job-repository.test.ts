@@ -37,6 +37,10 @@ describe.each(BACKENDS)('JobRepository.get, the poll read [%s]', (dialect) => {
           created_at: 1,
           updated_at: 1,
           archived_at: null,
+          input_tokens: 0,
+          output_tokens: 0,
+          cached_input_tokens: 0,
+          pull_request_options: null,
         })
         .execute();
     }

@@ -42,6 +42,11 @@ const row = (id: string, projectId: string, status: string): JobsTable => ({
   created_at: 1,
   updated_at: 1,
   archived_at: null,
+  input_tokens: 0,
+  output_tokens: 0,
+  cached_input_tokens: 0,
+  pull_request_options: null,
+  cost_microusd: null,
 });
 
 /** The "store": rows by id, counting reads; `hold` keeps the next reads pending until released. */

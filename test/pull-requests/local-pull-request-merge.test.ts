@@ -57,6 +57,10 @@ describe.each(BACKENDS)('merging and closing local pull requests [%s]', (dialect
         created_at: 1,
         updated_at: 1,
         archived_at: null,
+        input_tokens: 0,
+        output_tokens: 0,
+        cached_input_tokens: 0,
+        pull_request_options: null,
       })
       .execute();
 

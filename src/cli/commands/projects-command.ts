@@ -116,6 +116,30 @@ export function projectsCommand(): Command {
     });
 
   command
+    .command('set-budget')
+    .description(
+      "Set the project's monthly token budget: input + output tokens its agent jobs may use per UTC month. A turn that finds none left fails with budget_exceeded before the model is called; a running turn is capped at what is left.",
+    )
+    .argument('<id>', 'project id')
+    .option('--monthly-tokens <n>', 'tokens per UTC month', (value) => parseLimit(value, 1e15, '--monthly-tokens', 1))
+    .option('--reset', 'drop the project budget and use DOCWRIGHT_MONTHLY_TOKEN_BUDGET (none when unset)')
+    .option('--json', 'print the project as JSON')
+    .action(async (id: string, options: { monthlyTokens?: number; reset?: boolean; json?: boolean }) => {
+      if ((options.monthlyTokens === undefined) === (options.reset !== true)) throw new InvalidArgumentError('Give either --monthly-tokens N or --reset.');
+      const project = await withLocalServices(async (services) => {
+        const { monthlyTokenBudget: _previous, ...rest } = (await services.projects.get(id)).settings;
+        return services.projects.update(id, { settings: options.reset ? rest : { ...rest, monthlyTokenBudget: options.monthlyTokens } });
+      });
+      if (options.json) return printJson(project);
+      const budget = project.settings.monthlyTokenBudget;
+      process.stdout.write(
+        budget === undefined
+          ? `${project.name} has no budget of its own (DOCWRIGHT_MONTHLY_TOKEN_BUDGET applies).\n`
+          : `${project.name} may use ${budget.toLocaleString('en-US')} tokens per month.\n`,
+      );
+    });
+
+  command
     .command('list')
     .description('List projects, oldest first.')
     .option('--limit <n>', 'at most this many (1-1000)', '100')

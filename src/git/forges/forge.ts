@@ -36,11 +36,22 @@ export interface ForgeRemote {
   auth: GitAuth | null;
 }
 
+/** What a forge does with a pull request it opens (a job's create options); applied once, when it is created. */
+export interface PullRequestControls {
+  draft?: boolean;
+  /** GitHub logins or `org/team`; GitLab usernames. */
+  reviewers?: string[];
+  labels?: string[];
+  /** GitLab only: merge when the pipeline succeeds. */
+  autoMerge?: boolean;
+}
+
 export interface PullRequestRequest {
   base: string;
   head: string;
   title: string;
   body: string;
+  controls?: PullRequestControls;
 }
 
 export interface PullRequestResult {
@@ -50,6 +61,11 @@ export interface PullRequestResult {
   created: boolean;
   /** The state Docwright keeps for it: only the local forge's pull requests have one (the job's `prStatus`). */
   status?: 'open';
+  /**
+   * Controls the forge refused (a reviewer who is not a collaborator, a label it would not
+   * add): the pull request stands, so they do not fail the turn; the `pull_request` event shows them.
+   */
+  warnings?: string[];
 }
 
 /**

@@ -97,9 +97,11 @@ export class GitHubForge implements Forge {
           head,
           title,
           body,
+          ...(pr.controls?.draft === true ? { draft: true } : {}),
           request: { signal: AbortSignal.timeout(this.requestTimeoutMs) },
         });
-        return { number: created.data.number, url: created.data.html_url, created: true };
+        const warnings = await this.applyControls(octokit, secrets, repository, created.data.number, pr.controls);
+        return { number: created.data.number, url: created.data.html_url, created: true, ...(warnings.length > 0 ? { warnings } : {}) };
       } catch (error) {
         // Another worker opened it between our lookup and our create: use theirs.
         if (isGitHubHttpFailure(error) && error.status === 422 && gitHubErrorMessages(error).some((message) => /already exists/i.test(message))) {
@@ -109,6 +111,49 @@ export class GitHubForge implements Forge {
         throw toForgeError(`opening a pull request from ${head} into ${base} in ${repository.owner}/${repository.name}`, secrets, error);
       }
     });
+  }
+
+  /**
+   * Reviewers (`org/team` entries as team reviewers) and labels of a pull request just
+   * opened. Each failure becomes a warning: the pull request stands either way.
+   */
+  private async applyControls(
+    octokit: Octokit,
+    secrets: readonly string[],
+    repository: GitHubRepository,
+    number: number,
+    controls: PullRequestRequest['controls'],
+  ): Promise<string[]> {
+    const warnings: string[] = [];
+    const attempt = async (what: string, call: (signal: AbortSignal) => Promise<unknown>): Promise<void> => {
+      try {
+        await callGitHub(`${what} on pull request #${number} of ${repository.owner}/${repository.name}`, secrets, call, this.requestTimeoutMs);
+      } catch (error) {
+        warnings.push(error instanceof Error ? error.message : String(error));
+      }
+    };
+    const reviewers = controls?.reviewers ?? [];
+    if (reviewers.length > 0) {
+      const users = reviewers.filter((reviewer) => !reviewer.includes('/'));
+      const teams = reviewers.filter((reviewer) => reviewer.includes('/')).map((team) => team.slice(team.indexOf('/') + 1));
+      await attempt('requesting reviewers', (signal) =>
+        octokit.rest.pulls.requestReviewers({
+          owner: repository.owner,
+          repo: repository.name,
+          pull_number: number,
+          reviewers: users,
+          team_reviewers: teams,
+          request: { signal },
+        }),
+      );
+    }
+    const labels = controls?.labels ?? [];
+    if (labels.length > 0) {
+      await attempt('adding labels', (signal) =>
+        octokit.rest.issues.addLabels({ owner: repository.owner, repo: repository.name, issue_number: number, labels, request: { signal } }),
+      );
+    }
+    return warnings;
   }
 
   private async findOpenPullRequest(
