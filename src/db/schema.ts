@@ -85,16 +85,16 @@ export interface JobsTable {
   created_at: number;
   updated_at: number;
   archived_at: number | null;
-  /** The sums of the job's turns (migration 018): tokens, and the estimated cost in millionths of a USD (null: no price known). */
+  /** The sums of the job's turns (migration 017): tokens, and the estimated cost in millionths of a USD (null: no price known). */
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number;
   cost_microusd: number | null;
-  /** JSON of the pull request controls given at creation (migration 018); null = none. */
+  /** JSON of the pull request controls given at creation (migration 017); null = none. */
   pull_request_options: string | null;
 }
 
-/** A project's usage in one UTC month, 'YYYY-MM' (migration 018). */
+/** A project's usage in one UTC month, 'YYYY-MM' (migration 017). */
 export interface ProjectUsageMonthsTable {
   project_id: string;
   month: string;
@@ -123,7 +123,7 @@ export interface JobTurnsTable {
   error_message: string | null;
   input_tokens: number;
   output_tokens: number;
-  /** Cache reads among input_tokens, and the estimated cost in millionths of a USD (migration 018). */
+  /** Cache reads among input_tokens, and the estimated cost in millionths of a USD (migration 017). */
   cached_input_tokens: number;
   cost_microusd: number | null;
   attempts: number;
