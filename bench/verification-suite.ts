@@ -38,6 +38,8 @@ import { metric, type BenchMetric, type SuiteReport } from './lib/suite-report.j
 const NOW = Date.UTC(2026, 10, 24, 12);
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 const AGENT_URL = 'https://chatgpt.com';
+/** The bench project's site: the signed @authority is compared with it. */
+const SITE = ['docs.example.com'];
 const UA = {
   human: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
   chatgpt: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot',
@@ -93,7 +95,10 @@ function verificationInputs(events: readonly unknown[]): Array<{ classification:
     const event = item as { userAgent: string; path: string; ip: string | null; timestamp: number; webBotAuth?: SignatureHeaders };
     const classified = classifyHit({ userAgent: event.userAgent, path: event.path });
     const category: HitCategory = classified.class === 'human' ? 'human' : classified.class === 'bot' ? 'bot' : 'ai-agent';
-    return { classification: { ...classified, category }, evidence: { ip: event.ip, signature: event.webBotAuth ?? null, at: event.timestamp, eventId: null } };
+    return {
+      classification: { ...classified, category },
+      evidence: { ip: event.ip, signature: event.webBotAuth ?? null, at: event.timestamp, eventId: null, authorities: SITE },
+    };
   });
 }
 
@@ -122,6 +127,7 @@ export async function runVerificationBenchmarks(options: BenchOptions): Promise<
   const context: BatchContext = {
     projectId: 'prj_bench',
     rotateDaily: false,
+    authorities: SITE,
     window: { receivedAt: NOW, latest: NOW + 300_000, earliest: NOW - 86_400_000 * 30 },
   };
   const identity = new VisitorIdentity(SECRET);
@@ -202,7 +208,7 @@ export async function runVerificationBenchmarks(options: BenchOptions): Promise<
   const { keys, nonces } = evidence();
   const signatureStarted = cpuMilliseconds();
   let valid = 0;
-  for (const headers of signatures) if (verifyWebBotAuth(headers, keys, NOW, nonces).result === 'valid') valid++;
+  for (const headers of signatures) if (verifyWebBotAuth(headers, keys, NOW, nonces, { authorities: SITE }).result === 'valid') valid++;
   const signatureMicros = ((cpuMilliseconds() - signatureStarted) * 1000) / signatures.length;
   if (valid !== signatures.length) throw new Error(`only ${valid} of ${signatures.length} signatures verified`);
 

@@ -22,6 +22,7 @@ import { DimensionNames } from './dimension-names.js';
 import { FoldScheduler, type FoldSchedulerOptions } from './fold-scheduler.js';
 import { HitEncoder } from './hit-encoder.js';
 import { IngestPool, type IngestVerifier } from './ingest-pool.js';
+import { siteAuthorities } from './verification/signed-authority.js';
 import { ReclassificationJob, type ReclassificationProgress } from './reclassification/reclassification-job.js';
 import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
 import { MAX_BATCH_EVENTS, prepareBatch, type BatchContext, type PreparedBatch } from './prepare-batch.js';
@@ -147,6 +148,7 @@ export class AnalyticsService {
     return {
       projectId,
       rotateDaily: settings.rotateVisitorIdsDaily === true,
+      authorities: options.authorities ?? siteAuthorities(settings),
       window: { receivedAt, latest: receivedAt + MAX_FUTURE_SKEW_MS, earliest: await this.oldestAcceptable(receivedAt) },
     };
   }

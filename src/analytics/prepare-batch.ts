@@ -16,6 +16,8 @@ export interface BatchContext {
   projectId: string;
   rotateDaily: boolean;
   window: EventTimeWindow;
+  /** The hosts a signature's @authority must name (siteAuthorities); null: the project names no site. */
+  authorities?: readonly string[] | null;
 }
 
 /**
@@ -188,6 +190,7 @@ export function prepareBatch(
       signature: event.signature,
       at: event.at,
       eventId: event.id,
+      authorities: context.authorities ?? null,
     });
     let { classCode, agentIndex } = known;
     if (counted !== claimed) {

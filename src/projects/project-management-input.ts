@@ -20,6 +20,7 @@ export const settingsPatchSchema = z
     model: shape.model.unwrap().nullable().optional(),
     rateLimitPerHour: shape.rateLimitPerHour.unwrap().nullable().optional(),
     allowedOrigins: shape.allowedOrigins.unwrap().nullable().optional(),
+    siteHosts: shape.siteHosts.unwrap().nullable().optional(),
     rotateVisitorIdsDaily: shape.rotateVisitorIdsDaily.unwrap().nullable().optional(),
     writePolicy: shape.writePolicy.unwrap().nullable().optional(),
   })

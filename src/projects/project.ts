@@ -10,6 +10,8 @@ export interface ProjectSettings {
   rateLimitPerHour?: number;
   /** Origins allowed to send page beacons. */
   allowedOrigins?: string[];
+  /** The docs site's hosts, which a Web Bot Auth signature's @authority must name; default: allowedOrigins' hosts. */
+  siteHosts?: string[];
   /** Rotate visitor hashes daily instead of keeping them stable. */
   rotateVisitorIdsDaily?: boolean;
   /** Additions to the built-in write policy of the agent (see docs/agent-jobs.md). */

@@ -22,6 +22,12 @@ export interface VerificationInput {
   at?: number | null;
   /** The event's id, when the sender gave one: a retried event reusing its nonce is not a replay. */
   eventId?: string | null;
+  /**
+   * The project's site hosts (normalised, siteAuthorities): a signature made for another
+   * @authority is a replay from elsewhere. Null or absent: the project names no site, so a
+   * signature proves nothing about it and the other checks decide.
+   */
+  authorities?: readonly string[] | null;
 }
 
 /**

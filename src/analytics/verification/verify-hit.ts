@@ -10,6 +10,8 @@ export interface HitEvidence {
   /** The hit's instant, ms since the epoch. */
   at: number;
   eventId: string | null;
+  /** The site's hosts a signature must be made for; null when the project names none. */
+  authorities: readonly string[] | null;
 }
 
 /**
@@ -37,6 +39,7 @@ export function verifyHit(
     signature: evidence.signature,
     at: evidence.at,
     eventId: evidence.eventId,
+    authorities: evidence.authorities,
   });
   return { classification: applyVerification(classification, verification), verification };
 }
