@@ -5,6 +5,7 @@ import { classifyHit, type Classification, type HitInput } from './classificatio
 import { isMarkdownRequest, prefersMarkdown } from './classification/markdown-request.js';
 import { readKindOf } from './classification/read-kind.js';
 import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
+import type { NonceClaim } from './verification/nonce-ledger.js';
 import { verifyHit } from './verification/verify-hit.js';
 import { validateEvent, type EventRejection, type EventTimeWindow } from './event-validation.js';
 import type { VisitorIdentity } from './visitor-identity.js';
@@ -52,6 +53,8 @@ export interface PreparedColumns {
   userAgents: string[];
   referrer: Array<string | null>;
   eventId: Array<string | null>;
+  /** Signed nonces this process saw first, by row: claimed deployment-wide before the batch is stored. */
+  nonces: NonceClaim[];
 }
 
 /** The typed arrays of prepared columns, for a worker's transfer list. */
@@ -136,6 +139,7 @@ export function prepareBatch(
     userAgents: [],
     referrer: [],
     eventId: [],
+    nonces: [],
   };
   const rejected: EventRejection[] = [];
   // A batch repeats few user agents. The classification depends on the user agent and on
@@ -191,6 +195,7 @@ export function prepareBatch(
       at: event.at,
       eventId: event.id,
       authorities: context.authorities ?? null,
+      onNonce: (nonce) => columns.nonces.push({ row, ...nonce }),
     });
     let { classCode, agentIndex } = known;
     if (counted !== claimed) {

@@ -55,6 +55,7 @@ export class EvidenceVerifier implements HitVerifier {
         memo: this.memo,
         eventId: input.eventId ?? null,
         authorities: input.authorities ?? null,
+        onNonce: input.onNonce ?? null,
       });
       // Not fetched, stale, or failed a while ago: the service fetches it again when it may.
       const refetch = verdict.result === 'pending' || verdict.result === 'unavailable' || (verdict.result === 'valid' && verdict.stale);

@@ -1,6 +1,6 @@
 import type { Verification } from '../classification/hit-category.js';
 import { applyVerification, type CategorisedClassification } from './apply-verification.js';
-import type { HitVerifier, SignatureHeaders } from './hit-verifier.js';
+import type { HitVerifier, SeenNonce, SignatureHeaders } from './hit-verifier.js';
 import { signedAgentClaim } from './signed-agent-claim.js';
 
 /** What the pipeline knows of one hit besides its classification. */
@@ -12,6 +12,7 @@ export interface HitEvidence {
   eventId: string | null;
   /** The site's hosts a signature must be made for; null when the project names none. */
   authorities: readonly string[] | null;
+  onNonce?: ((nonce: SeenNonce) => void) | null;
 }
 
 /**
@@ -40,6 +41,7 @@ export function verifyHit(
     at: evidence.at,
     eventId: evidence.eventId,
     authorities: evidence.authorities,
+    onNonce: evidence.onNonce ?? null,
   });
   return { classification: applyVerification(classification, verification), verification };
 }

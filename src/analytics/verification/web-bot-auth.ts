@@ -1,5 +1,5 @@
-import { verify as verifySignature, type KeyObject } from 'node:crypto';
-import type { SignatureHeaders } from './hit-verifier.js';
+import { createHash, verify as verifySignature, type KeyObject } from 'node:crypto';
+import type { SeenNonce, SignatureHeaders } from './hit-verifier.js';
 import type { NonceRegistry } from './nonce-registry.js';
 import { parseWebBotAuthSignature } from './signature-base.js';
 import { normaliseAuthority } from './signed-authority.js';
@@ -42,6 +42,17 @@ export interface VerifyOptions {
   eventId?: string | null;
   /** The site's hosts (normalised); the signed @authority must be one. Null: not comparable, `unverifiable`. */
   authorities?: readonly string[] | null;
+  /** Hears each nonce this process saw first, for the deployment-wide check (NonceLedger). */
+  onNonce?: ((nonce: SeenNonce) => void) | null;
+}
+
+/** 128 bits of SHA-256 in hex: the nonce table's key, so the nonce itself is never stored. */
+function nonceKey(scope: string, nonce: string): string {
+  return createHash('sha256').update(scope).update('\u0000').update(nonce).digest('hex').slice(0, 32);
+}
+
+function ownerKey(eventId: string): string {
+  return createHash('sha256').update(eventId).digest('hex').slice(0, 32);
 }
 
 /**
@@ -114,8 +125,12 @@ export function verifyWebBotAuth(
     if (memoKey !== null) memo!.add(memoKey, parsed.expires);
   }
   if (parsed.nonce !== null && nonces !== null) {
-    const fresh = nonces.remember(`${agentUrl} ${parsed.keyId}`, parsed.nonce, parsed.expires + policy.skewSeconds, now, eventId);
+    const scope = `${agentUrl} ${parsed.keyId}`;
+    const expiresAt = parsed.expires + policy.skewSeconds;
+    const fresh = nonces.remember(scope, parsed.nonce, expiresAt, now, eventId);
     if (!fresh) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };
+    // Other processes' replays are caught when the batch is stored (NonceLedger).
+    options.onNonce?.({ key: nonceKey(scope, parsed.nonce), expiresAt, owner: eventId === null ? '' : ownerKey(eventId) });
   }
   return { result: 'valid', agentUrl, stale: !directory.fresh };
 }
