@@ -4,7 +4,7 @@ import { aiReferralOf } from './classification/ai-referral.js';
 import { classifyHit, type Classification, type HitInput } from './classification/classify-hit.js';
 import { isMarkdownRequest, prefersMarkdown } from './classification/markdown-request.js';
 import { readKindOf } from './classification/read-kind.js';
-import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
+import { claimOnlyVerifier, type HitVerifier, type SeenNonce } from './verification/hit-verifier.js';
 import type { NonceClaim } from './verification/nonce-ledger.js';
 import { verifyHit } from './verification/verify-hit.js';
 import { validateEvent, type EventRejection, type EventTimeWindow } from './event-validation.js';
@@ -161,6 +161,11 @@ export function prepareBatch(
     }
     return index;
   };
+  // One callback for the batch (not a closure per hit): the verifier calls it during verify, for the current row.
+  let row = 0;
+  const onNonce = (nonce: SeenNonce): void => {
+    columns.nonces.push({ row, ...nonce });
+  };
   for (let index = 0; index < size; index++) {
     const event = validateEvent(events[index], index, context.window);
     if ('code' in event) {
@@ -181,7 +186,7 @@ export function prepareBatch(
       };
       memo.set(memoKey, known);
     }
-    const row = columns.count++;
+    row = columns.count++;
     columns.at[row] = event.at;
     columns.visitor[row] =
       event.visitorId !== null
@@ -195,7 +200,7 @@ export function prepareBatch(
       at: event.at,
       eventId: event.id,
       authorities: context.authorities ?? null,
-      onNonce: (nonce) => columns.nonces.push({ row, ...nonce }),
+      onNonce,
     });
     let { classCode, agentIndex } = known;
     if (counted !== claimed) {

@@ -1,6 +1,6 @@
-import { createHash, verify as verifySignature, type KeyObject } from 'node:crypto';
+import { verify as verifySignature, type KeyObject } from 'node:crypto';
 import type { SeenNonce, SignatureHeaders } from './hit-verifier.js';
-import type { NonceRegistry } from './nonce-registry.js';
+import { nonceDigest, ownerDigest, type NonceRegistry } from './nonce-registry.js';
 import { parseWebBotAuthSignature } from './signature-base.js';
 import { normaliseAuthority } from './signed-authority.js';
 
@@ -44,15 +44,6 @@ export interface VerifyOptions {
   authorities?: readonly string[] | null;
   /** Hears each nonce this process saw first, for the deployment-wide check (NonceLedger). */
   onNonce?: ((nonce: SeenNonce) => void) | null;
-}
-
-/** 128 bits of SHA-256 in hex: the nonce table's key, so the nonce itself is never stored. */
-function nonceKey(scope: string, nonce: string): string {
-  return createHash('sha256').update(scope).update('\u0000').update(nonce).digest('hex').slice(0, 32);
-}
-
-function ownerKey(eventId: string): string {
-  return createHash('sha256').update(eventId).digest('hex').slice(0, 32);
 }
 
 /**
@@ -127,10 +118,12 @@ export function verifyWebBotAuth(
   if (parsed.nonce !== null && nonces !== null) {
     const scope = `${agentUrl} ${parsed.keyId}`;
     const expiresAt = parsed.expires + policy.skewSeconds;
-    const fresh = nonces.remember(scope, parsed.nonce, expiresAt, now, eventId);
-    if (!fresh) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };
-    // Other processes' replays are caught when the batch is stored (NonceLedger).
-    options.onNonce?.({ key: nonceKey(scope, parsed.nonce), expiresAt, owner: eventId === null ? '' : ownerKey(eventId) });
+    // One hash each, shared by this process's table and the deployment-wide one.
+    const digest = nonceDigest(scope, parsed.nonce);
+    const owner = eventId === null ? null : ownerDigest(eventId);
+    if (!nonces.rememberDigest(digest, expiresAt, now, owner)) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };
+    // Other processes' replays are caught when the batch is stored (NonceLedger): 128 bits in hex.
+    options.onNonce?.({ key: digest.toString('hex', 0, 16), expiresAt, owner: owner === null ? '' : owner.toString('hex', 0, 16) });
   }
   return { result: 'valid', agentUrl, stale: !directory.fresh };
 }
