@@ -1,12 +1,11 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { classifyHit } from '../../../src/analytics/classification/classify-hit.js';
 import { SPOOFED_SUFFIX } from '../../../src/analytics/verification/apply-verification.js';
 import { siteAuthorities } from '../../../src/analytics/verification/signed-authority.js';
 import type { ProjectSettings } from '../../../src/projects/project.js';
 import { ANALYTICS_BACKENDS } from '../../helpers/test-database.js';
-import { createAnalyticsKit, USER_AGENTS, type AnalyticsKit } from '../../helpers/analytics-kit.js';
-import { agentRows, knowDirectory, signedIngestService } from '../../helpers/signed-ingest.js';
-import { startFakeKeyDirectory, TestSigner, type FakeKeyDirectory } from '../../fakes/web-bot-auth-signer.js';
+import { USER_AGENTS } from '../../helpers/analytics-kit.js';
+import { agentRows, knowDirectory, signedIngestService, useSignedSetup } from '../../helpers/signed-ingest.js';
 
 const CHATGPT = classifyHit({ userAgent: USER_AGENTS.ai, path: '/' }).agent!;
 
@@ -21,34 +20,22 @@ describe('siteAuthorities', () => {
 });
 
 describe.each(ANALYTICS_BACKENDS)('the signed @authority against the project site [%s]', (dialect) => {
-  const signer = new TestSigner();
-  let directory: FakeKeyDirectory;
-  let agentUrl: string;
-  let kit: AnalyticsKit;
-  beforeAll(async () => {
-    directory = await startFakeKeyDirectory([signer]);
-    agentUrl = `http://chatgpt.com:${directory.port}`;
-  });
-  afterAll(async () => directory.close());
-  beforeEach(async () => {
-    kit = await createAnalyticsKit(dialect);
-  });
-  afterEach(async () => kit.close());
+  const setup = useSignedSetup(dialect);
 
   /** Ingests one signed ChatGPT-User hit per (authority, form) and returns the agents report. */
   async function ingestSigned(settings: ProjectSettings, hits: Array<{ authority: string; form: 'string' | 'dictionary' }>) {
-    const { analytics, verification } = await signedIngestService(kit, settings);
+    const { analytics, verification } = await signedIngestService(setup.kit, settings);
     try {
-      await knowDirectory(verification, agentUrl);
-      const created = Math.floor(kit.t.clock.now() / 1000) - 1;
+      await knowDirectory(verification, setup.agentUrl);
+      const created = Math.floor(setup.kit.t.clock.now() / 1000) - 1;
       const events = hits.map(({ authority, form }, index) => ({
         path: `/p${index}`,
         visitorId: `v${index}`,
         userAgent: USER_AGENTS.ai,
-        webBotAuth: signer.headers({ agentUrl, authority, form, created, nonce: `n${index}` }),
+        webBotAuth: setup.signer.headers({ agentUrl: setup.agentUrl, authority, form, created, nonce: `n${index}` }),
       }));
-      expect((await analytics.ingest(kit.projectId, events)).accepted).toBe(hits.length);
-      return await agentRows(analytics, kit.projectId);
+      expect((await analytics.ingest(setup.kit.projectId, events)).accepted).toBe(hits.length);
+      return await agentRows(analytics, setup.kit.projectId);
     } finally {
       await analytics.close();
     }
