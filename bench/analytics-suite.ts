@@ -10,6 +10,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { AnalyticsDataset, datasetSpec } from './analytics-dataset.js';
 import { loadDuckDbHits } from './analytics-duckdb-baseline.js';
+import { REPORT_RUNS, timeReportEndpoints } from './analytics-report-timings.js';
 import { ingestOverHttp, EVENTS_PER_REQUEST } from './analytics-http-ingest.js';
 import { writeRequestBodies } from './analytics-request-bodies.js';
 import { queryVisitorsOverHttp } from './analytics-http-query.js';
@@ -23,7 +24,7 @@ import type { BenchOptions } from './lib/bench-options.js';
 import { startBenchServer } from './lib/docwright-server.js';
 import { POSTGRES_SETTINGS, startBenchPostgres, type BenchPostgres } from './lib/embedded-postgres.js';
 import type { SampleSummary } from './lib/percentiles.js';
-import { metric, type SuiteReport } from './lib/suite-report.js';
+import { metric, type BenchMetric, type SuiteReport } from './lib/suite-report.js';
 import { timeOnce, timeRepeated } from './lib/timing.js';
 
 /** The measured ingest sample: the first million hits (all of them below scale 0.1). */
@@ -148,6 +149,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
     let firstCpuSeconds: number;
     let pendingAtFirst: number;
     let catchUp: { seconds: number | null; cpuSeconds: number };
+    let reportMetrics: BenchMetric[];
     try {
       pendingAtFirst = await progress.pendingHits();
       const cpuBeforeFirst = await server.cpuSeconds();
@@ -157,6 +159,8 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
       catchUp = { seconds: waited === null ? null : waited + first.milliseconds / 1000, cpuSeconds: (await server.cpuSeconds()) - cpuBeforeFirst };
       options.log(`analytics/${backend}: ${QUERY_RUNS.iterations} timed queries once folded`);
       timed = await timeRepeated(() => queryVisitorsOverHttp(server, question), QUERY_RUNS);
+      options.log(`analytics/${backend}: the report endpoints, ${REPORT_RUNS.iterations} timed runs each`);
+      reportMetrics = await timeReportEndpoints(server, question, baselines.duckdb.summary);
     } finally {
       await progress.close();
     }
@@ -249,6 +253,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
     }
     metrics.push(
       metric({ name: 'visitors query p95', value: timed.summary.p95, unit: 'ms', baseline: { name: 'DuckDB', value: baselines.duckdb.summary.p95 } }),
+      ...reportMetrics,
     );
     return {
       suite: 'analytics',

@@ -19,6 +19,7 @@ import { BeaconSenderStore } from './beacon-sender-store.js';
 import { BeaconVisitorCap } from './beacon-visitor-cap.js';
 import { SharedWindowLimiter } from '../rate-limit/shared-window-limiter.js';
 import { registerCollectRoutes } from './collect-routes.js';
+import { normaliseAuthority } from './verification/signed-authority.js';
 import { startAnalyticsMaintenance } from './analytics-maintenance.js';
 import { parseDateOrDateTime } from './parse-instant.js';
 import { registerReportRoutes } from './reports/report-routes.js';
@@ -197,5 +198,12 @@ export async function registerAnalyticsRoutes(
     await cap.settled();
     await limiter?.settled();
   });
-  await registerCollectRoutes(app, { analytics: service, projects: services.projects, limiter, identity, cap });
+  await registerCollectRoutes(app, {
+    analytics: service,
+    projects: services.projects,
+    limiter,
+    identity,
+    cap,
+    ownHost: () => normaliseAuthority(new URL(services.config.publicUrl).host),
+  });
 }

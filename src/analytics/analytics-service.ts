@@ -22,6 +22,9 @@ import { DimensionNames } from './dimension-names.js';
 import { FoldScheduler, type FoldSchedulerOptions } from './fold-scheduler.js';
 import { HitEncoder } from './hit-encoder.js';
 import { IngestPool, type IngestVerifier } from './ingest-pool.js';
+import { siteAuthorities } from './verification/signed-authority.js';
+import { NonceLedger } from './verification/nonce-ledger.js';
+import { relabelReplays } from './relabel-replays.js';
 import { ReclassificationJob, type ReclassificationProgress } from './reclassification/reclassification-job.js';
 import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
 import { MAX_BATCH_EVENTS, prepareBatch, type BatchContext, type PreparedBatch } from './prepare-batch.js';
@@ -78,6 +81,7 @@ export interface AnalyticsServiceOptions {
 export class AnalyticsService {
   readonly store: AnalyticsStore;
   readonly verification: VerificationService | null;
+  private readonly nonces: NonceLedger;
   private readonly clock: Clock;
   private readonly retentionDays: number;
   private readonly projectSettings: AnalyticsServiceOptions['projectSettings'];
@@ -98,6 +102,7 @@ export class AnalyticsService {
     this.store = options.clickhouse ? new ClickHouseAnalyticsStore(sqlStore, options.clickhouse, options.clock) : sqlStore;
     this.clock = options.clock;
     this.verification = options.verification ?? null;
+    this.nonces = new NonceLedger(options.database, options.clock, options.onBackgroundError);
     this.retentionDays = options.retentionDays;
     this.projectSettings = options.projectSettings;
     this.identity = new VisitorIdentity(options.secret);
@@ -147,6 +152,7 @@ export class AnalyticsService {
     return {
       projectId,
       rotateDaily: settings.rotateVisitorIdsDaily === true,
+      authorities: options.authorities ?? siteAuthorities(settings),
       window: { receivedAt, latest: receivedAt + MAX_FUTURE_SKEW_MS, earliest: await this.oldestAcceptable(receivedAt) },
     };
   }
@@ -160,6 +166,9 @@ export class AnalyticsService {
       );
     const { columns, rejected } = batch;
     if (columns.count === 0) return { accepted: 0, duplicates: 0, rejected };
+    // A nonce another server process already verified is a replay (NonceLedger); the
+    // claim is one statement, made only for batches that carry signed nonces.
+    if (columns.nonces.length > 0) relabelReplays(columns, await this.nonces.claim(columns.nonces));
     const site = await this.siteFor(projectId, true);
     const { duplicates } = await this.store.insertHits(await this.encoder.encode(site, columns));
     this.scheduler.noteIngest();
@@ -274,6 +283,7 @@ export class AnalyticsService {
     await this.reclassifying;
     this.verification?.stop();
     await this.pruning;
+    await this.nonces.settled();
     await this.pool.close();
     await this.scheduler.close();
     await this.store.close();

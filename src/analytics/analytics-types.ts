@@ -86,6 +86,8 @@ export interface TrafficResult {
 export interface IngestOptions {
   /** Instant the batch arrived; stamps events without a timestamp. Default: the clock's now. */
   receivedAt?: number;
+  /** The hosts a signature's @authority must name, instead of the project's site (the beacon: the server's own host). */
+  authorities?: readonly string[];
 }
 
 export interface IngestResult {

@@ -22,6 +22,12 @@ export interface CollectDependencies {
   limiter: SharedWindowLimiter | null;
   identity: VisitorIdentity;
   cap: BeaconVisitorCap;
+  /**
+   * The server's own host (DOCWRIGHT_PUBLIC_URL's): the beacon is a request to this server,
+   * so a signature on it must be made for this host. Read per request: the public URL can
+   * be derived only once the server listens.
+   */
+  ownHost: () => string;
 }
 
 const paramsSchema = z.object({ projectId: z.string().min(1).max(100) });
@@ -169,7 +175,9 @@ function registerBeaconRoute(typed: FastifyInstance, dependencies: CollectDepend
       // A new visitor beyond the address's daily allowance is dropped with the same 204 as
       // a recorded beacon: the sender learns nothing it could tune an attack with.
       if (!(await cap.admit(projectId, request.ip, userAgent ?? ''))) return reply.status(204).send(null);
-      const result = await analytics.ingest(projectId, [{ path, referrer, ip: request.ip, userAgent, accept, webBotAuth: ownSignature(request) }]);
+      const result = await analytics.ingest(projectId, [{ path, referrer, ip: request.ip, userAgent, accept, webBotAuth: ownSignature(request) }], {
+        authorities: [dependencies.ownHost()],
+      });
       const rejection = result.rejected[0];
       if (rejection !== undefined) throw badRequest(rejection.code, rejection.message);
       return reply.status(204).send(null);

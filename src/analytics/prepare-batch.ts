@@ -4,7 +4,8 @@ import { aiReferralOf } from './classification/ai-referral.js';
 import { classifyHit, type Classification, type HitInput } from './classification/classify-hit.js';
 import { isMarkdownRequest, prefersMarkdown } from './classification/markdown-request.js';
 import { readKindOf } from './classification/read-kind.js';
-import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
+import { claimOnlyVerifier, type HitVerifier, type SeenNonce } from './verification/hit-verifier.js';
+import type { NonceClaim } from './verification/nonce-ledger.js';
 import { verifyHit } from './verification/verify-hit.js';
 import { validateEvent, type EventRejection, type EventTimeWindow } from './event-validation.js';
 import type { VisitorIdentity } from './visitor-identity.js';
@@ -16,6 +17,8 @@ export interface BatchContext {
   projectId: string;
   rotateDaily: boolean;
   window: EventTimeWindow;
+  /** The hosts a signature's @authority must name (siteAuthorities); null: the project names no site. */
+  authorities?: readonly string[] | null;
 }
 
 /**
@@ -50,6 +53,8 @@ export interface PreparedColumns {
   userAgents: string[];
   referrer: Array<string | null>;
   eventId: Array<string | null>;
+  /** Signed nonces this process saw first, by row: claimed deployment-wide before the batch is stored. */
+  nonces: NonceClaim[];
 }
 
 /** The typed arrays of prepared columns, for a worker's transfer list. */
@@ -134,6 +139,7 @@ export function prepareBatch(
     userAgents: [],
     referrer: [],
     eventId: [],
+    nonces: [],
   };
   const rejected: EventRejection[] = [];
   // A batch repeats few user agents. The classification depends on the user agent and on
@@ -155,6 +161,11 @@ export function prepareBatch(
     }
     return index;
   };
+  // One callback for the batch (not a closure per hit): the verifier calls it during verify, for the current row.
+  let row = 0;
+  const onNonce = (nonce: SeenNonce): void => {
+    columns.nonces.push({ row, ...nonce });
+  };
   for (let index = 0; index < size; index++) {
     const event = validateEvent(events[index], index, context.window);
     if ('code' in event) {
@@ -175,7 +186,7 @@ export function prepareBatch(
       };
       memo.set(memoKey, known);
     }
-    const row = columns.count++;
+    row = columns.count++;
     columns.at[row] = event.at;
     columns.visitor[row] =
       event.visitorId !== null
@@ -188,6 +199,8 @@ export function prepareBatch(
       signature: event.signature,
       at: event.at,
       eventId: event.id,
+      authorities: context.authorities ?? null,
+      onNonce,
     });
     let { classCode, agentIndex } = known;
     if (counted !== claimed) {

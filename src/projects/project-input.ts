@@ -29,6 +29,18 @@ export const projectSettingsSchema = z
       .optional()
       .describe("Tokens (input + output) the project's agent jobs may use per UTC month; a turn finding none left fails with budget_exceeded."),
     allowedOrigins: z.array(z.url()).max(100).optional(),
+    siteHosts: z
+      .array(
+        z
+          .string()
+          .max(255)
+          .regex(/^[A-Za-z0-9.-]+(:\d{1,5})?$/, 'must be a host name, optionally with :port (docs.example.com)'),
+      )
+      .max(100)
+      .optional()
+      .describe(
+        "The docs site's hosts: a Web Bot Auth signature must be made for one of them (its @authority) to verify a hit. Default: the hosts of allowedOrigins.",
+      ),
     rotateVisitorIdsDaily: z.boolean().optional(),
     writePolicy: writePolicySchema.optional(),
   })

@@ -21,6 +21,7 @@ export const settingsPatchSchema = z
     rateLimitPerHour: shape.rateLimitPerHour.unwrap().nullable().optional(),
     monthlyTokenBudget: shape.monthlyTokenBudget.unwrap().nullable().optional(),
     allowedOrigins: shape.allowedOrigins.unwrap().nullable().optional(),
+    siteHosts: shape.siteHosts.unwrap().nullable().optional(),
     rotateVisitorIdsDaily: shape.rotateVisitorIdsDaily.unwrap().nullable().optional(),
     writePolicy: shape.writePolicy.unwrap().nullable().optional(),
   })

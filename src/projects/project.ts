@@ -12,6 +12,8 @@ export interface ProjectSettings {
   monthlyTokenBudget?: number;
   /** Origins allowed to send page beacons. */
   allowedOrigins?: string[];
+  /** The docs site's hosts, which a Web Bot Auth signature's @authority must name; default: allowedOrigins' hosts. */
+  siteHosts?: string[];
   /** Rotate visitor hashes daily instead of keeping them stable. */
   rotateVisitorIdsDaily?: boolean;
   /** Additions to the built-in write policy of the agent (see docs/agent-jobs.md). */

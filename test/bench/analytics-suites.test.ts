@@ -31,6 +31,15 @@ describe('the analytics suite at a tiny scale', () => {
     expect(query?.baseline?.name).toBe('DuckDB');
     expect(query?.target).toEqual({ of: 'ratio', comparison: 'at-most', limit: 2 });
     expect(byName.get('visitors query p50 once folded, ceiling')?.target).toEqual({ of: 'value', comparison: 'at-most', limit: 100 });
+    // The report endpoints, each p50 and p95 against DuckDB's visitors answer, with the caveat beside it.
+    for (const endpoint of ['views', 'agents', 'pages', 'agent-errors', 'summary']) {
+      for (const quantile of ['p50', 'p95']) {
+        const timing = byName.get(`report /${endpoint} ${quantile}`);
+        expect(timing?.value).toBeGreaterThan(0);
+        expect(timing?.baseline?.name).toBe('DuckDB visitors');
+        expect(timing?.note).toMatch(/different, simpler question/);
+      }
+    }
     expect(report?.notes).toContainEqual(expect.stringMatching(/^accepted 5,000, rejected 0;/));
     expect(report?.notes).toContainEqual(expect.stringMatching(/^answers agree: .*total 500\)/));
     expect(report?.notes).toContain('the first answer (hits still unfolded) agrees with DuckDB too.');

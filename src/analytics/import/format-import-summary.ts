@@ -21,6 +21,7 @@ export function formatImportSummary(summary: ImportSummary): string {
     `Imported ${formatCount(summary.files)} ${summary.files === 1 ? 'file' : 'files'} (${formatBytes(summary.bytes)}) in ${formatDuration(summary.seconds)}.`,
     `  lines read        ${formatCount(summary.lines)}`,
     `  page hits sent    ${formatCount(summary.hits)}  (${rate} hits/s)`,
+    ...(summary.agentErrors > 0 ? [`    agents' 4xx     ${formatCount(summary.agentErrors)}  (for the agent-errors report)`] : []),
     `    accepted        ${formatCount(summary.accepted)}`,
     `    rejected        ${formatCount(summary.rejected)}`,
   ];

@@ -11,6 +11,7 @@ import { createLineParser, detectLogFormat, LOG_FORMATS } from './log-format.js'
 import { openLogLines, OVERLONG_LINE_MARKER, type LogLines } from './log-line-reader.js';
 import type { LineParser, LogRecord } from './log-record.js';
 import { utmSourceOf } from '../classification/ai-referral.js';
+import { classifyHit } from '../classification/classify-hit.js';
 import { normalizePath } from './normalize-path.js';
 import { NOT_PAGE_REASONS, pageRequestVerdict, type NotPageReason } from './page-rule.js';
 
@@ -39,7 +40,7 @@ class LogImport {
   private readonly sender: BatchSender;
   private readonly batchSize: number;
   private readonly totalBytes: number;
-  private readonly counters = { lines: 0, hits: 0, skippedNotPage: 0, malformed: 0, salvaged: 0, hitsWithoutUserAgent: 0 };
+  private readonly counters = { lines: 0, hits: 0, skippedNotPage: 0, malformed: 0, salvaged: 0, hitsWithoutUserAgent: 0, agentErrors: 0 };
   private readonly notPages = Object.fromEntries(NOT_PAGE_REASONS.map((reason) => [reason, 0])) as Record<NotPageReason, number>;
   private readonly examples: MalformedLineExample[] = [];
   private readonly failedFiles: FileFailure[] = [];
@@ -150,7 +151,11 @@ class LogImport {
     const record = result.record;
     if (result.salvaged === true) this.counters.salvaged++;
     const path = normalizePath(record.target);
-    const verdict = path === undefined ? 'notRequest' : pageRequestVerdict({ method: record.method, status: record.status, path }, this.options.pageRule);
+    let verdict = path === undefined ? 'notRequest' : pageRequestVerdict({ method: record.method, status: record.status, path }, this.options.pageRule);
+    if (verdict === 'clientError' && path !== undefined && this.isAgentError(record, path)) {
+      verdict = 'page';
+      this.counters.agentErrors++;
+    }
     if (path === undefined || verdict !== 'page') {
       this.counters.skippedNotPage++;
       this.notPages[verdict === 'page' ? 'notRequest' : verdict]++;
@@ -160,6 +165,18 @@ class LogImport {
     this.counters.hits++;
     if (record.userAgent === undefined) this.counters.hitsWithoutUserAgent++;
     return this.batch.length >= this.batchSize;
+  }
+
+  /**
+   * A 4xx line that the agent-errors report needs: a request whose user agent names an
+   * agent, crawler or bot (not a person; a line without one tells nothing), for a path the
+   * page rule would count had it succeeded (a bot's 404 for /favicon.ico or /app.js is
+   * noise). A person's 4xx stays out: it was not a page view (docs/import.md).
+   */
+  private isAgentError(record: LogRecord, path: string): boolean {
+    if (record.userAgent === undefined || record.userAgent === '') return false;
+    if (pageRequestVerdict({ method: record.method, status: 200, path }, this.options.pageRule) !== 'page') return false;
+    return classifyHit({ userAgent: record.userAgent, path, accept: record.accept ?? null }).class !== 'human';
   }
 
   private async flush(): Promise<void> {

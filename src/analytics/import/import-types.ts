@@ -70,8 +70,13 @@ export type NotPageCounts = Record<NotPageReason, number>;
 export interface ImportCounters {
   /** Non-empty lines read. */
   lines: number;
-  /** Page views sent. */
+  /** Hits sent: page views, and the agents' 4xx requests (`agentErrors`). */
   hits: number;
+  /**
+   * Of `hits`: requests answered 4xx whose user agent names an agent, crawler or bot, sent
+   * with their status for the agent-errors report (docs/import.md, "Agents' 4xx").
+   */
+  agentErrors: number;
   skippedNotPage: number;
   notPages: NotPageCounts;
   malformed: number;

@@ -6,7 +6,7 @@ import { tableContains } from './ip-range-set.js';
 import type { NonceRegistry } from './nonce-registry.js';
 import type { RangeCatalog } from './range-catalog.js';
 import { signerBelongsTo } from './signer-domains.js';
-import { DEFAULT_WINDOW, SignatureMemo, verifyWebBotAuth, type KeyLookup } from './web-bot-auth.js';
+import { SignatureMemo, verifyWebBotAuth, type KeyLookup } from './web-bot-auth.js';
 
 /** Everything the verifier checks against; gathered off the ingest path, read synchronously. */
 export interface VerifierEvidence {
@@ -51,15 +51,12 @@ export class EvidenceVerifier implements HitVerifier {
     const sets = input.agent === null ? undefined : this.setsByAgent.get(input.agent.toLowerCase());
     if (input.signature != null) {
       const operator = input.operator ?? sets?.[0]?.operator ?? null;
-      const verdict = verifyWebBotAuth(
-        input.signature,
-        this.evidence.keys,
-        input.at ?? this.evidence.clock.now(),
-        this.evidence.nonces,
-        DEFAULT_WINDOW,
-        this.memo,
-        input.eventId ?? null,
-      );
+      const verdict = verifyWebBotAuth(input.signature, this.evidence.keys, input.at ?? this.evidence.clock.now(), this.evidence.nonces, {
+        memo: this.memo,
+        eventId: input.eventId ?? null,
+        authorities: input.authorities ?? null,
+        onNonce: input.onNonce ?? null,
+      });
       // Not fetched, stale, or failed a while ago: the service fetches it again when it may.
       const refetch = verdict.result === 'pending' || verdict.result === 'unavailable' || (verdict.result === 'valid' && verdict.stale);
       if (refetch && this.directories.size < MAX_WANTS) this.directories.add(verdict.agentUrl);

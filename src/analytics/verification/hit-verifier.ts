@@ -10,6 +10,12 @@ export interface SignatureHeaders {
   path: string;
 }
 
+/** A nonce new to this process: its key in the shared table, until when, and which event used it. */
+export interface SeenNonce {
+  key: string;
+  expiresAt: number;
+  owner: string;
+}
 /** What a verifier sees of a hit: the claim (category, agent, operator) and the evidence. */
 export interface VerificationInput {
   category: HitCategory;
@@ -22,6 +28,14 @@ export interface VerificationInput {
   at?: number | null;
   /** The event's id, when the sender gave one: a retried event reusing its nonce is not a replay. */
   eventId?: string | null;
+  /**
+   * The project's site hosts (normalised, siteAuthorities): a signature made for another
+   * @authority is a replay from elsewhere. Null or absent: the project names no site, so a
+   * signature proves nothing about it and the other checks decide.
+   */
+  authorities?: readonly string[] | null;
+  /** Hears the hit's nonce when this process saw it first; the batch claims it deployment-wide before it is stored. */
+  onNonce?: ((nonce: SeenNonce) => void) | null;
 }
 
 /**

@@ -44,8 +44,12 @@ export class NonceRegistry {
    * was new; false means it was already seen and has not expired: a replay.
    */
   remember(scope: string, nonce: string, expiresAt: number, nowSeconds: number, eventId: string | null = null): boolean {
-    const digest = createHash('sha256').update(scope).update('\u0000').update(nonce).digest();
-    const owner = eventId === null ? 0 : createHash('sha256').update(eventId).digest().readInt32LE(0) | 1;
+    return this.rememberDigest(nonceDigest(scope, nonce), expiresAt, nowSeconds, eventId === null ? null : ownerDigest(eventId));
+  }
+
+  /** `remember` with the hashes already taken (nonceDigest, ownerDigest): the caller reuses them for the deployment-wide table. */
+  rememberDigest(digest: Buffer, expiresAt: number, nowSeconds: number, ownerHash: Buffer | null): boolean {
+    const owner = ownerHash === null ? 0 : ownerHash.readInt32LE(0) | 1;
     const high = digest.readInt32LE(0) | 1; // never 0: 0 marks an empty slot
     const low = digest.readInt32LE(4);
     const start = (digest.readUInt32LE(8) % this.slots) >>> 0;
@@ -78,4 +82,13 @@ export class NonceRegistry {
     // Held for a few array reads; contention between ingest threads is rare and short.
     while (Atomics.compareExchange(this.table, LOCK, 0, 1) !== 0) Atomics.wait(this.table, LOCK, 1, 1);
   }
+}
+
+/** SHA-256 of (scope, nonce): the fingerprint both nonce tables key on. */
+export function nonceDigest(scope: string, nonce: string): Buffer {
+  return createHash('sha256').update(scope).update('\u0000').update(nonce).digest();
+}
+
+export function ownerDigest(eventId: string): Buffer {
+  return createHash('sha256').update(eventId).digest();
 }

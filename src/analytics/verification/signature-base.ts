@@ -1,4 +1,5 @@
-import { parseDictionary, parseItem, serializeInnerList, serializeItem, Token, type BareItem, type InnerList, type Item } from 'structured-headers';
+import { parseDictionary, parseItem, serializeItem, Token, type BareItem, type InnerList, type Item } from 'structured-headers';
+import { componentText, innerListText } from './field-serialization.js';
 import type { SignatureHeaders } from './hit-verifier.js';
 
 /** The web-bot-auth signature of a request, parsed, with the signature base it signs. */
@@ -18,6 +19,9 @@ export type SignatureProblem = { problem: 'malformed'; reason: string } | { prob
 
 export const WEB_BOT_AUTH_TAG = 'web-bot-auth';
 
+/** A Signature of one member holding a byte sequence and no parameters (RFC 8941 §3.3.5), optional spaces around. */
+const SINGLE_SIGNATURE = /^ *([a-z*][a-z0-9_.*-]*)=:((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?): *$/;
+
 /**
  * Finds the `tag="web-bot-auth"` signature in Signature-Input / Signature and builds its
  * signature base (RFC 9421 §2.5) from the request line and Signature-Agent, the only parts
@@ -26,16 +30,23 @@ export const WEB_BOT_AUTH_TAG = 'web-bot-auth';
  */
 export function parseWebBotAuthSignature(headers: SignatureHeaders): ParsedSignature | SignatureProblem {
   let inputs;
-  let signatures;
+  let signatures: Map<string, Item | InnerList> | null = null;
+  // The usual Signature is one member, `label=:base64:`: read without a full parse
+  // (which would accept it just the same); anything else goes through parseDictionary.
+  const single = SINGLE_SIGNATURE.exec(headers.signature);
   try {
     inputs = parseDictionary(headers.signatureInput);
-    signatures = parseDictionary(headers.signature);
+    if (single === null) signatures = parseDictionary(headers.signature);
   } catch {
     return malformed('Signature-Input and Signature must be structured-field dictionaries (RFC 9421 §4)');
   }
   for (const [label, input] of inputs) {
     if (!isInnerList(input) || input[1].get('tag') !== WEB_BOT_AUTH_TAG) continue;
-    const signed = signatures.get(label);
+    if (single !== null) {
+      if (single[1] !== label) return malformed(`Signature has no byte sequence for "${label}"`);
+      return parseOne(label, input, new Uint8Array(Buffer.from(single[2]!, 'base64')), headers);
+    }
+    const signed = signatures!.get(label);
     if (signed === undefined || isInnerList(signed) || !(signed[0] instanceof ArrayBuffer)) return malformed(`Signature has no byte sequence for "${label}"`);
     return parseOne(label, input, new Uint8Array(signed[0]), headers);
   }
@@ -55,7 +66,7 @@ function parseOne(label: string, input: InnerList, signature: Uint8Array, header
   if (alg !== undefined && alg !== 'ed25519')
     return { problem: 'unverifiable', reason: `alg ${typeof alg === 'string' ? alg : 'of another type'} is not ed25519` };
 
-  const agent = signatureAgent(headers.signatureAgent ?? null, label);
+  const agent = cachedSignatureAgent(headers.signatureAgent ?? null, label);
   if (typeof agent !== 'string' && 'problem' in agent) return agent;
   const lines: string[] = [];
   let coversAuthority = false;
@@ -67,7 +78,7 @@ function parseOne(label: string, input: InnerList, signature: Uint8Array, header
     if (value === null) return { problem: 'unverifiable', reason: `the signature covers ${serializeItem(component)}, which an analytics event does not carry` };
     if (name === '@authority') coversAuthority = true;
     if (name === 'signature-agent') coversAgent = true;
-    lines.push(`${serializeItem(component)}: ${value}\n`);
+    lines.push(`${componentText(component)}: ${value}\n`);
   }
   if (!coversAuthority) return malformed('a web-bot-auth signature must cover @authority');
   if (agent.raw !== null && !coversAgent) return malformed('Signature-Agent is sent but not covered by the signature');
@@ -75,7 +86,7 @@ function parseOne(label: string, input: InnerList, signature: Uint8Array, header
   return {
     label,
     signature,
-    base: `${lines.join('')}"@signature-params": ${serializeInnerList(input)}`,
+    base: `${lines.join('')}"@signature-params": ${innerListText(input)}`,
     agentUrl: agent.url,
     keyId,
     created: created as number,
@@ -89,6 +100,26 @@ interface AgentHeader {
   url: string | null;
   /** Dictionary form: the members by key, serialized as the signature base needs them. */
   members: Map<string, string> | null;
+}
+
+const AGENT_HEADERS = 256;
+let agentHeaders = new Map<string, AgentHeader | SignatureProblem>();
+
+/**
+ * An agent sends the same Signature-Agent on every request, so its parse is remembered
+ * (256 header values, label included; the map starts over when full): a structured-field
+ * parse costs more than the lookup. The values are never mutated.
+ */
+function cachedSignatureAgent(raw: string | null, label: string): AgentHeader | SignatureProblem {
+  if (raw === null) return signatureAgent(raw, label);
+  const key = `${label}\n${raw}`;
+  let parsed = agentHeaders.get(key);
+  if (parsed === undefined) {
+    parsed = signatureAgent(raw, label);
+    if (agentHeaders.size >= AGENT_HEADERS) agentHeaders = new Map();
+    agentHeaders.set(key, parsed);
+  }
+  return parsed;
 }
 
 /**

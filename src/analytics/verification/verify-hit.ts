@@ -1,6 +1,6 @@
 import type { Verification } from '../classification/hit-category.js';
 import { applyVerification, type CategorisedClassification } from './apply-verification.js';
-import type { HitVerifier, SignatureHeaders } from './hit-verifier.js';
+import type { HitVerifier, SeenNonce, SignatureHeaders } from './hit-verifier.js';
 import { signedAgentClaim } from './signed-agent-claim.js';
 
 /** What the pipeline knows of one hit besides its classification. */
@@ -10,6 +10,9 @@ export interface HitEvidence {
   /** The hit's instant, ms since the epoch. */
   at: number;
   eventId: string | null;
+  /** The site's hosts a signature must be made for; null when the project names none. */
+  authorities: readonly string[] | null;
+  onNonce?: ((nonce: SeenNonce) => void) | null;
 }
 
 /**
@@ -37,6 +40,8 @@ export function verifyHit(
     signature: evidence.signature,
     at: evidence.at,
     eventId: evidence.eventId,
+    authorities: evidence.authorities,
+    onNonce: evidence.onNonce ?? null,
   });
   return { classification: applyVerification(classification, verification), verification };
 }

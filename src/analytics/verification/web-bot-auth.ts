@@ -1,7 +1,8 @@
 import { verify as verifySignature, type KeyObject } from 'node:crypto';
-import type { SignatureHeaders } from './hit-verifier.js';
-import type { NonceRegistry } from './nonce-registry.js';
+import type { SeenNonce, SignatureHeaders } from './hit-verifier.js';
+import { nonceDigest, ownerDigest, type NonceRegistry } from './nonce-registry.js';
 import { parseWebBotAuthSignature } from './signature-base.js';
+import { normaliseAuthority } from './signed-authority.js';
 
 /** What the verifier knows of one agent's key directory; filled in off the ingest path. */
 /** `fresh`: within its caching lifetime. A stale directory still verifies, and is fetched again. */
@@ -34,6 +35,17 @@ export const DEFAULT_WINDOW: WindowPolicy = Object.freeze({ skewSeconds: 60, max
 
 const MEMO_ENTRIES = 4_096;
 
+export interface VerifyOptions {
+  policy?: WindowPolicy;
+  memo?: SignatureMemo | null;
+  /** The event's id: the same event sent again reuses its nonce without being a replay. */
+  eventId?: string | null;
+  /** The site's hosts (normalised); the signed @authority must be one. Null: not comparable, `unverifiable`. */
+  authorities?: readonly string[] | null;
+  /** Hears each nonce this process saw first, for the deployment-wide check (NonceLedger). */
+  onNonce?: ((nonce: SeenNonce) => void) | null;
+}
+
 /**
  * Signatures already found valid, by their full input, when they carry no nonce. Ed25519
  * signing is deterministic, so a signer without nonces sends the same headers for every
@@ -65,13 +77,18 @@ export function verifyWebBotAuth(
   keys: KeyLookup,
   at: number,
   nonces: NonceRegistry | null,
-  policy: WindowPolicy = DEFAULT_WINDOW,
-  memo: SignatureMemo | null = null,
-  eventId: string | null = null,
+  options: VerifyOptions = {},
 ): SignatureVerdict {
+  const { policy = DEFAULT_WINDOW, memo = null, eventId = null } = options;
   const parsed = parseWebBotAuthSignature(headers);
   if ('problem' in parsed) return { result: parsed.problem, reason: parsed.reason };
   const { agentUrl } = parsed;
+  // The signature covers @authority (parseWebBotAuthSignature insists): one made for another
+  // host is someone else's request replayed here. With no site named, nothing can be compared.
+  const authorities = options.authorities ?? null;
+  if (authorities === null) return { result: 'unverifiable', reason: 'the project names no site host to compare the signed @authority with' };
+  if (!authorities.includes(normaliseAuthority(headers.authority)))
+    return { result: 'invalid', agentUrl, reason: `the signature was made for ${headers.authority.slice(0, 255)}, not this site` };
   const directory = keys.directory(agentUrl);
   if (directory.state === 'unknown') return { result: 'pending', agentUrl };
   if (directory.state === 'failed') return { result: 'unavailable', agentUrl };
@@ -99,8 +116,14 @@ export function verifyWebBotAuth(
     if (memoKey !== null) memo!.add(memoKey, parsed.expires);
   }
   if (parsed.nonce !== null && nonces !== null) {
-    const fresh = nonces.remember(`${agentUrl} ${parsed.keyId}`, parsed.nonce, parsed.expires + policy.skewSeconds, now, eventId);
-    if (!fresh) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };
+    const scope = `${agentUrl} ${parsed.keyId}`;
+    const expiresAt = parsed.expires + policy.skewSeconds;
+    // One hash each, shared by this process's table and the deployment-wide one.
+    const digest = nonceDigest(scope, parsed.nonce);
+    const owner = eventId === null ? null : ownerDigest(eventId);
+    if (!nonces.rememberDigest(digest, expiresAt, now, owner)) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };
+    // Other processes' replays are caught when the batch is stored (NonceLedger): 128 bits in hex.
+    options.onNonce?.({ key: digest.toString('hex', 0, 16), expiresAt, owner: owner === null ? '' : owner.toString('hex', 0, 16) });
   }
   return { result: 'valid', agentUrl, stale: !directory.fresh };
 }

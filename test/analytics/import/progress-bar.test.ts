@@ -136,6 +136,7 @@ describe('formatting', () => {
       malformed: 345,
       salvaged: 3,
       hitsWithoutUserAgent: 0,
+      agentErrors: 0,
       accepted: 1_990,
       rejected: 10,
       rejectedByCode: { invalid_path: 4, timestamp_too_old: 6 },

@@ -25,7 +25,13 @@ describe('a browser-driving agent named by its signature', () => {
   /** What the pipeline does for a hit with a browser User-Agent. */
   const label = (signature: ReturnType<typeof headers>) => {
     const human = { class: 'human' as const, category: 'human' as const, agent: null, operator: null };
-    const { classification, verification } = verifyHit(verifier, human, { ip: '198.51.100.4', signature, at: NOW, eventId: null });
+    const { classification, verification } = verifyHit(verifier, human, {
+      ip: '198.51.100.4',
+      signature,
+      at: NOW,
+      eventId: null,
+      authorities: ['docs.example.com'],
+    });
     return { verdict: verification, counted: classification };
   };
 

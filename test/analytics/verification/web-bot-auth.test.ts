@@ -42,7 +42,7 @@ describe('Web Bot Auth verification', () => {
       clock,
     });
     const check = async (input: Partial<VerificationInput>): Promise<string> => {
-      const full: VerificationInput = { category: 'ai-agent', agent: 'ChatGPT', operator: 'OpenAI', ip: '203.0.113.9', ...input };
+      const full: VerificationInput = { category: 'ai-agent', agent: 'ChatGPT', operator: 'OpenAI', ip: '203.0.113.9', authorities: [AUTHORITY], ...input };
       const first = verifier.verify(full);
       const wants = verifier.takeWants();
       if (wants === null) return first;
@@ -82,6 +82,7 @@ describe('Web Bot Auth verification', () => {
       operator: 'OpenAI',
       ip: null,
       signature: signed(chatgpt, { agentUrl: openaiUrl }),
+      authorities: [AUTHORITY],
     };
     expect(verifier.verify(input)).toBe('claimed');
     expect(verifier.verify({ ...input, signature: signed(chatgpt, { agentUrl: openaiUrl }) })).toBe('claimed');

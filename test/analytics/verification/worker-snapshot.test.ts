@@ -68,6 +68,7 @@ describe('verification in an ingest worker thread', () => {
       ip: null,
       signature: signer.headers({ agentUrl, authority: 'docs.example.com', created: NOW / 1000 - 1, nonce }),
       at: NOW,
+      authorities: ['docs.example.com'],
     });
 
     // Unknown directory: claimed; the worker's request reaches the service, which fetches it.

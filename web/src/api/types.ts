@@ -27,6 +27,8 @@ export interface ProjectSettings {
   model?: string;
   rateLimitPerHour?: number;
   allowedOrigins?: string[];
+  /** The docs site's hosts a Web Bot Auth signature must name; default: allowedOrigins' hosts. */
+  siteHosts?: string[];
   rotateVisitorIdsDaily?: boolean;
   writePolicy?: { allow?: string[]; deny?: string[] };
 }
