@@ -314,6 +314,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v2/agent/{projectId}/job/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel an agent job
+     * @description Stops the running turn within seconds (the model call is aborted, uncommitted changes are discarded) and drops queued follow-ups. What earlier turns pushed stays on the branch and in the pull request. The job becomes failed with error.code cancelled and accepts follow-up messages like any failed job. Only an active job can be cancelled: any other status answers 409 job_not_active.
+     */
+    post: operations['cancelAgentJob'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/agent/{projectId}/job/{id}/messages': {
     parameters: {
       query?: never;
@@ -366,6 +386,26 @@ export interface paths {
      * @description text/event-stream of `event: job` whose data is the AgentJob JSON, sent when a job is created or its status, prLink or prStatus changes. On connecting, the jobs changed in the last 60 seconds are sent first (so nothing is lost between reading the list and subscribing); after a longer disconnection, read the list again. Keep-alive comments every 15 s; when the server ends the stream (shutting down, or after an hour) its last message is `event: reconnect` with data {reason: shutdown|time_limit, retryMs}: reconnect after retryMs (EventSource does so by itself). Shares the open-stream limits with the per-job streams.
      */
     get: operations['streamProjectJobChanges'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v2/agent/{projectId}/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A project's agent token usage and estimated cost per month
+     * @description Tokens (input, output, cached input) and the estimated cost of the project's agent jobs per UTC month, from `from` to `to` (inclusive, both default to the current month, at most 24 months), and the current month against the monthly token budget. Costs are estimates from the price table (DOCWRIGHT_MODEL_PRICES_FILE).
+     */
+    get: operations['getAgentUsage'];
     put?: never;
     post?: never;
     delete?: never;
@@ -634,6 +674,145 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Not supported (stateless MCP endpoint) */
+    get: operations['mcpStream'];
+    put?: never;
+    /**
+     * Model Context Protocol (Streamable HTTP)
+     * @description MCP over Streamable HTTP, stateless: each POST carries JSON-RPC 2.0 messages (initialize, tools/list, tools/call …) and is answered with JSON-RPC as application/json (202 with no body for notifications). Send Accept: application/json, text/event-stream. Tools act on the admin key's own project: create_job, get_job, send_message, cancel_job, list_jobs, get_visitors, get_agent_traffic (docs/mcp.md). An admin key only; a dashboard session is refused.
+     */
+    post: operations['mcp'];
+    /** Not supported (stateless MCP endpoint) */
+    delete: operations['mcpEndSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/projects/{projectId}/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a project's webhook endpoints */
+    get: operations['listWebhooks'];
+    put?: never;
+    /**
+     * Create a webhook endpoint
+     * @description The answer carries the signing secret once. At most 20 endpoints per project.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/projects/{projectId}/webhooks/{webhookId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Get a webhook endpoint */
+    get: operations['getWebhook'];
+    put?: never;
+    post?: never;
+    /** Delete a webhook endpoint with its undelivered messages and delivery log */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a webhook endpoint (URL, description, events, enabled)
+     * @description Disabling stops recording events for it; its undelivered messages fail with endpoint_disabled (redeliver them once enabled again).
+     */
+    patch: operations['updateWebhook'];
+    trace?: never;
+  };
+  '/v1/projects/{projectId}/webhooks/{webhookId}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a webhook endpoint's signing secret
+     * @description Returns the new secret once. The previous one keeps signing (a second v1 signature in webhook-signature) until previousSecretExpiresAt, 24 hours by default.
+     */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/projects/{projectId}/webhooks/{webhookId}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** An endpoint's messages, newest first */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/projects/{projectId}/webhooks/{webhookId}/deliveries/{messageId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A message with its payload and every attempt (status, duration, response code, truncated body) */
+    get: operations['getWebhookDelivery'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/projects/{projectId}/webhooks/{webhookId}/deliveries/{messageId}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a message again, with the same webhook-id
+     * @description The message becomes pending and is sent within a poll interval; its retry schedule starts over.
+     */
+    post: operations['redeliverWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -665,7 +844,11 @@ export interface components {
       settings: {
         model?: string;
         rateLimitPerHour?: number;
+        /** @description Tokens (input + output) the project's agent jobs may use per UTC month; a turn finding none left fails with budget_exceeded. */
+        monthlyTokenBudget?: number;
         allowedOrigins?: string[];
+        /** @description The docs site's hosts: a Web Bot Auth signature must be made for one of them (its @authority) to verify a hit. Default: the hosts of allowedOrigins. */
+        siteHosts?: string[];
         rotateVisitorIdsDaily?: boolean;
         writePolicy?: {
           allow?: string[];
@@ -675,6 +858,15 @@ export interface components {
       hasForgeCredentials: boolean;
       createdAt: string;
       updatedAt: string;
+    };
+    AgentUsage: {
+      /** @description Input tokens, cached ones included, as the AI SDK reports them. */
+      inputTokens: number;
+      outputTokens: number;
+      /** @description Of the input tokens, those read from the provider's prompt cache. */
+      cachedInputTokens: number;
+      /** @description Estimated cost in US dollars from the price table (README, DOCWRIGHT_MODEL_PRICES_FILE); null when the model has no price. */
+      estimatedCostUsd: number | null;
     };
     AgentJob: {
       /** @description Unique identifier of the agent job. */
@@ -700,11 +892,12 @@ export interface components {
       archivedAt: string | null;
       /** @description Addition: when the job last changed state. */
       updatedAt: string;
-      /** @description Addition: why the job failed (e.g. model_not_configured, budget_exceeded, model_error). */
+      /** @description Addition: why the job failed (e.g. model_not_configured, budget_exceeded, model_error, cancelled). */
       error: {
         code: string;
         message: string;
       } | null;
+      usage: components['schemas']['AgentUsage'];
     };
     AgentJobTurn: {
       sequence: number;
@@ -738,13 +931,38 @@ export interface components {
         code: string;
         message: string;
       } | null;
-      usage: {
-        inputTokens: number;
-        outputTokens: number;
-      };
+      usage: components['schemas']['AgentUsage'];
       createdAt: string;
       startedAt: string | null;
       finishedAt: string | null;
+    };
+    AgentUsageReport: {
+      projectId: string;
+      /** @description Every month of the range, newest first; zeros where nothing ran. */
+      months: {
+        /** @description Input tokens, cached ones included, as the AI SDK reports them. */
+        inputTokens: number;
+        outputTokens: number;
+        /** @description Of the input tokens, those read from the provider's prompt cache. */
+        cachedInputTokens: number;
+        /** @description Estimated cost in US dollars from the price table (README, DOCWRIGHT_MODEL_PRICES_FILE); null when the model has no price. */
+        estimatedCostUsd: number | null;
+        /** @description YYYY-MM (UTC). */
+        month: string;
+        /** @description inputTokens + outputTokens: what the monthly budget counts. */
+        totalTokens: number;
+        /** @description Tokens of models without a price: counted in the tokens, not in estimatedCostUsd. */
+        unpricedTokens: number;
+      }[];
+      /** @description Where the current month stands against the budget. */
+      budget: {
+        /** @description The project's monthly token budget; null = none. */
+        monthlyTokens: number | null;
+        /** @description The current UTC month. */
+        month: string;
+        usedTokens: number;
+        remainingTokens: number | null;
+      };
     };
     LocalPullRequest: {
       number: number;
@@ -1073,6 +1291,33 @@ export interface components {
       lastUsedAt: string | null;
       revokedAt: string | null;
     };
+    WebhookEndpoint: {
+      id: string;
+      projectId: string;
+      url: string;
+      description: string;
+      /** @description The events sent to this endpoint; empty: every event. */
+      events: ('job.completed' | 'job.failed' | 'job.archived' | 'job.cancelled' | 'pull_request.opened' | 'pull_request.updated' | 'pull_request.merged')[];
+      enabled: boolean;
+      /** @description During a rotation: until when the previous secret also signs (a second v1 signature). */
+      previousSecretExpiresAt: string | null;
+      createdAt: string;
+      updatedAt: string;
+    };
+    WebhookMessage: {
+      /** @description The webhook-id header of every attempt of this message. */
+      id: string;
+      endpointId: string;
+      /** @enum {string} */
+      eventType: 'job.completed' | 'job.failed' | 'job.archived' | 'job.cancelled' | 'pull_request.opened' | 'pull_request.updated' | 'pull_request.merged';
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed';
+      attempts: number;
+      nextAttemptAt: string | null;
+      lastError: string | null;
+      createdAt: string;
+      finishedAt: string | null;
+    };
   };
   responses: never;
   parameters: {
@@ -1108,8 +1353,10 @@ export interface components {
 }
 export type SchemaProblem = components['schemas']['Problem'];
 export type SchemaProject = components['schemas']['Project'];
+export type SchemaAgentUsage = components['schemas']['AgentUsage'];
 export type SchemaAgentJob = components['schemas']['AgentJob'];
 export type SchemaAgentJobTurn = components['schemas']['AgentJobTurn'];
+export type SchemaAgentUsageReport = components['schemas']['AgentUsageReport'];
 export type SchemaLocalPullRequest = components['schemas']['LocalPullRequest'];
 export type SchemaVisitorTotals = components['schemas']['VisitorTotals'];
 export type SchemaPageVisitors = components['schemas']['PageVisitors'];
@@ -1132,6 +1379,8 @@ export type SchemaSessionUser = components['schemas']['SessionUser'];
 export type SchemaSessionState = components['schemas']['SessionState'];
 export type SchemaSignedIn = components['schemas']['SignedIn'];
 export type SchemaApiKeyInfo = components['schemas']['ApiKeyInfo'];
+export type SchemaWebhookEndpoint = components['schemas']['WebhookEndpoint'];
+export type SchemaWebhookMessage = components['schemas']['WebhookMessage'];
 export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
 export type ParameterLastEventId = components['parameters']['LastEventID'];
 export type HeaderXRequestId = components['headers']['XRequestId'];
@@ -1996,7 +2245,9 @@ export interface operations {
           settings?: {
             model?: string | null;
             rateLimitPerHour?: number | null;
+            monthlyTokenBudget?: number | null;
             allowedOrigins?: string[] | null;
+            siteHosts?: string[] | null;
             rotateVisitorIdsDaily?: boolean | null;
             writePolicy?: {
               allow?: string[];
@@ -2174,7 +2425,11 @@ export interface operations {
           settings?: {
             model?: string;
             rateLimitPerHour?: number;
+            /** @description Tokens (input + output) the project's agent jobs may use per UTC month; a turn finding none left fails with budget_exceeded. */
+            monthlyTokenBudget?: number;
             allowedOrigins?: string[];
+            /** @description The docs site's hosts: a Web Bot Auth signature must be made for one of them (its @authority) to verify a hit. Default: the hosts of allowedOrigins. */
+            siteHosts?: string[];
             rotateVisitorIdsDaily?: boolean;
             writePolicy?: {
               allow?: string[];
@@ -2589,6 +2844,18 @@ export interface operations {
         'application/json': {
           /** @description The instruction for the agent, 1 to 32000 characters. */
           prompt: string;
+          /** @description The branch to start from and to open the pull request against; default the project's ref. */
+          ref?: string;
+          /** @description The branch the agent pushes to, as docwright/{branchName}; unique among the jobs of the repository (409 branch_taken). Default docwright/{jobId}. */
+          branchName?: string;
+          /** @description Open the pull request as a draft (GitHub projects). Default false. */
+          draft?: boolean;
+          /** @description Reviewers requested when the pull request is opened (GitHub projects: logins, or org/team for a team). */
+          reviewers?: string[];
+          /** @description Labels added when the pull request is opened (GitHub projects). */
+          labels?: string[];
+          /** @description Not supported yet on any forge: 400 auto_merge_unsupported (see docs/agent-jobs.md). */
+          autoMerge?: boolean;
         };
       };
     };
@@ -2607,7 +2874,7 @@ export interface operations {
           'application/json': components['schemas']['AgentJob'];
         };
       };
-      /** @description The body is not valid: errors[] lists the fields. */
+      /** @description The body is not valid (errors[] lists the fields); or pull_request_options_unsupported (draft, reviewers, labels or autoMerge on a local-forge project), auto_merge_unsupported (autoMerge outside GitLab). */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2651,7 +2918,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description A request with the same Idempotency-Key is still running. */
+      /** @description branch_taken: another job of the repository uses branchName; or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -3203,6 +3470,132 @@ export interface operations {
       };
     };
   };
+  cancelAgentJob: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentJob'];
+        };
+      };
+      /** @description validation_failed (errors[] lists the fields), invalid_json, or bad_url (a malformed percent-encoding). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key, and no valid session. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown project, or one the key does not grant. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description job_not_active: the job is completed, failed or archived (nothing is running to cancel). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description database_unavailable or database_busy: nothing was cancelled; retry after Retry-After. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfterOptional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listAgentJobMessages: {
     parameters: {
       query?: never;
@@ -3497,6 +3890,94 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           'Retry-After': components['headers']['RetryAfterOptional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getAgentUsage: {
+    parameters: {
+      query?: {
+        /** @description A UTC month, YYYY-MM. */
+        from?: string;
+        /** @description A UTC month, YYYY-MM. */
+        to?: string;
+      };
+      header?: never;
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AgentUsageReport'];
+        };
+      };
+      /** @description from or to is not a month, from is after to, or the range is longer than 24 months. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key, and no valid session. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown project, or one the key does not grant. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
         content: {
@@ -4779,6 +5260,1162 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  mcpStream: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No valid admin key. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Use POST. */
+      405: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  mcp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description A JSON-RPC 2.0 message or batch (MCP). */
+    requestBody: {
+      content: {
+        'application/json': unknown;
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC response (application/json). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': unknown;
+        };
+      };
+      /** @description Accepted: the request held only notifications or responses. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description validation_failed (errors[] lists the fields), invalid_json, or bad_url (a malformed percent-encoding). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key (a dashboard session is not accepted). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key has the ingest scope. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  mcpEndSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No valid admin key. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Use POST. */
+      405: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            webhooks: components['schemas']['WebhookEndpoint'][];
+          };
+        };
+      };
+      /** @description validation_failed (errors[] lists the fields), invalid_json, or bad_url (a malformed percent-encoding). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key, and no valid session. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown project (or one the key does not grant), webhook endpoint or message. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description https:// (http:// only when DOCWRIGHT_WEBHOOK_ALLOW_HTTP=on); no private, loopback or link-local address. */
+          url: string;
+          description?: string;
+          events?: (
+            'job.completed' | 'job.failed' | 'job.archived' | 'job.cancelled' | 'pull_request.opened' | 'pull_request.updated' | 'pull_request.merged'
+          )[];
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            webhook: components['schemas']['WebhookEndpoint'];
+            /** @description whsec_ + base64: the signing secret, shown this once; only an encrypted copy is stored. */
+            secret: string;
+          };
+        };
+      };
+      /** @description validation_failed (errors[] lists the fields), webhook_url_invalid, or webhook_url_refused (not https, or a refused address). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key, and no valid session. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown project (or one the key does not grant), webhook endpoint or message. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description webhook_limit_reached: the project has 20 endpoints. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      /** @description validation_failed (errors[] lists the fields), invalid_json, or bad_url (a malformed percent-encoding). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key, and no valid session. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown project (or one the key does not grant), webhook endpoint or message. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description validation_failed (errors[] lists the fields), invalid_json, or bad_url (a malformed percent-encoding). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key, and no valid session. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown project (or one the key does not grant), webhook endpoint or message. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description https:// (http:// only when DOCWRIGHT_WEBHOOK_ALLOW_HTTP=on); no private, loopback or link-local address. */
+          url?: string;
+          description?: string;
+          events?: (
+            'job.completed' | 'job.failed' | 'job.archived' | 'job.cancelled' | 'pull_request.opened' | 'pull_request.updated' | 'pull_request.merged'
+          )[];
+          enabled?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      /** @description validation_failed (errors[] lists the fields), webhook_url_invalid, or webhook_url_refused (not https, or a refused address). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key, and no valid session. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown project (or one the key does not grant), webhook endpoint or message. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description How long the previous secret keeps signing; default DOCWRIGHT_WEBHOOK_SECRET_OVERLAP_HOURS (24 h). 0 ends it now. */
+          overlapSeconds?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            webhook: components['schemas']['WebhookEndpoint'];
+            /** @description whsec_ + base64: the signing secret, shown this once; only an encrypted copy is stored. */
+            secret: string;
+          };
+        };
+      };
+      /** @description validation_failed (errors[] lists the fields), webhook_url_invalid, or webhook_url_refused (not https, or a refused address). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key, and no valid session. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown project (or one the key does not grant), webhook endpoint or message. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        status?: 'pending' | 'succeeded' | 'failed';
+        limit?: number;
+        offset?: number;
+      };
+      header?: never;
+      path: {
+        projectId: string;
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            messages: components['schemas']['WebhookMessage'][];
+            hasMore: boolean;
+          };
+        };
+      };
+      /** @description Default Response */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key, and no valid session. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown project (or one the key does not grant), webhook endpoint or message. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        webhookId: string;
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description The webhook-id header of every attempt of this message. */
+            id: string;
+            endpointId: string;
+            /** @enum {string} */
+            eventType:
+              'job.completed' | 'job.failed' | 'job.archived' | 'job.cancelled' | 'pull_request.opened' | 'pull_request.updated' | 'pull_request.merged';
+            /** @enum {string} */
+            status: 'pending' | 'succeeded' | 'failed';
+            attempts: number;
+            nextAttemptAt: string | null;
+            lastError: string | null;
+            createdAt: string;
+            finishedAt: string | null;
+            /** @description The body every attempt sends: {type, timestamp, data}. */
+            payload: unknown;
+            attemptLog: {
+              attempt: number;
+              /** @enum {string} */
+              trigger: 'scheduled' | 'manual';
+              startedAt: string;
+              durationMs: number;
+              /** @enum {string} */
+              outcome: 'succeeded' | 'failed';
+              responseStatus: number | null;
+              /** @description The first 1,024 characters of the answer. */
+              responseBody: string | null;
+              /** @description address_refused, connect_timeout, timeout, connection_failed, http_status, redirect_not_followed, endpoint_disabled. */
+              errorCode: string | null;
+              errorMessage: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description validation_failed (errors[] lists the fields), invalid_json, or bad_url (a malformed percent-encoding). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key, and no valid session. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown project (or one the key does not grant), webhook endpoint or message. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  redeliverWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        webhookId: string;
+        messageId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookMessage'];
+        };
+      };
+      /** @description validation_failed (errors[] lists the fields), invalid_json, or bad_url (a malformed percent-encoding). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or expired key, and no valid session. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The key lacks the scope for this operation; or csrf_failed (a session request without X-CSRF-Token). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Unknown project (or one the key does not grant), webhook endpoint or message. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description delivery_in_progress: an attempt is under way. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
           [name: string]: unknown;
         };
         content: {
