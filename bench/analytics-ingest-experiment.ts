@@ -1,6 +1,6 @@
 /**
  * A quick ingest-only measurement for trying changes, not a suite:
- *   node --import tsx bench/analytics-ingest-experiment.ts [--backend sqlite|postgres] [--hits N] [--clients N]
+ *   node --import tsx bench/analytics-ingest-experiment.ts [--backend sqlite|postgres|clickhouse] [--hits N] [--clients N] [--linger MS]
  * Ingests the first N dataset hits (default 300,000) over HTTP into a fresh server and
  * prints hits/s next to the raw better-sqlite3 insert of the same rows, measured just
  * before. Folding is not measured: see the `analytics` suite's "ingest until queryable".
@@ -14,16 +14,20 @@ import { ingestOverHttp } from './analytics-http-ingest.js';
 import { encodeHits, measureRawSqliteInsert } from './analytics-sqlite-baseline.js';
 import { startBenchServer } from './lib/docwright-server.js';
 import { startBenchPostgres, type BenchPostgres } from './lib/embedded-postgres.js';
+import { startBenchClickHouse, type BenchClickHouse } from './lib/bench-clickhouse.js';
+import { clickHouseIngestStats, clickhouseCpuSeconds } from './lib/clickhouse-ingest-stats.js';
 
 const { values } = parseArgs({
   options: {
     backend: { type: 'string', default: 'postgres' },
     hits: { type: 'string', default: '300000' },
     clients: { type: 'string', default: '4' },
+    /** ClickHouse only: DOCWRIGHT_ANALYTICS_INSERT_LINGER_MS of the server (its default when absent). */
+    linger: { type: 'string' },
   },
 });
 const backend = values.backend;
-if (backend !== 'sqlite' && backend !== 'postgres') throw new Error('--backend is sqlite or postgres');
+if (backend !== 'sqlite' && backend !== 'postgres' && backend !== 'clickhouse') throw new Error('--backend is sqlite, postgres or clickhouse');
 const hits = Number(values.hits);
 const clients = Number(values.clients);
 if (!Number.isInteger(hits) || hits < 1000) throw new Error('--hits is an integer of at least 1,000');
@@ -56,6 +60,7 @@ const microseconds = (seconds: number): string => `${((seconds * 1e6) / hits).to
 const dataset = new AnalyticsDataset(datasetSpec(1));
 const scratch = mkdtempSync(join(tmpdir(), 'docwright-ingest-experiment-'));
 let postgres: BenchPostgres | undefined;
+let clickhouse: BenchClickHouse | undefined;
 try {
   const raw = await measureRawSqliteInsert(encodeHits(dataset, 0, hits, 'experiment-secret', 'prj_experiment'), join(scratch, 'raw.sqlite'));
   let databaseUrl: string | undefined;
@@ -63,25 +68,35 @@ try {
     postgres = await startBenchPostgres();
     databaseUrl = await postgres.createDatabase('docwright_ingest_experiment');
   }
-  const server = await startBenchServer({ dataDir: join(scratch, 'server'), databaseUrl });
+  let environment: Record<string, string> | undefined;
+  if (backend === 'clickhouse') {
+    clickhouse = await startBenchClickHouse({ queryLog: true });
+    environment = clickhouse.environment('docwright_ingest_experiment');
+    if (values.linger !== undefined) environment.DOCWRIGHT_ANALYTICS_INSERT_LINGER_MS = values.linger;
+  }
+  const server = await startBenchServer({ dataDir: join(scratch, 'server'), databaseUrl, environment });
   try {
+    const clickhouseBefore = clickhouseCpuSeconds();
     const postgresBefore = postgresCpuSeconds();
     const clientBefore = process.cpuUsage();
     const run = await ingestOverHttp({ server, dataset, from: 0, to: hits, concurrency: clients, prebuild: true });
     const postgresUsed = postgresCpuSeconds() - postgresBefore;
+    const clickhouseUsed = clickhouseCpuSeconds() - clickhouseBefore;
     const clientUsage = process.cpuUsage(clientBefore);
     const ratio = run.hitsPerSecond / raw.hitsPerSecond;
     console.log(
-      `CPU per hit: server ${microseconds(run.serverCpuSeconds)}, PostgreSQL processes ${microseconds(postgresUsed)}, load generator ${microseconds((clientUsage.user + clientUsage.system) / 1e6)}; wall ${microseconds(run.seconds)}`,
+      `CPU per hit: server ${microseconds(run.serverCpuSeconds)}, PostgreSQL processes ${microseconds(postgresUsed)}, ClickHouse ${microseconds(clickhouseUsed)}, load generator ${microseconds((clientUsage.user + clientUsage.system) / 1e6)}; wall ${microseconds(run.seconds)}`,
     );
     console.log(
       `${backend}: ${Math.round(run.hitsPerSecond).toLocaleString('en-US')} hits/s (${ratio.toFixed(2)}× raw ${Math.round(raw.hitsPerSecond).toLocaleString('en-US')}),` +
         ` ${Math.round(hits / run.serverCpuSeconds).toLocaleString('en-US')} hits per server CPU-s, request p50 ${run.latency.p50.toFixed(0)} ms`,
     );
+    if (environment !== undefined) console.log(await clickHouseIngestStats(environment.DOCWRIGHT_ANALYTICS_URL!));
   } finally {
     await server.stop();
   }
 } finally {
   await postgres?.stop();
+  await clickhouse?.stop();
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -100,7 +100,7 @@ function batch(seed: number, count: number): HitBatch {
 async function answers(client: ClickHouseClient, database: string): Promise<unknown[]> {
   const target = { database, cluster: undefined };
   await migrateClickHouse(client, target, new ManualClock(0));
-  const writer = new ClickHouseHitWriter(client, target);
+  const writer = new ClickHouseHitWriter(client, target, { lingerMs: 0 });
   const stored = [];
   for (let round = 0; round < 4; round++) stored.push(await writer.write(batch(round % 3, 300)));
   const counter = new ClickHouseRangeCounter(client, target);

@@ -9,8 +9,8 @@ export interface BenchClickHouse {
 }
 
 /** Starts a throw-away clickhouse-server (Debian's 18.16) in /tmp, as the test harness does. */
-export async function startBenchClickHouse(): Promise<BenchClickHouse> {
-  const server = await startClickHouse({ directoryPrefix: 'docwright-bench-ch-' });
+export async function startBenchClickHouse(options: { queryLog?: boolean } = {}): Promise<BenchClickHouse> {
+  const server = await startClickHouse({ directoryPrefix: 'docwright-bench-ch-', queryLog: options.queryLog });
   return {
     environment(database) {
       if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`not a plain database name: ${database}`);

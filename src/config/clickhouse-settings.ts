@@ -11,6 +11,8 @@ export interface ClickHouseSettings {
   database: string;
   /** Cluster name: DDL runs ON CLUSTER, tables are Replicated* under Distributed ones. */
   cluster: string | undefined;
+  /** Milliseconds an insert that queued behind another waits for more requests (ClickHouseHitWriter). */
+  insertLingerMs: number;
 }
 
 export interface ClickHouseEnvironment {
@@ -18,6 +20,7 @@ export interface ClickHouseEnvironment {
   user?: string | undefined;
   password?: string | undefined;
   cluster?: string | undefined;
+  insertLingerMs?: number | undefined;
 }
 
 /**
@@ -44,5 +47,6 @@ export function parseClickHouseSettings(environment: ClickHouseEnvironment): Cli
     password: environment.password ?? decodeURIComponent(parsed.password),
     database,
     cluster,
+    insertLingerMs: environment.insertLingerMs ?? 8,
   };
 }

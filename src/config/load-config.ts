@@ -181,6 +181,7 @@ function clickhouseSettings(environment: Environment): ClickHouseSettings | unde
       user: environment.DOCWRIGHT_ANALYTICS_USER,
       password: environment.DOCWRIGHT_ANALYTICS_PASSWORD,
       cluster: environment.DOCWRIGHT_ANALYTICS_CLUSTER,
+      insertLingerMs: environment.DOCWRIGHT_ANALYTICS_INSERT_LINGER_MS,
     });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);

@@ -55,7 +55,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
       ...(settings.cluster === undefined ? {} : { clickhouse_settings: { insert_distributed_sync: 1 } }),
     });
     this.counter = new ClickHouseRangeCounter(this.client, this.target);
-    this.writer = new ClickHouseHitWriter(this.client, this.target);
+    this.writer = new ClickHouseHitWriter(this.client, this.target, { lingerMs: settings.insertLingerMs });
   }
 
   /** Runs the migrations once per process, before the first use (again after a failure). */

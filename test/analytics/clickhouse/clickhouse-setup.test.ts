@@ -17,14 +17,27 @@ describe('ClickHouse settings', () => {
       password: 'p@ss',
       database: 'analytics',
       cluster: undefined,
+      insertLingerMs: 8,
     });
-    expect(parseClickHouseSettings({ url: 'https://ch:8443', user: 'svc', password: 'x', cluster: 'main' })).toMatchObject({
+    expect(parseClickHouseSettings({ url: 'https://ch:8443', user: 'svc', password: 'x', cluster: 'main', insertLingerMs: 0 })).toMatchObject({
       url: 'https://ch:8443',
       username: 'svc',
       password: 'x',
       database: 'docwright',
       cluster: 'main',
+      insertLingerMs: 0,
     });
+    expect(
+      loadConfig({
+        DOCWRIGHT_DATA_DIR: '/tmp',
+        DOCWRIGHT_SECRET: 'x'.repeat(40),
+        DOCWRIGHT_ANALYTICS_URL: 'http://ch:8123/db',
+        DOCWRIGHT_ANALYTICS_INSERT_LINGER_MS: '25',
+      }).analytics.clickhouse?.insertLingerMs,
+    ).toBe(25);
+    expect(() => loadConfig({ DOCWRIGHT_DATA_DIR: '/tmp', DOCWRIGHT_SECRET: 'x'.repeat(40), DOCWRIGHT_ANALYTICS_INSERT_LINGER_MS: '5000' })).toThrow(
+      ConfigError,
+    );
   });
 
   test('a bad setting is a config error that never shows the password', () => {
