@@ -5,7 +5,7 @@
  * prints hits/s next to the raw better-sqlite3 insert of the same rows, measured just
  * before. Folding is not measured: see the `analytics` suite's "ingest until queryable".
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,7 +15,8 @@ import { encodeHits, measureRawSqliteInsert } from './analytics-sqlite-baseline.
 import { startBenchServer } from './lib/docwright-server.js';
 import { startBenchPostgres, type BenchPostgres } from './lib/embedded-postgres.js';
 import { startBenchClickHouse, type BenchClickHouse } from './lib/bench-clickhouse.js';
-import { clickHouseIngestStats, clickhouseCpuSeconds } from './lib/clickhouse-ingest-stats.js';
+import { clickHouseIngestStats } from './lib/clickhouse-ingest-stats.js';
+import { processCpuSeconds } from './lib/process-cpu.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,27 +34,7 @@ const clients = Number(values.clients);
 if (!Number.isInteger(hits) || hits < 1000) throw new Error('--hits is an integer of at least 1,000');
 if (!Number.isInteger(clients) || clients < 1) throw new Error('--clients is a positive integer');
 
-/** CPU seconds used so far by every process running the postgres binary (Linux /proc; 0 elsewhere). */
-function postgresCpuSeconds(): number {
-  let ticks = 0;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
-  } catch {
-    return 0;
-  }
-  for (const pid of entries) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return ticks / 100;
-}
+const postgresCpuSeconds = (): number => processCpuSeconds({ name: 'postgres' });
 
 const microseconds = (seconds: number): string => `${((seconds * 1e6) / hits).toFixed(1)} µs`;
 
@@ -76,6 +57,7 @@ try {
   }
   const server = await startBenchServer({ dataDir: join(scratch, 'server'), databaseUrl, environment });
   try {
+    const clickhouseCpuSeconds = (): number => (clickhouse === undefined ? 0 : processCpuSeconds({ pid: clickhouse.pid }));
     const clickhouseBefore = clickhouseCpuSeconds();
     const postgresBefore = postgresCpuSeconds();
     const clientBefore = process.cpuUsage();

@@ -5,6 +5,8 @@ import { metric, type BenchMetric } from './suite-report.js';
 export interface BenchClickHouse {
   /** The server settings that put a benchmark server's analytics in a new database of this ClickHouse. */
   environment(database: string): Record<string, string>;
+  /** The clickhouse-server's process id. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -16,6 +18,7 @@ export async function startBenchClickHouse(options: { queryLog?: boolean } = {})
       if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`not a plain database name: ${database}`);
       return { DOCWRIGHT_ANALYTICS_URL: `${server.url}/${database}` };
     },
+    pid: server.pid,
     stop: () => server.stop(),
   };
 }

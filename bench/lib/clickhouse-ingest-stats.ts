@@ -1,27 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { createClient } from '@clickhouse/client';
-
-/** CPU seconds used so far by every clickhouse-server process (Linux /proc; 0 elsewhere). */
-export function clickhouseCpuSeconds(): number {
-  let ticks = 0;
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
-  } catch {
-    return 0;
-  }
-  for (const pid of entries) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(clickhouse')) continue;
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return ticks / 100;
-}
 
 /**
  * What ClickHouse itself did for an ingest run: inserts and their durations from

@@ -11,6 +11,8 @@ export interface ClickHouseServer {
   port: number;
   /** http://127.0.0.1:port, no database: each test names its own. */
   url: string;
+  /** The server's process id (for CPU accounting in benchmarks). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -94,5 +96,5 @@ export async function startClickHouse(options: { directoryPrefix?: string; query
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { port, url, stop };
+  return { port, url, pid: child.pid ?? 0, stop };
 }
