@@ -47,6 +47,6 @@ export function parseClickHouseSettings(environment: ClickHouseEnvironment): Cli
     password: environment.password ?? decodeURIComponent(parsed.password),
     database,
     cluster,
-    insertLingerMs: environment.insertLingerMs ?? 8,
+    insertLingerMs: environment.insertLingerMs ?? 0,
   };
 }

@@ -80,7 +80,7 @@ export const environmentSchema = z
     DOCWRIGHT_ANALYTICS_USER: optionalText,
     DOCWRIGHT_ANALYTICS_PASSWORD: optionalText,
     DOCWRIGHT_ANALYTICS_CLUSTER: optionalText,
-    DOCWRIGHT_ANALYTICS_INSERT_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(8),
+    DOCWRIGHT_ANALYTICS_INSERT_LINGER_MS: z.coerce.number().int().min(0).max(1_000).default(0),
     DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(20),
     DOCWRIGHT_BEACON_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(120),
     DOCWRIGHT_AGENT_VERIFICATION: z.enum(['on', 'off']).default('on'),

@@ -17,15 +17,15 @@ describe('ClickHouse settings', () => {
       password: 'p@ss',
       database: 'analytics',
       cluster: undefined,
-      insertLingerMs: 8,
+      insertLingerMs: 0,
     });
-    expect(parseClickHouseSettings({ url: 'https://ch:8443', user: 'svc', password: 'x', cluster: 'main', insertLingerMs: 0 })).toMatchObject({
+    expect(parseClickHouseSettings({ url: 'https://ch:8443', user: 'svc', password: 'x', cluster: 'main', insertLingerMs: 5 })).toMatchObject({
       url: 'https://ch:8443',
       username: 'svc',
       password: 'x',
       database: 'docwright',
       cluster: 'main',
-      insertLingerMs: 0,
+      insertLingerMs: 5,
     });
     expect(
       loadConfig({
