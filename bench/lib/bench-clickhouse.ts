@@ -5,17 +5,20 @@ import { metric, type BenchMetric } from './suite-report.js';
 export interface BenchClickHouse {
   /** The server settings that put a benchmark server's analytics in a new database of this ClickHouse. */
   environment(database: string): Record<string, string>;
+  /** The clickhouse-server's process id. */
+  pid: number;
   stop(): Promise<void>;
 }
 
 /** Starts a throw-away clickhouse-server (Debian's 18.16) in /tmp, as the test harness does. */
-export async function startBenchClickHouse(): Promise<BenchClickHouse> {
-  const server = await startClickHouse({ directoryPrefix: 'docwright-bench-ch-' });
+export async function startBenchClickHouse(options: { queryLog?: boolean } = {}): Promise<BenchClickHouse> {
+  const server = await startClickHouse({ directoryPrefix: 'docwright-bench-ch-', queryLog: options.queryLog });
   return {
     environment(database) {
       if (!/^[a-z_][a-z0-9_]*$/.test(database)) throw new Error(`not a plain database name: ${database}`);
       return { DOCWRIGHT_ANALYTICS_URL: `${server.url}/${database}` };
     },
+    pid: server.pid,
     stop: () => server.stop(),
   };
 }

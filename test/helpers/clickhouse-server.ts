@@ -11,6 +11,8 @@ export interface ClickHouseServer {
   port: number;
   /** http://127.0.0.1:port, no database: each test names its own. */
   url: string;
+  /** The server's process id (for CPU accounting in benchmarks). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -22,7 +24,7 @@ const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').
  * loopback port, and no native TCP or interserver port (a port left out of the config is
  * not opened). Resolves once /ping answers.
  */
-export async function startClickHouse(options: { directoryPrefix?: string } = {}): Promise<ClickHouseServer> {
+export async function startClickHouse(options: { directoryPrefix?: string; queryLog?: boolean } = {}): Promise<ClickHouseServer> {
   if (!existsSync(CLICKHOUSE_SERVER)) {
     throw new Error(`${CLICKHOUSE_SERVER} is missing: install Debian's clickhouse-server package (apt-get install clickhouse-server), as .ci/run does`);
   }
@@ -44,7 +46,7 @@ export async function startClickHouse(options: { directoryPrefix?: string } = {}
   <default_profile>default</default_profile>
   <default_database>default</default_database>
   <mark_cache_size>268435456</mark_cache_size>
-  <max_concurrent_queries>200</max_concurrent_queries>
+  <max_concurrent_queries>200</max_concurrent_queries>${options.queryLog === true ? '\n  <query_log><database>system</database><table>query_log</table><flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log>' : ''}
 </yandex>
 `,
   );
@@ -52,7 +54,7 @@ export async function startClickHouse(options: { directoryPrefix?: string } = {}
     join(root, 'users.xml'),
     `<?xml version="1.0"?>
 <yandex>
-  <profiles><default><max_memory_usage>4000000000</max_memory_usage></default></profiles>
+  <profiles><default><max_memory_usage>4000000000</max_memory_usage>${options.queryLog === true ? '<log_queries>1</log_queries>' : ''}</default></profiles>
   <users><default><password></password><networks><ip>127.0.0.1</ip></networks><profile>default</profile><quota>default</quota></default></users>
   <quotas><default></default></quotas>
 </yandex>
@@ -94,5 +96,5 @@ export async function startClickHouse(options: { directoryPrefix?: string } = {}
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { port, url, stop };
+  return { port, url, pid: child.pid ?? 0, stop };
 }

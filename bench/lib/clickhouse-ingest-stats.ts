@@ -1,0 +1,29 @@
+import { createClient } from '@clickhouse/client';
+
+/**
+ * What ClickHouse itself did for an ingest run: inserts and their durations from
+ * system.query_log, and the parts of each table now (active) and written in all.
+ */
+export async function clickHouseIngestStats(databaseUrl: string): Promise<string> {
+  const url = new URL(databaseUrl);
+  const database = url.pathname.slice(1);
+  url.pathname = '/';
+  const client = createClient({ url: url.toString(), clickhouse_settings: { log_queries: 0 } });
+  try {
+    await client.command({ query: 'SYSTEM FLUSH LOGS' });
+    const rows = async (query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<Record<string, unknown>>();
+    const inserts = await rows(
+      `SELECT count() AS inserts, sum(written_rows) AS rows, round(avg(query_duration_ms)) AS avg_ms, quantileExact(0.5)(query_duration_ms) AS p50_ms, max(query_duration_ms) AS max_ms, round(sum(query_duration_ms) / 1000, 1) AS total_s
+       FROM system.query_log WHERE type = 2 AND query LIKE 'INSERT%' AND query NOT LIKE '%docwright_migrations%'`,
+    );
+    const selects = await rows(
+      `SELECT count() AS selects, round(avg(query_duration_ms)) AS avg_ms, round(sum(query_duration_ms) / 1000, 1) AS total_s FROM system.query_log WHERE type = 2 AND query LIKE 'SELECT%'`,
+    );
+    const parts = await rows(
+      `SELECT table, countIf(active) AS active_parts, count() AS parts_incl_merged, sum(rows * active) AS rows FROM system.parts WHERE database = '${database.replace(/[^a-z0-9_]/g, '')}' GROUP BY table ORDER BY table`,
+    );
+    return [JSON.stringify(inserts[0]), JSON.stringify(selects[0]), ...parts.map((row) => JSON.stringify(row))].join('\n');
+  } finally {
+    await client.close();
+  }
+}
