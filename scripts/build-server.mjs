@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
+/** The TypeScript SDK's source (packages/sdk): the CLI imports it, so the bundle holds it too. */
+const SDK_SRC = join(ROOT, 'packages', 'sdk', 'src');
 const DIST = join(ROOT, 'dist');
 /** Written last: its presence means the build finished, its time is the build's. */
 const STAMP = join(DIST, 'build-info.json');
@@ -28,11 +30,12 @@ const args = new Set(process.argv.slice(2));
 const quiet = args.has('--quiet');
 
 /**
- * Newest modification time of what the build reads: src/ (directories too, so a deleted
- * file counts), this script, package.json.
+ * Newest modification time of what the build reads: src/ and the SDK's src/ (directories
+ * too, so a deleted file counts), this script, package.json.
  */
 function newestInput() {
-  let newest = Math.max(...[SRC, fileURLToPath(import.meta.url), join(ROOT, 'package.json')].map((path) => statSync(path).mtimeMs));
+  const sources = [SRC, SDK_SRC].filter((path) => existsSync(path));
+  let newest = Math.max(...[...sources, fileURLToPath(import.meta.url), join(ROOT, 'package.json')].map((path) => statSync(path).mtimeMs));
   const walk = (directory) => {
     for (const entry of readdirSync(directory, { withFileTypes: true })) {
       const path = join(directory, entry.name);
@@ -40,7 +43,7 @@ function newestInput() {
       if (entry.isDirectory()) walk(path);
     }
   };
-  walk(SRC);
+  for (const source of sources) walk(source);
   return newest;
 }
 

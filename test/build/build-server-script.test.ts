@@ -30,6 +30,8 @@ function touchLater(path: string): void {
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'docwright-build-script-'));
   cpSync(join(ROOT, 'src'), join(copy, 'src'), { recursive: true });
+  // The CLI bundles the SDK's source (packages/sdk/src) by relative import.
+  cpSync(join(ROOT, 'packages', 'sdk', 'src'), join(copy, 'packages', 'sdk', 'src'), { recursive: true });
   mkdirSync(join(copy, 'scripts'));
   cpSync(join(ROOT, 'scripts', 'build-server.mjs'), join(copy, 'scripts', 'build-server.mjs'));
   cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
