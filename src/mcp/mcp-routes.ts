@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { DocwrightError, unauthorized } from '../core/errors.js';
+import { unauthorized } from '../core/errors.js';
 import { buildProblem, PROBLEM_CONTENT_TYPE, problemSchema } from '../app/problem.js';
 import type { Services } from '../app/services.js';
 import { problemError, type DocwrightApi } from './mcp-api.js';
@@ -47,16 +47,6 @@ const loadMcp = async () => {
   return { StreamableHTTPServerTransport, createMcpServer };
 };
 let mcpModules: ReturnType<typeof loadMcp> | undefined;
-
-const methodNotAllowed = (): DocwrightError =>
-  new DocwrightError(
-    'method_not_allowed',
-    'This MCP endpoint is stateless: send JSON-RPC messages with POST (no server-initiated stream, no session to delete).',
-    {
-      status: 405,
-      headers: { Allow: 'POST' },
-    },
-  );
 
 const mcpSecurity = [{ bearerAuth: [] }];
 
@@ -114,21 +104,7 @@ export function registerMcpRoutes(app: FastifyInstance, _services: Services): vo
     },
     handle,
   );
-  // The SDK's client probes GET for a server-initiated stream and accepts 405; DELETE ends
-  // a session, which a stateless endpoint does not have.
-  const refuse = {
-    config: { access: 'admin' as const },
-    schema: {
-      tags: ['mcp'],
-      summary: 'Not supported (stateless MCP endpoint)',
-      security: mcpSecurity,
-      response: { 405: problemSchema.describe('Use POST.'), 401: problemSchema.describe('No valid admin key.') },
-    },
-  };
-  app.get('/mcp', { ...refuse, schema: { ...refuse.schema, operationId: 'mcpStream' } }, () => {
-    throw methodNotAllowed();
-  });
-  app.delete('/mcp', { ...refuse, schema: { ...refuse.schema, operationId: 'mcpEndSession' } }, () => {
-    throw methodNotAllowed();
-  });
+  // GET (the SDK's client probes it for a server-initiated stream and accepts 405) and
+  // DELETE (ending a session, which a stateless endpoint does not have) are not routes: the
+  // app answers them 405 with `Allow: POST` (src/app/route-methods.ts).
 }

@@ -47,7 +47,7 @@ export function registerWebhookRoutes(app: FastifyInstance, services: Services):
   routes.post(
     base,
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', openapi: { responseHeaders: { 201: ['Location!'] } } },
       schema: {
         operationId: 'createWebhook',
         tags,
@@ -71,7 +71,7 @@ export function registerWebhookRoutes(app: FastifyInstance, services: Services):
       return reply
         .status(201)
         .header('Cache-Control', 'no-store')
-        .header('Location', `/v1/projects/${projectId}/webhooks/${endpoint.id}`)
+        .header('Location', `/v1/projects/${encodeURIComponent(projectId)}/webhooks/${encodeURIComponent(endpoint.id)}`)
         .send({ webhook: endpoint, secret });
     },
   );

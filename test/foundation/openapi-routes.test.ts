@@ -129,8 +129,8 @@ test('the rules catch what they are for', () => {
     "POST /v2/agent/:projectId/job: add `401: problemSchema.describe('…')` to schema.response (project routes: spread `...authProblems` from src/app/project-route-schemas.ts)",
     "POST /v2/agent/:projectId/job: send Location on 201 and add `openapi: { responseHeaders: { 201: ['Location!'] } }` to the route's config",
   ]);
-  expect(problemsOf({ ...route, url: '/v2/agent/:projectId/job/:id/cancel' })).toEqual([
-    'POST /v2/agent/:projectId/job/:id/cancel: missing from /openapi.json; give it a schema (or schema.hide: true if it is not part of the API)',
+  expect(problemsOf({ ...route, url: '/v2/agent/:projectId/job/:id/undocumented' })).toEqual([
+    'POST /v2/agent/:projectId/job/:id/undocumented: missing from /openapi.json; give it a schema (or schema.hide: true if it is not part of the API)',
   ]);
   document = saved;
 });

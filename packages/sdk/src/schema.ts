@@ -681,16 +681,14 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Not supported (stateless MCP endpoint) */
-    get: operations['mcpStream'];
+    get?: never;
     put?: never;
     /**
      * Model Context Protocol (Streamable HTTP)
      * @description MCP over Streamable HTTP, stateless: each POST carries JSON-RPC 2.0 messages (initialize, tools/list, tools/call …) and is answered with JSON-RPC as application/json (202 with no body for notifications). Send Accept: application/json, text/event-stream. Tools act on the admin key's own project: create_job, get_job, send_message, cancel_job, list_jobs, get_visitors, get_agent_traffic (docs/mcp.md). An admin key only; a dashboard session is refused.
      */
     post: operations['mcp'];
-    /** Not supported (stateless MCP endpoint) */
-    delete: operations['mcpEndSession'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -5278,47 +5276,6 @@ export interface operations {
       };
     };
   };
-  mcpStream: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description No valid admin key. */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Use POST. */
-      405: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
-      431: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
   mcp: {
     parameters: {
       query?: never;
@@ -5373,68 +5330,6 @@ export interface operations {
       };
       /** @description The key has the ingest scope. */
       403: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description payload_too_large: the request body is larger than the server accepts. */
-      413: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
-      415: {
-        headers: {
-          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
-      431: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  mcpEndSession: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description No valid admin key. */
-      401: {
-        headers: {
-          'X-Request-Id': components['headers']['XRequestId'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description Use POST. */
-      405: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
           [name: string]: unknown;
@@ -5588,6 +5483,7 @@ export interface operations {
       201: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
+          Location: components['headers']['Location'];
           [name: string]: unknown;
         };
         content: {
