@@ -84,25 +84,17 @@ describe('a worker killed (SIGKILL) at each checkpoint of a run', () => {
     if (forge === 'local' && (checkpoint === 'after the push' || checkpoint === 'after the pull request is created')) {
       lockClient = new pg.Client(t.testDatabase.location);
       await lockClient.connect();
-      if (checkpoint === 'after the push') {
-        // The local forge opens its pull request under this advisory lock (lockKey): held, the run stops right after its push.
-        await lockClient.query('select pg_advisory_lock(hashtextextended($1, 0))', [`local-pulls:${project.id}`]);
-        await waitFor(() => scenario!.branches().includes(branch), 'the push', child);
-      } else {
+      // The local forge opens its pull request under this advisory lock (lockKey): held, the run stops right after its push.
+      await lockClient.query('select pg_advisory_lock(hashtextextended($1, 0))', [`local-pulls:${project.id}`]);
+      await waitFor(() => scenario!.branches().includes(branch), 'the push', child);
+      if (checkpoint === 'after the pull request is created') {
         // After the push only the turn's outcome writes the job's row (each model step's
-        // usage writes it before): stopped after the push, then with the row locked and the
-        // pull request let through, the run stops right after the pull request's insert.
-        const pulls = new pg.Client(t.testDatabase.location);
-        await pulls.connect();
-        try {
-          await pulls.query('select pg_advisory_lock(hashtextextended($1, 0))', [`local-pulls:${project.id}`]);
-          await waitFor(() => scenario!.branches().includes(branch), 'the push', child);
-          await lockClient.query('begin');
-          await lockClient.query('select id from jobs where id = $1 for no key update', [job.id]);
-          await pulls.query('select pg_advisory_unlock(hashtextextended($1, 0))', [`local-pulls:${project.id}`]);
-        } finally {
-          await pulls.end();
-        }
+        // usage writes it before): with the row locked and the pull request let through,
+        // the run stops right after the pull request's insert. The advisory lock is the
+        // session's, so it goes while the row lock stays until the client ends.
+        await lockClient.query('begin');
+        await lockClient.query('select id from jobs where id = $1 for no key update', [job.id]);
+        await lockClient.query('select pg_advisory_unlock(hashtextextended($1, 0))', [`local-pulls:${project.id}`]);
         await waitFor(async () => (await scenario!.pullRequestCount()) === 1, 'the pull request', child);
       }
       kill();
