@@ -7,7 +7,7 @@ import { appendJobEvent, pruneJobEvents } from './job-events.js';
 import { jobFromRow, type Job, type JobStatus } from './job.js';
 import type { JobRepository } from './job-repository.js';
 import { assertTransition, canCancel } from './job-state.js';
-import { jobEventData, recordWebhookEvent, settledEventType } from '../webhooks/webhook-events.js';
+import { JOB_EVENT_COLUMNS, jobEventData, recordWebhookEvent, settledEventType } from '../webhooks/webhook-events.js';
 
 /** The error a cancelled job (and each turn the cancel stopped) carries. */
 export const CANCELLED = { code: 'cancelled', message: 'The job was cancelled by request.' } as const;
@@ -54,7 +54,7 @@ export async function cancelJob(options: CancelJobOptions, projectId: string, jo
       .updateTable('jobs')
       .set({ status: 'failed', error_code: CANCELLED.code, error_message: CANCELLED.message, updated_at: now })
       .where('id', '=', jobId)
-      .returning(['id', 'project_id', 'status', 'error_code', 'error_message', 'pr_link'])
+      .returning(JOB_EVENT_COLUMNS)
       .executeTakeFirstOrThrow();
     // In the cancel's own transaction, like every webhook event (docs/webhooks.md).
     await recordWebhookEvent(executor, { type: settledEventType('failed', settled.error_code), data: jobEventData(settled) }, now);

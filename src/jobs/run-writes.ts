@@ -9,7 +9,7 @@ import type { TurnOutcome } from './execute-turn.js';
 import { appendJobEvent, pruneJobEvents, type JobEventType } from './job-events.js';
 import { assertTransition } from './job-state.js';
 import type { JobStatus } from './job.js';
-import { jobEventData, recordWebhookEvent, settledEventType } from '../webhooks/webhook-events.js';
+import { JOB_EVENT_COLUMNS, jobEventData, recordWebhookEvent, settledEventType } from '../webhooks/webhook-events.js';
 
 export interface RunWritesOptions {
   database: Database;
@@ -195,7 +195,7 @@ export class RunWrites {
             updated_at: now,
           })
           .where('id', '=', lease.jobId)
-          .returning(['id', 'project_id', 'status', 'error_code', 'error_message', 'pr_link'])
+          .returning(JOB_EVENT_COLUMNS)
           .executeTakeFirstOrThrow();
         // job.cancelled instead of job.failed when the failure is a cancel (webhook-events.ts).
         await recordWebhookEvent(executor, { type: settledEventType(status, settled.error_code), data: jobEventData(settled) }, now);

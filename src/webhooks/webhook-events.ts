@@ -45,6 +45,9 @@ export function settledEventType(status: 'completed' | 'failed', errorCode: stri
   return errorCode === 'cancelled' ? 'job.cancelled' : 'job.failed';
 }
 
+/** The job columns jobEventData reads: what a write that announces a job change returns. */
+export const JOB_EVENT_COLUMNS = ['id', 'project_id', 'status', 'error_code', 'error_message', 'pr_link'] as const;
+
 /** A job row's fields as an event's data; long error messages are cut. */
 export function jobEventData(row: {
   id: string;
