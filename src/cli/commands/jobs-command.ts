@@ -96,6 +96,21 @@ async function afterPromptSent(api: JobsApi, job: Job, options: PromptOptions, h
   process.exitCode = await waitForJob({ api, job, fromSequence: await fromSequence(), json: options.json === true, timeoutSeconds: options.timeout });
 }
 
+/** A subcommand that changes one job by id (archive, cancel) and prints it, or its JSON. */
+function addJobChange(command: Command, name: string, description: string, change: (api: JobsApi, id: string) => Promise<Job>, done: string): void {
+  command
+    .command(name)
+    .description(description)
+    .argument('<id>', 'job id')
+    .addOption(projectOption())
+    .option('--json', "print the API's job object as JSON")
+    .action(async (id: string, options: ProjectOption & { json?: boolean }, self: Command) => {
+      const job = await change(jobsApi(self, options), id);
+      if (options.json) return printJson(job);
+      printJob(job, `${done} job ${job.id}.`);
+    });
+}
+
 export function jobsCommand(): Command {
   const command = new Command('jobs')
     .description('Run AI agent jobs that edit the docs repository and open pull requests, on a running server (DOCWRIGHT_URL, DOCWRIGHT_API_KEY).')
@@ -172,31 +187,20 @@ Examples:
       printJobList(list, options.offset);
     });
 
-  command
-    .command('archive')
-    .description('Archive a job: a running turn is stopped and queued follow-ups are dropped. Final; the pull request stays.')
-    .argument('<id>', 'job id')
-    .addOption(projectOption())
-    .option('--json', "print the API's job object as JSON")
-    .action(async (id: string, options: ProjectOption & { json?: boolean }, self: Command) => {
-      const job = await jobsApi(self, options).archive(id);
-      if (options.json) return printJson(job);
-      printJob(job, `Archived job ${job.id}.`);
-    });
-
-  command
-    .command('cancel')
-    .description(
-      'Cancel an active job: the running turn stops within seconds, its uncommitted changes are discarded, queued follow-ups are dropped. The job becomes failed (error cancelled) and accepts follow-ups; what earlier turns pushed stays.',
-    )
-    .argument('<id>', 'job id')
-    .addOption(projectOption())
-    .option('--json', "print the API's job object as JSON")
-    .action(async (id: string, options: ProjectOption & { json?: boolean }, self: Command) => {
-      const job = await jobsApi(self, options).cancel(id);
-      if (options.json) return printJson(job);
-      printJob(job, `Cancelled job ${job.id}.`);
-    });
+  addJobChange(
+    command,
+    'archive',
+    'Archive a job: a running turn is stopped and queued follow-ups are dropped. Final; the pull request stays.',
+    (api, id) => api.archive(id),
+    'Archived',
+  );
+  addJobChange(
+    command,
+    'cancel',
+    'Cancel an active job: the running turn stops within seconds, its uncommitted changes are discarded, queued follow-ups are dropped. The job becomes failed (error cancelled) and accepts follow-ups; what earlier turns pushed stays.',
+    (api, id) => api.cancel(id),
+    'Cancelled',
+  );
 
   command
     .command('wait')
