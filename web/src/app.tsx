@@ -14,6 +14,8 @@ import { UsersPage } from './pages/users-page';
 import { KeysPage } from './pages/keys-page';
 import { SettingsPage } from './pages/settings-page';
 import { JobsPage } from './pages/jobs-page';
+import { WebhooksPage } from './pages/webhooks-page';
+import { WebhookPage } from './pages/webhook-page';
 import { NotFoundPage } from './pages/not-found-page';
 import { ProjectRedirect } from './pages/project-redirect';
 
@@ -83,6 +85,8 @@ function Routes() {
             <Route path="/projects/:projectId/jobs/:jobId" component={JobPage} />
             <Route path="/projects/:projectId/analytics" component={AnalyticsPage} />
             <Route path="/projects/:projectId/keys" component={KeysPage} />
+            <Route path="/projects/:projectId/webhooks" component={WebhooksPage} />
+            <Route path="/projects/:projectId/webhooks/:webhookId" component={WebhookPage} />
             <Route path="/projects/:projectId/settings" component={SettingsPage} />
             <Route path="/projects/:projectId/pulls/:number" component={PullRequestPage} />
             <Route default component={NotFoundPage} />

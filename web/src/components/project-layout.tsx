@@ -7,12 +7,13 @@ import { useDocumentTitle } from '../hooks/use-document-title';
 import { ErrorMessage } from './error-message';
 import { Loading } from './loading';
 
-type Tab = 'jobs' | 'analytics' | 'keys' | 'settings';
+type Tab = 'jobs' | 'analytics' | 'keys' | 'webhooks' | 'settings';
 
 const TABS: Array<{ id: Tab; label: string; adminOnly: boolean }> = [
   { id: 'jobs', label: 'Agent jobs', adminOnly: false },
   { id: 'analytics', label: 'Analytics', adminOnly: false },
   { id: 'keys', label: 'API keys', adminOnly: true },
+  { id: 'webhooks', label: 'Webhooks', adminOnly: true },
   { id: 'settings', label: 'Settings', adminOnly: true },
 ];
 

@@ -8,6 +8,7 @@ import { CopyButton } from '../components/copy-button';
 import { ErrorMessage } from '../components/error-message';
 import { Loading } from '../components/loading';
 import { NewKeyForm } from '../components/new-key-form';
+import { SecretCard } from '../components/secret-card';
 import { ProjectLayout } from '../components/project-layout';
 import { notify } from '../components/toast';
 import { useResource } from '../hooks/use-resource';
@@ -53,21 +54,9 @@ function KeysContent({ project }: { project: Project }) {
       </section>
 
       {created && (
-        <section class="card secret-card" aria-labelledby="secret-heading">
-          <h2 id="secret-heading">Your new {created.key.scope} key</h2>
-          <p class="alert alert-warning" role="note">
-            Copy it now: this is the only time Docwright shows it. Only its hash is stored.
-          </p>
-          <div class="copy-row">
-            <code class="copy-value secret-value" data-testid="new-key-secret">
-              {created.secret}
-            </code>
-            <CopyButton text={created.secret} label="API key" />
-          </div>
-          <button type="button" class="btn" onClick={() => setCreated(null)}>
-            I have copied it
-          </button>
-        </section>
+        <SecretCard title={`Your new ${created.key.scope} key`} secret={created.secret} label="API key" testId="new-key-secret" onDone={() => setCreated(null)}>
+          <p>Copy it now: this is the only time Docwright shows it. Only its hash is stored.</p>
+        </SecretCard>
       )}
 
       <section class="card" aria-labelledby="new-key-heading">

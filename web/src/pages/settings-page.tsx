@@ -8,6 +8,7 @@ import { Field } from '../components/field';
 import { ProjectLayout } from '../components/project-layout';
 import { notify } from '../components/toast';
 import { useSubmission } from '../hooks/use-submission';
+import { parseSiteHosts, siteHostsFieldError, siteHostsProblem } from '../lib/site-hosts';
 
 export function SettingsPage() {
   const { params } = useRoute();
@@ -27,6 +28,8 @@ function SettingsContent({ project }: { project: Project }) {
   const [model, setModel] = useState(project.settings.model ?? '');
   const [rateLimit, setRateLimit] = useState(project.settings.rateLimitPerHour?.toString() ?? '');
   const [origins, setOrigins] = useState((project.settings.allowedOrigins ?? []).join('\n'));
+  const [siteHosts, setSiteHosts] = useState((project.settings.siteHosts ?? []).join('\n'));
+  const [siteHostsError, setSiteHostsError] = useState<string | null>(null);
   const [rotate, setRotate] = useState(project.settings.rotateVisitorIdsDaily ?? false);
   const { busy, error, run } = useSubmission();
   const [deleting, setDeleting] = useState(false);
@@ -38,11 +41,16 @@ function SettingsContent({ project }: { project: Project }) {
       .split(/[\s,]+/)
       .map((origin) => origin.trim())
       .filter(Boolean);
+    const hostList = parseSiteHosts(siteHosts);
+    const hostProblem = siteHostsProblem(hostList);
+    setSiteHostsError(hostProblem);
+    if (hostProblem !== null) return;
     // An emptied field is null: the server removes the setting and its default applies.
     const settings: SettingsPatch = {
       model: model.trim() === '' ? null : model.trim(),
       rateLimitPerHour: rateLimit.trim() === '' ? null : Number(rateLimit),
       allowedOrigins: originList.length === 0 ? null : originList,
+      siteHosts: hostList.length === 0 ? null : hostList,
       rotateVisitorIdsDaily: rotate,
     };
     const patch: ProjectPatch = { name: name.trim(), ref: ref.trim(), settings };
@@ -157,6 +165,23 @@ function SettingsContent({ project }: { project: Project }) {
               aria-invalid={invalid}
               aria-describedby={describedBy}
               onInput={(event) => setOrigins(event.currentTarget.value)}
+            />
+          )}
+        </Field>
+        <Field
+          label="Site hosts"
+          hint="One host per line, e.g. docs.example.com (optionally with :port). An AI agent’s Web Bot Auth signature verifies only when it was made for one of them. Empty: the hosts of the allowed beacon origins."
+          error={siteHostsError ?? siteHostsFieldError(fields)}
+        >
+          {(id, describedBy, invalid) => (
+            <textarea
+              id={id}
+              rows={2}
+              spellcheck={false}
+              value={siteHosts}
+              aria-invalid={invalid}
+              aria-describedby={describedBy}
+              onInput={(event) => setSiteHosts(event.currentTarget.value)}
             />
           )}
         </Field>
