@@ -49,6 +49,17 @@ describe.each(BACKENDS)('docwright webhooks [%s]', (dialect) => {
     const redelivered = await cli('redeliver', webhook.id, messageId);
     expect(redelivered.stdout).toBe(`Message ${messageId} queued for redelivery.\n`);
 
+    // get, update and delete, each through its SDK call.
+    expect((await cli('get', webhook.id)).stdout).toMatch(/events\s+job\.archived, job\.failed/);
+    const updated = JSON.parse((await cli('update', webhook.id, '--disable', '--events', '', '--json')).stdout) as { enabled: boolean; events: string[] };
+    expect(updated).toMatchObject({ enabled: false, events: [] });
+    expect(await testApp.services.webhooks.get(server.projectId, webhook.id)).toMatchObject({ enabled: false, events: [] });
+    expect((await cli('delete', webhook.id)).stdout).toBe(`Deleted webhook endpoint ${webhook.id}.\n`);
+    expect(await testApp.services.webhooks.list(server.projectId)).toEqual([]);
+    const gone = await cli('get', webhook.id);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/^docwright: .+\n$/);
+
     const refused = await cli('create', '--url', 'ftp://example.com/');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe('docwright: url must be an http:// or https:// URL.\n');

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadClientConfig } from '../../config/load-config.js';
 import type { UsageReport } from '../../jobs/usage-report.js';
+import { ok } from '../../../packages/sdk/src/index.js';
 import { ApiClient } from '../api-client.js';
 import { printJson } from '../output.js';
 
@@ -68,7 +69,8 @@ Environment:
         self.error('error: pass --project ID or set DOCWRIGHT_PROJECT (the project the API key belongs to)', { exitCode: 2, code: 'docwright.usage' });
       }
       const query = { ...(options.from === undefined ? {} : { from: options.from }), ...(options.to === undefined ? {} : { to: options.to }) };
-      const { body } = await new ApiClient(config).request<UsageReport>(`/v2/agent/${encodeURIComponent(projectId)}/usage`, { query });
+      const api = new ApiClient(config);
+      const body: UsageReport = await api.call(() => ok(api.sdk().GET('/v2/agent/{projectId}/usage', { params: { path: { projectId }, query } })));
       if (options.json) return printJson(body);
       printReport(body);
     });

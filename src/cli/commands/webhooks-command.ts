@@ -2,7 +2,9 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { loadClientConfig } from '../../config/load-config.js';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/webhook-events.js';
 import type { WebhookEndpoint } from '../../webhooks/webhook-endpoint.js';
-import type { WebhookAttempt, WebhookMessage } from '../../webhooks/webhook-deliveries.js';
+import type { WebhookEventType } from '../../webhooks/webhook-events.js';
+import type { WebhookMessage } from '../../webhooks/webhook-deliveries.js';
+import { ok, type DocwrightClient } from '../../../packages/sdk/src/index.js';
 import { ApiClient } from '../api-client.js';
 import { printFields, printJson, printTable } from '../output.js';
 import { parseLimit } from '../parse-options.js';
@@ -26,20 +28,20 @@ interface Common {
 
 interface EndpointOptions extends Common {
   url?: string;
-  events?: string[];
+  events?: WebhookEventType[];
   description?: string;
   enable?: boolean;
   disable?: boolean;
 }
 
-function parseEvents(value: string): string[] {
+function parseEvents(value: string): WebhookEventType[] {
   const events = value
     .split(',')
     .map((event) => event.trim())
     .filter((event) => event !== '');
   const unknown = events.filter((event) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(event));
   if (unknown.length > 0) throw new InvalidArgumentError(`unknown event ${unknown.join(', ')}; one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
-  return events;
+  return events as WebhookEventType[];
 }
 
 function parseHours(value: string): number {
@@ -48,14 +50,21 @@ function parseHours(value: string): number {
   return hours;
 }
 
-function client(command: Command, options: Common): { api: ApiClient; base: string } {
+/** One typed SDK call for the project of --project (or DOCWRIGHT_PROJECT); its errors become the CLI's. */
+type Send = <T>(operation: (sdk: DocwrightClient, projectId: string) => Promise<{ data?: T; response: Response }>) => Promise<T>;
+
+function client(command: Command, options: Common): Send {
   const config = loadClientConfig();
   const projectId = options.project ?? config.projectId;
   if (projectId === undefined || projectId === '') {
     command.error('error: pass --project ID or set DOCWRIGHT_PROJECT (the project the API key belongs to)', { exitCode: USAGE_EXIT_CODE });
   }
-  return { api: new ApiClient(config), base: `/v1/projects/${encodeURIComponent(projectId)}/webhooks` };
+  const api = new ApiClient(config);
+  return (operation) => api.call(() => ok(operation(api.sdk(), projectId)));
 }
+
+const endpointPath = (projectId: string, webhookId: string) => ({ path: { projectId, webhookId } });
+const messagePath = (projectId: string, webhookId: string, messageId: string) => ({ path: { projectId, webhookId, messageId } });
 
 function printEndpoint(endpoint: WebhookEndpoint): void {
   printFields([
@@ -82,7 +91,7 @@ function sub(parent: Command, name: string, description: string): Command {
     .option('--json', "print the API's answer as JSON");
 }
 
-function endpointBody(options: EndpointOptions): Record<string, unknown> {
+function endpointBody(options: EndpointOptions): { url?: string; events?: WebhookEventType[]; description?: string; enabled?: boolean } {
   return {
     ...(options.url === undefined ? {} : { url: options.url }),
     ...(options.events === undefined ? {} : { events: options.events }),
@@ -101,8 +110,7 @@ export function webhooksCommand(): Command {
     .addHelpText('after', HELP);
 
   sub(command, 'list', "List the project's webhook endpoints.").action(async (options: Common, self: Command) => {
-    const { api, base } = client(self, options);
-    const { body } = await api.request<{ webhooks: WebhookEndpoint[] }>(base);
+    const body = await client(self, options)((sdk, projectId) => sdk.GET('/v1/projects/{projectId}/webhooks', { params: { path: { projectId } } }));
     if (options.json) return printJson(body);
     if (body.webhooks.length === 0) return void process.stdout.write('No webhook endpoints.\n');
     printTable(
@@ -123,8 +131,11 @@ export function webhooksCommand(): Command {
     .option('--disable', 'create it disabled')
     .addHelpText('after', '\nExample:\n  docwright webhooks create --url https://ci.example.com/hooks --events job.completed,job.failed')
     .action(async (options: EndpointOptions, self: Command) => {
-      const { api, base } = client(self, options);
-      const { body } = await api.request<{ webhook: WebhookEndpoint; secret: string }>(base, { method: 'POST', body: endpointBody(options) });
+      const { url = '', ...rest } = endpointBody(options); // commander requires --url
+      const body = await client(
+        self,
+        options,
+      )((sdk, projectId) => sdk.POST('/v1/projects/{projectId}/webhooks', { params: { path: { projectId } }, body: { url, ...rest } }));
       if (options.json) return printJson(body);
       printEndpoint(body.webhook);
       printSecret(body.secret);
@@ -133,8 +144,10 @@ export function webhooksCommand(): Command {
   sub(command, 'get', 'Show one endpoint.')
     .argument('<id>', 'endpoint id')
     .action(async (id: string, options: Common, self: Command) => {
-      const { api, base } = client(self, options);
-      const { body } = await api.request<WebhookEndpoint>(`${base}/${encodeURIComponent(id)}`);
+      const body = await client(
+        self,
+        options,
+      )((sdk, projectId) => sdk.GET('/v1/projects/{projectId}/webhooks/{webhookId}', { params: endpointPath(projectId, id) }));
       if (options.json) return printJson(body);
       printEndpoint(body);
     });
@@ -148,8 +161,10 @@ export function webhooksCommand(): Command {
     .option('--disable', 'stop recording events (undelivered ones fail with endpoint_disabled)')
     .action(async (id: string, options: EndpointOptions, self: Command) => {
       if (options.enable && options.disable) self.error('error: --enable and --disable exclude each other', { exitCode: USAGE_EXIT_CODE });
-      const { api, base } = client(self, options);
-      const { body } = await api.request<WebhookEndpoint>(`${base}/${encodeURIComponent(id)}`, { method: 'PATCH', body: endpointBody(options) });
+      const body = await client(
+        self,
+        options,
+      )((sdk, projectId) => sdk.PATCH('/v1/projects/{projectId}/webhooks/{webhookId}', { params: endpointPath(projectId, id), body: endpointBody(options) }));
       if (options.json) return printJson(body);
       printEndpoint(body);
     });
@@ -157,8 +172,7 @@ export function webhooksCommand(): Command {
   sub(command, 'delete', 'Delete an endpoint, its undelivered messages and its delivery log.')
     .argument('<id>', 'endpoint id')
     .action(async (id: string, options: Common, self: Command) => {
-      const { api, base } = client(self, options);
-      await api.request(`${base}/${encodeURIComponent(id)}`, { method: 'DELETE' });
+      await client(self, options)((sdk, projectId) => sdk.DELETE('/v1/projects/{projectId}/webhooks/{webhookId}', { params: endpointPath(projectId, id) }));
       if (options.json) return printJson({ deleted: id });
       process.stdout.write(`Deleted webhook endpoint ${id}.\n`);
     });
@@ -167,15 +181,14 @@ export function webhooksCommand(): Command {
     .argument('<id>', 'endpoint id')
     .option('--overlap-hours <hours>', 'how long the old secret stays valid (0 ends it now)', parseHours)
     .action(async (id: string, options: Common & { overlapHours?: number }, self: Command) => {
-      const { api, base } = client(self, options);
       const body = options.overlapHours === undefined ? {} : { overlapSeconds: Math.round(options.overlapHours * 3600) };
-      const answer = await api.request<{ webhook: WebhookEndpoint; secret: string }>(`${base}/${encodeURIComponent(id)}/rotate-secret`, {
-        method: 'POST',
-        body,
-      });
-      if (options.json) return printJson(answer.body);
-      printEndpoint(answer.body.webhook);
-      printSecret(answer.body.secret);
+      const answer = await client(
+        self,
+        options,
+      )((sdk, projectId) => sdk.POST('/v1/projects/{projectId}/webhooks/{webhookId}/rotate-secret', { params: endpointPath(projectId, id), body }));
+      if (options.json) return printJson(answer);
+      printEndpoint(answer.webhook);
+      printSecret(answer.secret);
     });
 
   sub(command, 'deliveries', "List an endpoint's messages, newest first.")
@@ -184,10 +197,12 @@ export function webhooksCommand(): Command {
     .option('--limit <n>', 'at most this many (1-100, default 20)', (value: string) => parseLimit(value, 100, '--limit'))
     .option('--offset <n>', 'skip this many', (value: string) => parseLimit(value, 100_000, '--offset', 0))
     .action(async (id: string, options: Common & { status?: string; limit?: number; offset?: number }, self: Command) => {
-      const { api, base } = client(self, options);
-      const { body } = await api.request<{ messages: WebhookMessage[]; hasMore: boolean }>(`${base}/${encodeURIComponent(id)}/deliveries`, {
-        query: { status: options.status, limit: options.limit, offset: options.offset },
-      });
+      // --status goes to the server unchecked, as before: its 400 names the values it takes.
+      const query = { status: options.status as WebhookMessage['status'] | undefined, limit: options.limit, offset: options.offset };
+      const body = await client(
+        self,
+        options,
+      )((sdk, projectId) => sdk.GET('/v1/projects/{projectId}/webhooks/{webhookId}/deliveries', { params: { ...endpointPath(projectId, id), query } }));
       if (options.json) return printJson(body);
       printTable(
         ['MESSAGE (webhook-id)', 'EVENT', 'STATUS', 'ATTEMPTS', 'CREATED', 'LAST ERROR'],
@@ -200,10 +215,10 @@ export function webhooksCommand(): Command {
     .argument('<id>', 'endpoint id')
     .argument('<messageId>', 'message id (the webhook-id header)')
     .action(async (id: string, messageId: string, options: Common, self: Command) => {
-      const { api, base } = client(self, options);
-      const { body } = await api.request<WebhookMessage & { payload: unknown; attemptLog: WebhookAttempt[] }>(
-        `${base}/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(messageId)}`,
-      );
+      const body = await client(
+        self,
+        options,
+      )((sdk, projectId) => sdk.GET('/v1/projects/{projectId}/webhooks/{webhookId}/deliveries/{messageId}', { params: messagePath(projectId, id, messageId) }));
       if (options.json) return printJson(body);
       printFields([
         ['message', body.id],
@@ -229,10 +244,12 @@ export function webhooksCommand(): Command {
     .argument('<id>', 'endpoint id')
     .argument('<messageId>', 'message id (the webhook-id header)')
     .action(async (id: string, messageId: string, options: Common, self: Command) => {
-      const { api, base } = client(self, options);
-      const { body } = await api.request<WebhookMessage>(`${base}/${encodeURIComponent(id)}/deliveries/${encodeURIComponent(messageId)}/redeliver`, {
-        method: 'POST',
-      });
+      const body = await client(
+        self,
+        options,
+      )((sdk, projectId) =>
+        sdk.POST('/v1/projects/{projectId}/webhooks/{webhookId}/deliveries/{messageId}/redeliver', { params: messagePath(projectId, id, messageId) }),
+      );
       if (options.json) return printJson(body);
       process.stdout.write(`Message ${body.id} queued for redelivery.\n`);
     });
