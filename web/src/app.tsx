@@ -14,16 +14,16 @@ import { UsersPage } from './pages/users-page';
 import { KeysPage } from './pages/keys-page';
 import { SettingsPage } from './pages/settings-page';
 import { JobsPage } from './pages/jobs-page';
-import { WebhooksPage } from './pages/webhooks-page';
-import { WebhookPage } from './pages/webhook-page';
 import { NotFoundPage } from './pages/not-found-page';
 import { ProjectRedirect } from './pages/project-redirect';
 
 // Heavy pages load on demand: the diff viewer (diff2html), the chart (uPlot) and the job
-// conversation stay out of the first route's bundle.
+// conversation stay out of the first route's bundle, as do the admin-only webhook pages.
 const JobPage = lazy(() => import('./pages/job-page'));
 const PullRequestPage = lazy(() => import('./pages/pull-request-page'));
 const AnalyticsPage = lazy(() => import('./pages/analytics-page'));
+const WebhooksPage = lazy(() => import('./pages/webhooks-page'));
+const WebhookPage = lazy(() => import('./pages/webhook-page'));
 
 const PULL_REQUEST_PATH = /^\/projects\/[^/]+\/pulls\/\d+\/?$/;
 

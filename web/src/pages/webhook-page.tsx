@@ -15,7 +15,7 @@ import { useResource } from '../hooks/use-resource';
 import { useSubmission } from '../hooks/use-submission';
 import { formatDateTime } from '../lib/format';
 
-export function WebhookPage() {
+export default function WebhookPage() {
   const { params } = useRoute();
   return (
     <ProjectLayout projectId={params.projectId ?? ''} tab="webhooks" title="Webhook">

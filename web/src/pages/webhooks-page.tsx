@@ -13,7 +13,7 @@ import { EnabledBadge } from '../components/webhook-badges';
 import { useResource } from '../hooks/use-resource';
 import { formatDateTime, formatRelative } from '../lib/format';
 
-export function WebhooksPage() {
+export default function WebhooksPage() {
   const { params } = useRoute();
   return (
     <ProjectLayout projectId={params.projectId ?? ''} tab="webhooks" title="Webhooks">
