@@ -1,67 +1,16 @@
+import type { components, operations } from '../../../packages/sdk/src/schema';
 import { api, enc, query } from './client';
 
-/** The seven event types of docs/webhooks.md, in the order the API lists them. */
-export const WEBHOOK_EVENTS = [
-  'job.completed',
-  'job.failed',
-  'job.archived',
-  'job.cancelled',
-  'pull_request.opened',
-  'pull_request.updated',
-  'pull_request.merged',
-] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
-
-export interface WebhookEndpoint {
-  id: string;
-  projectId: string;
-  url: string;
-  description: string;
-  /** Empty: every event. */
-  events: WebhookEvent[];
-  enabled: boolean;
-  /** While a rotation's overlap lasts: until when the previous secret also signs. */
-  previousSecretExpiresAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
+// The shapes come from the OpenAPI document's generated types (type-only: nothing of the SDK
+// is bundled), so a change to the webhook API fails `tsc -p web` here instead of drifting.
+export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
+export type WebhookMessage = components['schemas']['WebhookMessage'];
+export type WebhookEvent = WebhookMessage['eventType'];
+export type DeliveryStatus = WebhookMessage['status'];
 /** A create or rotate answer: the signing secret appears in it once. */
-export interface WebhookWithSecret {
-  webhook: WebhookEndpoint;
-  secret: string;
-}
-
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
-
-export interface WebhookMessage {
-  id: string;
-  endpointId: string;
-  eventType: WebhookEvent;
-  status: DeliveryStatus;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastError: string | null;
-  createdAt: string;
-  finishedAt: string | null;
-}
-
-export interface WebhookAttempt {
-  attempt: number;
-  trigger: 'scheduled' | 'manual';
-  startedAt: string;
-  durationMs: number;
-  outcome: 'succeeded' | 'failed';
-  responseStatus: number | null;
-  responseBody: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-}
-
-export interface WebhookMessageDetail extends WebhookMessage {
-  payload: unknown;
-  attemptLog: WebhookAttempt[];
-}
+export type WebhookWithSecret = operations['createWebhook']['responses'][201]['content']['application/json'];
+export type WebhookMessageDetail = operations['getWebhookDelivery']['responses'][200]['content']['application/json'];
+export type WebhookAttempt = WebhookMessageDetail['attemptLog'][number];
 
 export interface WebhookInput {
   url: string;

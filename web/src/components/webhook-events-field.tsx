@@ -1,5 +1,6 @@
-import { WEBHOOK_EVENTS, type WebhookEvent } from '../api/webhooks-api';
+import type { WebhookEvent } from '../api/webhooks-api';
 
+// A Record over the API's event type: a type the API gains fails to compile here until it is described.
 const DESCRIPTIONS: Record<WebhookEvent, string> = {
   'job.completed': 'a job’s run succeeded',
   'job.failed': 'a job’s run failed',
@@ -9,6 +10,8 @@ const DESCRIPTIONS: Record<WebhookEvent, string> = {
   'pull_request.updated': 'a later turn updated it',
   'pull_request.merged': 'a local pull request was merged',
 };
+/** In the API's order. */
+const WEBHOOK_EVENTS = Object.keys(DESCRIPTIONS) as WebhookEvent[];
 
 interface Props {
   selected: WebhookEvent[];
