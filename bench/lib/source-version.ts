@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 export function describeSourceVersion(directory: string): string {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: directory, encoding: 'utf8' }).trim();
-    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'migrations'], {
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', ':(top)src', ':(top)migrations'], {
       cwd: directory,
       encoding: 'utf8',
     }).trim();

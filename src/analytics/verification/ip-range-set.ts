@@ -2,7 +2,7 @@ import { parseAddress, parseCidr, type ParsedAddress } from './ip-address.js';
 
 /**
  * The CIDR blocks of one published range list, merged and sorted so a lookup is a binary
- * search: O(log n) per hit, no allocation for IPv4 (bench/verification-costs.ts measures it).
+ * search: O(log n) per hit, no allocation for IPv4 (the verification bench, bench/verification-suite.ts, measures it).
  * Plain data (typed arrays and bigint arrays), so it can be posted to an ingest worker.
  */
 export interface RangeTable {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Slots in the table: a bounded 16 bytes each (1 MiB by default), whatever the traffic. */
 export const DEFAULT_NONCE_SLOTS = 65_536;
@@ -85,10 +85,11 @@ export class NonceRegistry {
 }
 
 /** SHA-256 of (scope, nonce): the fingerprint both nonce tables key on. */
+// One-shot hash(): half the CPU of a createHash object per call, twice per signed hit.
 export function nonceDigest(scope: string, nonce: string): Buffer {
-  return createHash('sha256').update(scope).update('\u0000').update(nonce).digest();
+  return hash('sha256', `${scope}\u0000${nonce}`, 'buffer');
 }
 
 export function ownerDigest(eventId: string): Buffer {
-  return createHash('sha256').update(eventId).digest();
+  return hash('sha256', eventId, 'buffer');
 }

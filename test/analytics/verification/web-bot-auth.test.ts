@@ -98,6 +98,16 @@ describe('Web Bot Auth verification', () => {
     expect(await check({ signature: { ...signature, signature: flipped } })).toBe('spoofed');
   });
 
+  it('checks a headers object changed in place after a valid check against its new fields (the parse is reused only while unchanged)', async () => {
+    const { check } = setup();
+    const signature = signed(chatgpt, { agentUrl: openaiUrl, components: ['@authority', '@path', 'signature-agent'], path: '/a' })!;
+    expect(await check({ signature, eventId: 'e1' })).toBe('verified');
+    signature.path = '/b';
+    expect(await check({ signature, eventId: 'e1' })).toBe('spoofed');
+    signature.path = '/a';
+    expect(await check({ signature, eventId: 'e1' })).toBe('verified');
+  });
+
   it('rejects expired and not-yet-valid signatures, and overlong windows', async () => {
     const { check } = setup();
     expect(await check({ signature: signed(chatgpt, { agentUrl: openaiUrl, created: SECONDS - 600, expires: SECONDS - 300 }) })).toBe('spoofed');
