@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { Clock } from '../core/clock.js';
 import { randomBase62 } from '../core/ids.js';
 import type { Log } from '../core/log.js';
-import { sendWebhook, type WebhookLimits, type WebhookResponse } from './webhook-http.js';
+import { sendWebhook, type WebhookLimits, type WebhookResponse, type WebhookTransport } from './webhook-http.js';
 import type { WebhookNetworkPolicy } from './webhook-network-policy.js';
 import type { ClaimedMessage, WebhookOutbox } from './webhook-outbox.js';
 import { renderPayload } from './webhook-payload.js';
@@ -14,6 +14,8 @@ export interface WebhookDeliveryOptions {
   endpoints: WebhookService;
   policy: WebhookNetworkPolicy;
   limits: WebhookLimits;
+  /** The resolver and trusted CAs of the connections (tests resolve their own names). */
+  transport?: WebhookTransport;
   clock: Clock;
   logger: Log;
   /** Read at each delivery: `serve` learns its own address only once it listens. */
@@ -100,6 +102,7 @@ export class WebhookDeliveryWorker {
         },
         policy,
         limits,
+        this.options.transport,
       );
     }
     const kept = await outbox.finish(claim, this.workerId, startedAt, result);

@@ -6145,7 +6145,7 @@ export interface operations {
               responseStatus: number | null;
               /** @description The first 1,024 characters of the answer. */
               responseBody: string | null;
-              /** @description address_refused, connect_timeout, timeout, connection_failed, http_status, redirect_not_followed, endpoint_disabled. */
+              /** @description address_refused, connect_timeout, timeout, connection_failed, certificate_invalid, http_status, redirect_not_followed, endpoint_disabled. */
               errorCode: string | null;
               errorMessage: string | null;
             }[];
