@@ -18,6 +18,7 @@ export function createWebhookWorker(services: Services, logger: Logger, transpor
     logger: logger.child({ component: 'webhooks' }),
     publicUrl: () => services.config.publicUrl,
     concurrency: settings.concurrency,
+    notifier: services.notifier,
     pollMs: settings.pollMs,
     retentionMs: settings.retentionMs,
   });

@@ -38,6 +38,8 @@ export interface WebhookReceiver {
   statuses: number[];
   hold(): void;
   release(): void;
+  /** Resolves with the next delivery that arrives (or the first one not yet awaited). */
+  nextDelivery(): Promise<ReceivedWebhook>;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,8 @@ export async function startWebhookReceiver(statuses: number[] = [200], options: 
   const held: Array<() => void> = [];
   let holding = false;
   let answered = 0;
+  let awaited = 0;
+  const waiting: Array<() => void> = [];
   const receiver: WebhookReceiver = {
     url: '',
     port: 0,
@@ -57,6 +61,11 @@ export async function startWebhookReceiver(statuses: number[] = [200], options: 
     release: () => {
       holding = false;
       for (const answer of held.splice(0)) answer();
+    },
+    nextDelivery: async () => {
+      const index = awaited++;
+      while (received.length <= index) await new Promise<void>((resolve) => waiting.push(resolve));
+      return received[index]!;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -83,6 +92,7 @@ export async function startWebhookReceiver(statuses: number[] = [200], options: 
         headers,
         servername: request.socket instanceof TLSSocket && typeof request.socket.servername === 'string' ? request.socket.servername : undefined,
       });
+      for (const wake of waiting.splice(0)) wake();
       if (holding) held.push(() => answer(response));
       else answer(response);
     });

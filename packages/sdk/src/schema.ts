@@ -802,7 +802,7 @@ export interface paths {
     put?: never;
     /**
      * Send a message again, with the same webhook-id
-     * @description The message becomes pending and is sent within a poll interval; its retry schedule starts over.
+     * @description The message becomes pending and a delivery worker is woken to send it at once; its retry schedule starts over.
      */
     post: operations['redeliverWebhook'];
     delete?: never;
