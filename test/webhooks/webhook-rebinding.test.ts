@@ -1,5 +1,8 @@
 import type { LookupAddress } from 'node:dns';
 import { afterEach, describe, expect, test } from 'vitest';
+import { BACKENDS } from '../helpers/test-database.js';
+import { RETRY_DELAYS_MS } from '../../src/webhooks/webhook-outbox.js';
+import { createWebhookKit, type WebhookKit } from './webhook-kit.js';
 import { WebhookNetworkPolicy } from '../../src/webhooks/webhook-network-policy.js';
 import { sendWebhook, type WebhookResolver } from '../../src/webhooks/webhook-http.js';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
@@ -103,5 +106,38 @@ describe('DNS rebinding', () => {
       errorCode: 'connection_failed',
       errorMessage: `ENOTFOUND: getaddrinfo ENOTFOUND ${NAME}`,
     });
+  });
+});
+
+describe.each(BACKENDS)('a rebinding name through the delivery worker [%s]', (dialect) => {
+  let kit: WebhookKit;
+  let checked: WebhookReceiver;
+  let rebound: WebhookReceiver;
+  afterEach(async () => {
+    await kit?.close();
+    await checked?.close();
+    await rebound?.close();
+  });
+
+  test('the retry after a rebinding is logged as address_refused; the rebound address never hears from Docwright', async () => {
+    const resolve = scriptedResolver([[{ address: '127.0.0.1', family: 4 }], [{ address: '127.0.0.2', family: 4 }]]);
+    kit = await createWebhookKit(dialect, { DOCWRIGHT_WEBHOOK_ALLOW_HTTP: 'on', DOCWRIGHT_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.1/32' }, { resolve });
+    checked = await startWebhookReceiver([503], { host: '127.0.0.1' });
+    rebound = await startWebhookReceiver([200], { host: '127.0.0.2', port: checked.port });
+    const created = await kit.api('POST', `/v1/projects/${kit.projectId}/webhooks`, { url: post(checked.port).url });
+    expect(created.status).toBe(201);
+    await kit.archivedJob();
+    expect(await kit.worker.deliverDue()).toBe(1);
+    kit.clock.advance(RETRY_DELAYS_MS[0]!);
+    expect(await kit.worker.deliverDue()).toBe(1);
+    expect(checked.received).toHaveLength(1);
+    expect(rebound.received).toHaveLength(0);
+    const webhookId = created.body.webhook.id as string;
+    const detail = await kit.api('GET', `/v1/projects/${kit.projectId}/webhooks/${webhookId}/deliveries/${checked.received[0]!.id}`);
+    expect(detail.body.attemptLog.map((attempt: { errorCode: string; responseStatus: number | null }) => [attempt.errorCode, attempt.responseStatus])).toEqual([
+      ['http_status', 503],
+      ['address_refused', null],
+    ]);
+    expect(detail.body.status).toBe('pending');
   });
 });

@@ -40,6 +40,8 @@ export interface WebhookReceiver {
   release(): void;
   /** Resolves with the next delivery that arrives (or the first one not yet awaited). */
   nextDelivery(): Promise<ReceivedWebhook>;
+  /** Resolves once `count` deliveries have arrived in all. */
+  untilReceived(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,8 +66,11 @@ export async function startWebhookReceiver(statuses: number[] = [200], options: 
     },
     nextDelivery: async () => {
       const index = awaited++;
-      while (received.length <= index) await new Promise<void>((resolve) => waiting.push(resolve));
+      await receiver.untilReceived(index + 1);
       return received[index]!;
+    },
+    untilReceived: async (count) => {
+      while (received.length < count) await new Promise<void>((resolve) => waiting.push(resolve));
     },
     close: () =>
       new Promise<void>((resolve) => {
