@@ -13,7 +13,15 @@ const SCAN_PAGES = 4;
 
 export interface AgentAnalytics {
   source: AgentAnalyticsSource;
-  /** Stops the report service, if a tool call ever started it. */
+  /**
+   * Answers from the process's own analytics service (the API's, in `serve`) instead of
+   * building a second one with its own report threads. The returned function gives it
+   * back, before that service closes.
+   */
+  share(service: AnalyticsService): () => void;
+  /** The service tool calls read now: the shared one, the own one they started, or null. */
+  readonly reports: AnalyticsService | null;
+  /** Stops the report service it built, if a tool call ever started one (a shared one is its owner's to close). */
   close(): Promise<void>;
 }
 
@@ -74,13 +82,17 @@ async function agentErrors(service: AnalyticsService, projectId: string, query: 
 }
 
 /**
- * The agent's analytics port, implemented by the analytics reports. The worker gets its own
- * read-only AnalyticsService (no ingest threads, no verification), built on the first tool
- * call, so a worker whose agents never ask costs nothing; it reads the same store as the API.
+ * The agent's analytics port, implemented by the analytics reports. In a process that
+ * serves the API, the API's AnalyticsService is shared (`share`, called by the analytics
+ * routes): one set of report threads per process. A worker-only process builds its own
+ * read-only one (no ingest threads, no verification) on the first tool call, so a worker
+ * whose agents never ask costs nothing; it reads the same store as the API.
  */
 export function createAgentAnalytics(options: AgentAnalyticsOptions): AgentAnalytics {
   let service: AnalyticsService | null = null;
+  let shared: AnalyticsService | null = null;
   const started = (): AnalyticsService =>
+    shared ??
     (service ??= new AnalyticsService({
       database: options.database,
       clock: options.clock,
@@ -107,6 +119,19 @@ export function createAgentAnalytics(options: AgentAnalyticsOptions): AgentAnaly
   });
   return {
     source: bind,
+    share(reports) {
+      shared = reports;
+      // One built before the API's existed is not needed any more.
+      const own = service;
+      service = null;
+      void own?.close();
+      return () => {
+        if (shared === reports) shared = null;
+      };
+    },
+    get reports() {
+      return shared ?? service;
+    },
     async close() {
       const running = service;
       service = null;

@@ -44,6 +44,8 @@ export async function registerAnalyticsRoutes(
 ): Promise<void> {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const maintenance = startAnalyticsMaintenance(service, app.log);
+  // The agent's query_analytics tool reads through this service too: one set of report threads per process.
+  const unshare = services.agentAnalytics.share(service);
   // Deleting a project removes its analytics first (ProjectDeletion runs removers before
   // the project's rows go, while analytics_sites still maps the project).
   const removeAnalytics = async (projectId: string): Promise<void> => {
@@ -54,6 +56,7 @@ export async function registerAnalyticsRoutes(
     const index = services.projectDataRemovers.indexOf(removeAnalytics);
     if (index !== -1) services.projectDataRemovers.splice(index, 1);
     maintenance.stop();
+    unshare();
     await service.close();
   });
 

@@ -63,7 +63,10 @@ export interface Services {
   secrets: string[];
   /** Whether this process takes new traffic (/readyz); draining at shutdown turns it off. */
   readiness: Readiness;
-  /** The agent's read-only analytics (its `query_analytics` tool), bound to a job's project by the worker. */
+  /**
+   * The agent's read-only analytics (its `query_analytics` tool), bound to a job's project by
+   * the worker. It shares the API's analytics service once the analytics routes register.
+   */
   agentAnalytics: AgentAnalytics;
   /** Webhook endpoints, the outbox the delivery workers read, and where deliveries may go (docs/webhooks.md). */
   webhooks: WebhookService;

@@ -101,9 +101,10 @@ export const environmentSchema = z
         .refine((value) => value.split(',').every((entry) => isCidr(entry.trim())), 'must be a comma-separated list of CIDRs, e.g. 10.0.0.0/8,fd00::/8')
         .optional(),
     ),
+    DOCWRIGHT_WEBHOOK_CA_FILE: optionalText,
     DOCWRIGHT_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().positive().max(60).default(15),
     DOCWRIGHT_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
-    DOCWRIGHT_WEBHOOK_POLL_SECONDS: z.coerce.number().min(0.05).max(600).default(1),
+    DOCWRIGHT_WEBHOOK_POLL_SECONDS: z.coerce.number().min(0.05).max(600).default(10),
     DOCWRIGHT_WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().min(0).max(720).default(24),
     DOCWRIGHT_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
   })

@@ -6,6 +6,7 @@ import { resolveInstanceSecret } from './secret-file.js';
 import { derivePublicUrl } from './public-url.js';
 import type { TrustProxy } from './trust-proxy.js';
 import { loadModelPrices, type ModelPrices } from './model-prices.js';
+import { loadWebhookCaFile } from './webhook-ca.js';
 
 export interface ModelSettings {
   defaultModel: string;
@@ -81,6 +82,8 @@ export interface Config {
     allowHttp: boolean;
     /** CIDRs webhooks may reach although they are private, loopback or link-local. */
     allowedNetworks: string[];
+    /** DOCWRIGHT_WEBHOOK_CA_FILE's certificates (PEM), trusted besides the public roots; null = Node's default store. */
+    caCertificates: string[] | null;
     connectTimeoutMs: number;
     timeoutMs: number;
     concurrency: number;
@@ -190,12 +193,15 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
 
 function webhookSettings(environment: Environment): Config['webhooks'] {
   const timeoutMs = Math.round(environment.DOCWRIGHT_WEBHOOK_TIMEOUT_SECONDS * 1000);
+  const ca = loadWebhookCaFile(environment.DOCWRIGHT_WEBHOOK_CA_FILE);
+  if (ca.problems.length > 0) throw new ConfigError(ca.problems);
   return {
     allowHttp: environment.DOCWRIGHT_WEBHOOK_ALLOW_HTTP === 'on',
     allowedNetworks: (environment.DOCWRIGHT_WEBHOOK_ALLOWED_NETWORKS ?? '')
       .split(',')
       .map((entry) => entry.trim())
       .filter((entry) => entry !== ''),
+    caCertificates: ca.certificates,
     connectTimeoutMs: Math.min(timeoutMs, 5_000),
     timeoutMs,
     concurrency: environment.DOCWRIGHT_WEBHOOK_CONCURRENCY,

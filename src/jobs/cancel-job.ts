@@ -7,7 +7,7 @@ import { appendJobEvent, pruneJobEvents } from './job-events.js';
 import { jobFromRow, type Job, type JobStatus } from './job.js';
 import type { JobRepository } from './job-repository.js';
 import { assertTransition, canCancel } from './job-state.js';
-import { JOB_EVENT_COLUMNS, jobEventData, recordWebhookEvent, settledEventType } from '../webhooks/webhook-events.js';
+import { JOB_EVENT_COLUMNS, jobEventData, recordWebhookEvent, settledEventType, wakeWebhookWorkers } from '../webhooks/webhook-events.js';
 
 /** The error a cancelled job (and each turn the cancel stopped) carries. */
 export const CANCELLED = { code: 'cancelled', message: 'The job was cancelled by request.' } as const;
@@ -33,6 +33,7 @@ export interface CancelJobOptions {
  */
 export async function cancelJob(options: CancelJobOptions, projectId: string, jobId: string): Promise<Job> {
   const { database, clock, notifier, repository } = options;
+  let webhookMessages = 0;
   const job = await writeTransaction(database, async (executor) => {
     await lockKey(database, executor, `job:${jobId}`);
     const row = await repository.getRow(executor, projectId, jobId);
@@ -57,7 +58,7 @@ export async function cancelJob(options: CancelJobOptions, projectId: string, jo
       .returning(JOB_EVENT_COLUMNS)
       .executeTakeFirstOrThrow();
     // In the cancel's own transaction, like every webhook event (docs/webhooks.md).
-    await recordWebhookEvent(executor, { type: settledEventType('failed', settled.error_code), data: jobEventData(settled) }, now);
+    webhookMessages = await recordWebhookEvent(executor, { type: settledEventType('failed', settled.error_code), data: jobEventData(settled) }, now);
     for (const turn of stopped.sort((a, b) => a.sequence - b.sequence)) {
       await appendJobEvent(executor, jobId, 'turn.cancelled', { sequence: turn.sequence, ...CANCELLED }, now);
     }
@@ -69,5 +70,6 @@ export async function cancelJob(options: CancelJobOptions, projectId: string, jo
   // Answered once every process has dropped its cached copy of the job (JobRowCache).
   await notifier.publishAndConfirm('docwright_job_events', jobId);
   await notifier.publish('docwright_project_jobs', projectId);
+  await wakeWebhookWorkers(notifier, webhookMessages);
   return job;
 }

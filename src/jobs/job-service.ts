@@ -13,7 +13,7 @@ import { cancelJob } from './cancel-job.js';
 import { jobFromRow, type Job, type JobStatus } from './job.js';
 import type { JobRepository } from './job-repository.js';
 import { acceptsMessages, assertTransition, NEW_JOB_STATUS } from './job-state.js';
-import { jobEventData, recordWebhookEvent } from '../webhooks/webhook-events.js';
+import { jobEventData, recordWebhookEvent, wakeWebhookWorkers } from '../webhooks/webhook-events.js';
 
 export interface JobServiceOptions {
   database: Database;
@@ -208,6 +208,7 @@ export class JobService {
   /** Archiving is idempotent; a running turn is told to stop and its queued turns are dropped. */
   async archive(project: Project, jobId: string): Promise<Job> {
     const { database, clock, repository } = this.options;
+    let webhookMessages = 0;
     const job = await writeTransaction(database, async (executor) => {
       await lockKey(database, executor, `job:${jobId}`);
       const row = await repository.getRow(executor, project.id, jobId);
@@ -225,12 +226,13 @@ export class JobService {
       await executor.deleteFrom('job_queue').where('job_id', '=', jobId).where('locked_by', 'is', null).execute();
       await appendJobEvent(executor, jobId, 'job.archived', {}, now);
       const archived = await repository.getRow(executor, project.id, jobId);
-      await recordWebhookEvent(executor, { type: 'job.archived', data: jobEventData(archived) }, now);
+      webhookMessages = await recordWebhookEvent(executor, { type: 'job.archived', data: jobEventData(archived) }, now);
       return jobFromRow(archived);
     });
     await this.options.notifier.publish('docwright_job_control', jobId);
     await this.options.notifier.publishAndConfirm('docwright_job_events', jobId);
     await this.options.notifier.publish('docwright_project_jobs', project.id);
+    await wakeWebhookWorkers(this.options.notifier, webhookMessages);
     return job;
   }
 

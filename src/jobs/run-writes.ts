@@ -9,7 +9,7 @@ import type { TurnOutcome } from './execute-turn.js';
 import { appendJobEvent, pruneJobEvents, type JobEventType } from './job-events.js';
 import { assertTransition } from './job-state.js';
 import type { JobStatus } from './job.js';
-import { JOB_EVENT_COLUMNS, jobEventData, recordWebhookEvent, settledEventType } from '../webhooks/webhook-events.js';
+import { JOB_EVENT_COLUMNS, jobEventData, recordWebhookEvent, settledEventType, wakeWebhookWorkers } from '../webhooks/webhook-events.js';
 
 export interface RunWritesOptions {
   database: Database;
@@ -65,6 +65,7 @@ export class RunWrites {
   async completeTurn(lease: LeaseClaim, turn: TurnRow, outcome: TurnOutcome): Promise<void> {
     // Typed by assertion: assigned inside the callback, which narrowing from `= null` would not see.
     let projectId = null as string | null;
+    let webhookMessages = 0;
     const data = {
       sequence: turn.sequence,
       filesChanged: outcome.filesChanged,
@@ -105,11 +106,12 @@ export class RunWrites {
           // Opened the first time the job records a pull request (also when an existing one was adopted after a crash).
           const type = before?.pr_number === null || before === undefined ? 'pull_request.opened' : 'pull_request.updated';
           const data = { projectId, jobId: lease.jobId, pullRequest: { number: pullRequest.number, url: pullRequest.url } };
-          await recordWebhookEvent(executor, { type, data }, now);
+          webhookMessages = await recordWebhookEvent(executor, { type, data }, now);
         }
       }
     });
     if (projectId !== null) await this.options.notifier.publish('docwright_project_jobs', projectId);
+    await wakeWebhookWorkers(this.options.notifier, webhookMessages);
   }
 
   async failTurn(lease: LeaseClaim, turn: TurnRow, failure: TurnFailure): Promise<void> {
@@ -198,7 +200,7 @@ export class RunWrites {
           .returning(JOB_EVENT_COLUMNS)
           .executeTakeFirstOrThrow();
         // job.cancelled instead of job.failed when the failure is a cancel (webhook-events.ts).
-        await recordWebhookEvent(executor, { type: settledEventType(status, settled.error_code), data: jobEventData(settled) }, now);
+        const webhookMessages = await recordWebhookEvent(executor, { type: settledEventType(status, settled.error_code), data: jobEventData(settled) }, now);
         await appendJobEvent(
           executor,
           lease.jobId,
@@ -207,7 +209,7 @@ export class RunWrites {
           now,
         );
         await pruneJobEvents(executor, lease.jobId);
-        return { projectId: job.project_id };
+        return { projectId: job.project_id, webhookMessages };
       },
       // The same lock as JobService.message, so a follow-up cannot slip in between the check and the settle.
       { lockJob: true },
@@ -215,6 +217,7 @@ export class RunWrites {
     if (settledAs === 'pending') return false;
     await notifier.publish('docwright_job_events', lease.jobId);
     if (settledAs !== null) await notifier.publish('docwright_project_jobs', settledAs.projectId);
+    if (settledAs !== null) await wakeWebhookWorkers(notifier, settledAs.webhookMessages);
     return true;
   }
 }

@@ -12,7 +12,7 @@ import type { Notifier } from '../queue/notifier.js';
 import { buildPullRequestView, jobForBranch } from './local-pull-request-view.js';
 import type { PullRequestDiffCache } from './pull-request-diff-cache.js';
 import type { PullRequestView } from './pull-request-schemas.js';
-import { recordWebhookEvent } from '../webhooks/webhook-events.js';
+import { recordWebhookEvent, wakeWebhookWorkers } from '../webhooks/webhook-events.js';
 
 /** Who reads: the share token from prLink, and the signed-in user (either one opens the pull request). */
 export interface PullRequestReader {
@@ -85,7 +85,11 @@ export class LocalPullRequests {
         await this.record(executor, current, 'merged', plan);
         return true;
       });
-      if (merged) return this.announce(project, number);
+      if (merged) {
+        // The merge recorded pull_request.merged for the branch's jobs (when an endpoint takes it).
+        await wakeWebhookWorkers(this.notifier);
+        return this.announce(project, number);
+      }
     }
     throw conflict(`The base branch kept changing while pull request #${number} was being merged; try again.`, 'base_changed');
   }

@@ -8,10 +8,18 @@ import type { Database } from '../db/database.js';
  * new events (job id). docwright_job_control: a job was archived or cancelled (job id).
  * docwright_project_jobs: a job's row changed, i.e. what its project's job stream shows
  * (payload: project id). docwright_keys: API keys were revoked or deleted (see
- * KeyCacheCoherence).
+ * KeyCacheCoherence). docwright_webhooks: webhook messages became due (recorded with a
+ * change, or redelivered): wakes the delivery workers (no payload).
  */
-export type Channel = 'docwright_jobs' | 'docwright_job_events' | 'docwright_job_control' | 'docwright_project_jobs' | 'docwright_keys';
-const CHANNELS: readonly Channel[] = ['docwright_jobs', 'docwright_job_events', 'docwright_job_control', 'docwright_project_jobs', 'docwright_keys'];
+export type Channel = 'docwright_jobs' | 'docwright_job_events' | 'docwright_job_control' | 'docwright_project_jobs' | 'docwright_keys' | 'docwright_webhooks';
+const CHANNELS: readonly Channel[] = [
+  'docwright_jobs',
+  'docwright_job_events',
+  'docwright_job_control',
+  'docwright_project_jobs',
+  'docwright_keys',
+  'docwright_webhooks',
+];
 /** Emitted (locally) whenever the LISTEN connection is established or lost. */
 const LISTENER_CHANGED = Symbol('listener changed');
 

@@ -2,7 +2,8 @@ import { hostname } from 'node:os';
 import type { Clock } from '../core/clock.js';
 import { randomBase62 } from '../core/ids.js';
 import type { Log } from '../core/log.js';
-import { sendWebhook, type WebhookLimits, type WebhookResponse } from './webhook-http.js';
+import type { Notifier } from '../queue/notifier.js';
+import { sendWebhook, type WebhookLimits, type WebhookResponse, type WebhookTransport } from './webhook-http.js';
 import type { WebhookNetworkPolicy } from './webhook-network-policy.js';
 import type { ClaimedMessage, WebhookOutbox } from './webhook-outbox.js';
 import { renderPayload } from './webhook-payload.js';
@@ -14,16 +15,26 @@ export interface WebhookDeliveryOptions {
   endpoints: WebhookService;
   policy: WebhookNetworkPolicy;
   limits: WebhookLimits;
+  /** The resolver and trusted CAs of the connections (tests resolve their own names). */
+  transport?: WebhookTransport;
   clock: Clock;
   logger: Log;
   /** Read at each delivery: `serve` learns its own address only once it listens. */
   publicUrl: () => string;
   concurrency: number;
+  /**
+   * Wakes the worker when messages become due (`docwright_webhooks`: in-process at once,
+   * across processes by PostgreSQL NOTIFY). Without it only the safety poll finds them.
+   */
+  notifier?: Pick<Notifier, 'subscribe'>;
+  /** The safety poll: the longest an idle worker sleeps without a wake-up (lost notifications, other SQLite processes, expired claims). */
   pollMs: number;
   retentionMs: number;
 }
 
 const PRUNE_EVERY_MS = 3_600_000;
+/** The shortest sleep between rounds: a due message another worker is claiming right now is not polled for in a tight loop. */
+const MIN_SLEEP_MS = 50;
 
 /**
  * Sends the outbox's due messages, in every process that runs a worker. Each message is
@@ -36,6 +47,9 @@ export class WebhookDeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  /** A wake-up came during a round: the next round starts as soon as this one ends. */
+  private wokenDuringRound = false;
+  private unsubscribe: (() => void) | null = null;
   private lastPrune = 0;
 
   constructor(private readonly options: WebhookDeliveryOptions) {}
@@ -47,12 +61,32 @@ export class WebhookDeliveryWorker {
 
   start(): void {
     this.stopped = false;
+    this.unsubscribe ??= this.options.notifier?.subscribe('docwright_webhooks', () => this.wake()) ?? null;
+    this.schedule(0);
+  }
+
+  /** What the worker does: `sleeping` between rounds, `delivering` during one. */
+  get state(): 'stopped' | 'delivering' | 'sleeping' {
+    if (this.stopped || (this.timer === null && this.running === null)) return 'stopped';
+    return this.running === null ? 'sleeping' : 'delivering';
+  }
+
+  /** Starts a round now (or right after the one under way): messages became due. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running !== null) {
+      this.wokenDuringRound = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
     this.schedule(0);
   }
 
   /** Stops polling and waits for the deliveries under way. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
@@ -100,6 +134,7 @@ export class WebhookDeliveryWorker {
         },
         policy,
         limits,
+        this.options.transport,
       );
     }
     const kept = await outbox.finish(claim, this.workerId, startedAt, result);
@@ -112,23 +147,30 @@ export class WebhookDeliveryWorker {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
+      this.timer = null;
+      this.wokenDuringRound = false;
+      this.running = this.tick().then((sleepMs) => {
         this.running = null;
-        this.schedule(this.options.pollMs);
+        this.schedule(this.wokenDuringRound ? 0 : sleepMs);
       });
     }, delayMs);
     this.timer.unref();
   }
 
-  private async tick(): Promise<void> {
+  /** One round: every due message, the hourly prune; then how long to sleep (until the next message is due, at most the safety poll). */
+  private async tick(): Promise<number> {
+    const { clock, outbox, pollMs } = this.options;
     try {
       await this.deliverDue();
-      if (this.options.clock.now() - this.lastPrune >= PRUNE_EVERY_MS) {
-        this.lastPrune = this.options.clock.now();
-        await this.options.outbox.prune(this.options.retentionMs);
+      if (clock.now() - this.lastPrune >= PRUNE_EVERY_MS) {
+        this.lastPrune = clock.now();
+        await outbox.prune(this.options.retentionMs);
       }
+      const due = await outbox.nextDueAt();
+      return due === null ? pollMs : Math.min(pollMs, Math.max(MIN_SLEEP_MS, due - clock.now()));
     } catch (error) {
       this.options.logger.warn({ err: error }, 'webhook delivery round failed; trying again at the next poll');
+      return pollMs;
     }
   }
 }

@@ -1,5 +1,6 @@
 import { newId } from '../core/ids.js';
 import type { Executor } from '../db/transaction.js';
+import type { Notifier } from '../queue/notifier.js';
 
 export const WEBHOOK_EVENT_TYPES = [
   'job.completed',
@@ -110,6 +111,15 @@ export async function recordWebhookEvent(executor: Executor, event: WebhookEvent
     recorded += 1;
   }
   return recorded;
+}
+
+/**
+ * Wakes the delivery workers once a transaction that recorded `recorded` messages has
+ * committed: this process's at once, other processes' by NOTIFY (PostgreSQL). A hint only:
+ * a lost one leaves the message to the workers' safety poll.
+ */
+export async function wakeWebhookWorkers(notifier: Pick<Notifier, 'publish'>, recorded = 1): Promise<void> {
+  if (recorded > 0) await notifier.publish('docwright_webhooks');
 }
 
 /**

@@ -1,8 +1,10 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { WebhookNetworkPolicy } from './webhook-network-policy.js';
+import { certificateFailure } from './webhook-tls.js';
 
 /** The response bytes read before the connection is dropped; only the first STORED_BODY_CHARS are kept. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -28,6 +30,18 @@ export interface WebhookResponse {
   errorMessage: string | null;
 }
 
+/** Every address a name resolves to (the system resolver, `dns.lookup`, by default). */
+export type WebhookResolver = (hostname: string, family: number) => Promise<LookupAddress[]>;
+
+/** How the sender reaches a receiver: passed in, so tests can resolve names their own way. */
+export interface WebhookTransport {
+  resolve?: WebhookResolver;
+  /** The CAs to trust (webhook-tls.ts, webhookTrust); undefined = Node's default store. */
+  ca?: readonly string[];
+}
+
+const systemResolver: WebhookResolver = (hostname, family) => dnsLookup(hostname, { all: true, family });
+
 class RefusedAddress extends Error {
   readonly code = 'address_refused';
 }
@@ -40,21 +54,29 @@ class RefusedAddress extends Error {
  * is followed (a 3xx is a failed attempt); the connect, the whole exchange and the
  * response's size are limited. TLS still verifies the certificate for the URL's name.
  */
-export function sendWebhook(request: WebhookRequest, policy: WebhookNetworkPolicy, limits: WebhookLimits): Promise<WebhookResponse> {
+export function sendWebhook(
+  request: WebhookRequest,
+  policy: WebhookNetworkPolicy,
+  limits: WebhookLimits,
+  transport: WebhookTransport = {},
+): Promise<WebhookResponse> {
   const url = new URL(request.url);
   const refusal = policy.refuseUrl(url);
   if (refusal !== null) return Promise.resolve(failure('address_refused', `The URL ${refusal}.`));
+  const resolve = transport.resolve ?? systemResolver;
+  // The socket's only way to an address: what this resolution answered, after the check.
   const lookup: LookupFunction = (hostname, options, callback) => {
-    dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const refused = addresses.find((entry) => policy.refusesAddress(entry.address));
-      if (refused !== undefined || addresses.length === 0) {
-        return callback(new RefusedAddress(`${hostname} resolves to ${refused?.address ?? 'nothing'}, which webhooks may not reach.`), '', 0);
-      }
-      if (options.all) return callback(null, addresses);
-      const first = addresses[0]!;
-      return callback(null, first.address, first.family);
-    });
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : (options.family ?? 0);
+    resolve(hostname, family).then(
+      (addresses) => {
+        const refused = addresses.find((entry) => policy.refusesAddress(entry.address));
+        if (refused !== undefined || addresses.length === 0) {
+          callback(new RefusedAddress(`${hostname} resolves to ${refused?.address ?? 'nothing'}, which webhooks may not reach.`), '', 0);
+        } else if (options.all) callback(null, addresses);
+        else callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), '', 0),
+    );
   };
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
@@ -72,6 +94,8 @@ export function sendWebhook(request: WebhookRequest, policy: WebhookNetworkPolic
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
       lookup,
       agent: false,
+      // Verified against the URL's name (Node sets the SNI name from it), not the pinned address.
+      ...(transport.ca === undefined ? {} : { ca: [...transport.ca] }),
     });
     const deadline = setTimeout(() => finish(failure('timeout', `No complete answer within ${limits.timeoutMs / 1000} s.`)), limits.timeoutMs);
     const connectDeadline = setTimeout(
@@ -82,11 +106,10 @@ export function sendWebhook(request: WebhookRequest, policy: WebhookNetworkPolic
       socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectDeadline));
     });
     outgoing.on('error', (error: Error & { code?: string }) => {
-      finish(
-        error instanceof RefusedAddress
-          ? failure('address_refused', error.message)
-          : failure('connection_failed', `${error.code ?? 'error'}: ${error.message}`),
-      );
+      if (error instanceof RefusedAddress) return finish(failure('address_refused', error.message));
+      const certificate = certificateFailure(error, url.hostname);
+      if (certificate !== null) return finish(failure('certificate_invalid', certificate));
+      finish(failure('connection_failed', `${error.code ?? 'error'}: ${error.message}`));
     });
     outgoing.on('response', (response) => readResponse(response, finish));
     outgoing.end(request.body);

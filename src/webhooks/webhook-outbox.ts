@@ -127,6 +127,23 @@ export class WebhookOutbox {
     });
   }
 
+  /**
+   * When the earliest pending message not held by a live claim is due (null: none), read
+   * without a write lock: an idle worker sleeps until then (at most its safety poll).
+   */
+  async nextDueAt(): Promise<number | null> {
+    const now = this.clock.now();
+    const row = await this.database.db
+      .selectFrom('webhook_messages')
+      .select((eb) => eb.fn.min('next_attempt_at').as('due'))
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+      .executeTakeFirst();
+    // min() of no row is null, and PostgreSQL hands a bigint back as a string: neither is in the column's type.
+    const due: unknown = row?.due;
+    return due === null || due === undefined ? null : Number(due);
+  }
+
   /** Sends the message again soon, with its `webhook-id`; the retry schedule starts over. */
   async redeliver(projectId: string, endpointId: string, messageId: string): Promise<MessageRow> {
     return writeTransaction(this.database, async (executor) => {

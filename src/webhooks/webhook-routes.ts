@@ -5,6 +5,7 @@ import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
 import { keyOrSessionSecurity, projectParamsSchema } from '../app/project-route-schemas.js';
 import { messageFromRow } from './webhook-deliveries.js';
+import { wakeWebhookWorkers } from './webhook-events.js';
 import {
   badWebhookBody,
   createBodySchema,
@@ -202,7 +203,7 @@ export function registerWebhookRoutes(app: FastifyInstance, services: Services):
         operationId: 'redeliverWebhook',
         tags,
         summary: 'Send a message again, with the same webhook-id',
-        description: 'The message becomes pending and is sent within a poll interval; its retry schedule starts over.',
+        description: 'The message becomes pending and a delivery worker is woken to send it at once; its retry schedule starts over.',
         security,
         params: messageParamsSchema,
         response: { 202: messageSchema, ...webhookProblems, 409: problemSchema.describe('delivery_in_progress: an attempt is under way.') },
@@ -211,6 +212,7 @@ export function registerWebhookRoutes(app: FastifyInstance, services: Services):
     async (request, reply) => {
       const { projectId, webhookId, messageId } = request.params;
       const row = await services.webhookOutbox.redeliver(projectId, webhookId, messageId);
+      await wakeWebhookWorkers(services.notifier);
       return reply.status(202).send(messageFromRow(row));
     },
   );

@@ -79,7 +79,7 @@ export const attemptSchema = z.object({
   errorCode: z
     .string()
     .nullable()
-    .describe('address_refused, connect_timeout, timeout, connection_failed, http_status, redirect_not_followed, endpoint_disabled.'),
+    .describe('address_refused, connect_timeout, timeout, connection_failed, certificate_invalid, http_status, redirect_not_followed, endpoint_disabled.'),
   errorMessage: z.string().nullable(),
 });
 

@@ -44,13 +44,20 @@ describe.each(BACKENDS)('job settles write their webhook event in the same trans
     expect(await settleWithFailure('model_error')).toEqual(['job.failed']);
   });
 
-  test('a cancel through the API announces job.cancelled in its own transaction', async () => {
+  test('a cancel through the API announces job.cancelled in its own transaction, and wakes the delivery workers after it', async () => {
     kit = await createWebhookKit(dialect);
     await kit.api('POST', `/v1/projects/${kit.projectId}/webhooks`, { url: 'http://127.0.0.1:9/hooks' });
     const project = await kit.services.projects.get(kit.projectId);
     const { job } = await kit.services.jobs.create(project, 'Write a page');
+    // What a waking worker finds at each wake-up: the message must be committed by then.
+    const pendingAtWake: number[] = [];
+    const unsubscribe = kit.services.notifier.subscribe('docwright_webhooks', () => {
+      void kit.services.webhookOutbox.nextDueAt().then((due) => pendingAtWake.push(due === null ? 0 : 1));
+    });
     const cancelled = await kit.api('POST', `/v2/agent/${kit.projectId}/job/${job.id}/cancel`);
     expect(cancelled.status).toBe(200);
+    await expect.poll(() => pendingAtWake).toEqual([1]);
+    unsubscribe();
     const rows = await kit.services.database.db.selectFrom('webhook_messages').select(['event_type', 'data']).execute();
     expect(rows.map((row) => [row.event_type, (JSON.parse(row.data) as { jobId: string; error: unknown }).error])).toEqual([
       ['job.cancelled', { code: 'cancelled', message: 'The job was cancelled by request.' }],

@@ -20,15 +20,18 @@ describe.each(BACKENDS)('webhooks of a real job run [%s]', (dialect) => {
     await receiver?.close();
   });
 
-  test('a job against the fake model announces its pull request and its completion; a follow-up and a merge follow', async () => {
-    h = await createJobHarness(dialect, docsAgentScript, LOOPBACK_ALLOWED);
+  test('a job against the fake model announces its pull request and its completion; a follow-up and a merge follow, each waking the delivery worker', async () => {
+    // A 10-minute safety poll: every delivery below comes from a wake-up after the change's commit (run-writes, the merge).
+    h = await createJobHarness(dialect, docsAgentScript, { ...LOOPBACK_ALLOWED, DOCWRIGHT_WEBHOOK_POLL_SECONDS: '600' });
     receiver = await startWebhookReceiver([200]);
     const webhooks = createWebhookWorker(h.services, createLogger({ level: 'silent' }));
+    webhooks.start();
+    await expect.poll(() => webhooks.state).toBe('sleeping');
     const created = await h.request('POST', `/v1/projects/${h.projectId}/webhooks`, { url: receiver.url });
     expect(created.status).toBe(201);
     const secret = created.body.secret as string;
     const delivered = async (count: number): Promise<Delivered[]> => {
-      await webhooks.deliverDue();
+      await receiver.untilReceived(count);
       expect(receiver.received).toHaveLength(count);
       // Verified with the reference implementation, as a receiver would.
       return receiver.received.map((delivery) => verifyWithReference(secret, delivery, Date.now()) as Delivered);
@@ -54,5 +57,6 @@ describe.each(BACKENDS)('webhooks of a real job run [%s]', (dialect) => {
     const merged = (await delivered(5))[4]!;
     expect(merged).toMatchObject({ type: 'pull_request.merged', data: { jobId, pullRequest: { number: 1, url: done.prLink } } });
     expect(new Set(receiver.received.map((delivery) => delivery.id)).size).toBe(5);
+    await webhooks.stop();
   });
 });

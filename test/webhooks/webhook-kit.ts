@@ -1,6 +1,7 @@
 import { createLogger } from '../../src/app/logger.js';
 import { createWebhookWorker } from '../../src/webhooks/start-webhook-worker.js';
 import type { WebhookDeliveryWorker } from '../../src/webhooks/webhook-delivery-worker.js';
+import type { WebhookResolver } from '../../src/webhooks/webhook-http.js';
 import type { Dialect } from '../../src/db/database.js';
 import { createTestApp, createTestProject, type TestApp } from '../helpers/test-app.js';
 
@@ -24,11 +25,15 @@ export interface WebhookKit extends TestApp {
 }
 
 /** The real app on a manual clock, a project with an admin key, and a delivery worker driven by hand. */
-export async function createWebhookKit(dialect: Dialect, environment: Record<string, string> = LOOPBACK_ALLOWED): Promise<WebhookKit> {
+export async function createWebhookKit(
+  dialect: Dialect,
+  environment: Record<string, string> = LOOPBACK_ALLOWED,
+  options: { resolve?: WebhookResolver } = {},
+): Promise<WebhookKit> {
   const t = await createTestApp(dialect, { DOCWRIGHT_PUBLIC_URL: 'https://docwright.example', ...environment });
   const project = await createTestProject(t.services);
   const key = (await t.services.keys.create({ projectId: project.id })).key;
-  const worker = createWebhookWorker(t.services, createLogger({ level: 'silent' }));
+  const worker = createWebhookWorker(t.services, createLogger({ level: 'silent' }), options);
   const api: WebhookKit['api'] = async (method, path, body) => {
     const response = await t.app.inject({
       method,

@@ -1,4 +1,6 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { vi } from 'vitest';
 import { Webhook } from 'standardwebhooks';
@@ -9,6 +11,19 @@ export interface ReceivedWebhook {
   signature: string;
   body: string;
   headers: Record<string, string>;
+  /** The TLS server name (SNI) the sender asked for; undefined over plain http. */
+  servername: string | undefined;
+}
+
+export interface ReceiverOptions {
+  /** Serve https with this key and certificate; `url` then names `urlHost`. */
+  tls?: { key: string; cert: string };
+  /** The address to listen on (default 127.0.0.1). */
+  host?: string;
+  /** The port to listen on (default: any free one). */
+  port?: number;
+  /** The host written into `url` (default: the listening address). */
+  urlHost?: string;
 }
 
 /**
@@ -23,14 +38,20 @@ export interface WebhookReceiver {
   statuses: number[];
   hold(): void;
   release(): void;
+  /** Resolves with the next delivery that arrives (or the first one not yet awaited). */
+  nextDelivery(): Promise<ReceivedWebhook>;
+  /** Resolves once `count` deliveries have arrived in all. */
+  untilReceived(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startWebhookReceiver(statuses: number[] = [200]): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(statuses: number[] = [200], options: ReceiverOptions = {}): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const held: Array<() => void> = [];
   let holding = false;
   let answered = 0;
+  let awaited = 0;
+  const waiting: Array<() => void> = [];
   const receiver: WebhookReceiver = {
     url: '',
     port: 0,
@@ -42,6 +63,14 @@ export async function startWebhookReceiver(statuses: number[] = [200]): Promise<
     release: () => {
       holding = false;
       for (const answer of held.splice(0)) answer();
+    },
+    nextDelivery: async () => {
+      const index = awaited++;
+      await receiver.untilReceived(index + 1);
+      return received[index]!;
+    },
+    untilReceived: async (count) => {
+      while (received.length < count) await new Promise<void>((resolve) => waiting.push(resolve));
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -55,7 +84,7 @@ export async function startWebhookReceiver(statuses: number[] = [200]): Promise<
     response.writeHead(status, { 'content-type': 'text/plain' });
     response.end(status < 300 ? 'ok' : `receiver failure ${status}`);
   };
-  const server = createServer((request, response) => {
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -66,14 +95,18 @@ export async function startWebhookReceiver(statuses: number[] = [200]): Promise<
         signature: headers['webhook-signature'] ?? '',
         body: Buffer.concat(chunks).toString('utf8'),
         headers,
+        servername: request.socket instanceof TLSSocket && typeof request.socket.servername === 'string' ? request.socket.servername : undefined,
       });
+      for (const wake of waiting.splice(0)) wake();
       if (holding) held.push(() => answer(response));
       else answer(response);
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  };
+  const server = options.tls === undefined ? createServer(handle) : createHttpsServer(options.tls, handle);
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   receiver.port = (server.address() as AddressInfo).port;
-  receiver.url = `http://127.0.0.1:${receiver.port}/hooks`;
+  receiver.url = `${options.tls === undefined ? 'http' : 'https'}://${options.urlHost ?? host}:${receiver.port}/hooks`;
   return receiver;
 }
 

@@ -802,7 +802,7 @@ export interface paths {
     put?: never;
     /**
      * Send a message again, with the same webhook-id
-     * @description The message becomes pending and is sent within a poll interval; its retry schedule starts over.
+     * @description The message becomes pending and a delivery worker is woken to send it at once; its retry schedule starts over.
      */
     post: operations['redeliverWebhook'];
     delete?: never;
@@ -6145,7 +6145,7 @@ export interface operations {
               responseStatus: number | null;
               /** @description The first 1,024 characters of the answer. */
               responseBody: string | null;
-              /** @description address_refused, connect_timeout, timeout, connection_failed, http_status, redirect_not_followed, endpoint_disabled. */
+              /** @description address_refused, connect_timeout, timeout, connection_failed, certificate_invalid, http_status, redirect_not_followed, endpoint_disabled. */
               errorCode: string | null;
               errorMessage: string | null;
             }[];
