@@ -27,8 +27,11 @@ export function handlePullExtras(
         },
       ]);
     }
-    pull.requested_reviewers = [...(pull.requested_reviewers as Array<{ login: string }>), ...reviewers.map((login) => ({ login, type: 'User' }))];
-    pull.requested_teams = [...(pull.requested_teams as Array<{ slug: string }>), ...teams.map((slug) => ({ slug, name: slug }))];
+    // Requesting someone already requested changes nothing.
+    const requested = pull.requested_reviewers as Array<{ login: string }>;
+    const requestedTeams = pull.requested_teams as Array<{ slug: string }>;
+    for (const login of reviewers) if (!requested.some((user) => user.login === login)) requested.push({ login, type: 'User' } as { login: string });
+    for (const slug of teams) if (!requestedTeams.some((team) => team.slug === slug)) requestedTeams.push({ slug, name: slug } as { slug: string });
     return { status: 201, body: pull };
   }
   const labels = pull.labels as Array<{ name: string }>;

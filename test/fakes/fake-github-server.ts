@@ -4,11 +4,13 @@ import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { handleGraphql } from './fake-github-graphql.js';
 import { handlePullExtras } from './fake-github-pull-extras.js';
 
 /**
  * A loopback stand-in for the GitHub REST API: the subset Docwright's GitHub forge uses
- * (pull requests, App installation tokens, a repository lookup), with GitHub's JSON shapes,
+ * (pull requests, App installation tokens, a repository lookup, the GraphQL auto-merge
+ * mutation), with GitHub's JSON shapes,
  * status codes and error bodies. With `gitRoot` it checks branches against real bare
  * repositories at `<gitRoot>/OWNER/NAME.git`, as GitHub checks its own.
  */
@@ -35,6 +37,10 @@ export interface FakeGitHubServerOptions {
   collaborators?: string[];
   installationTokenTtlSeconds?: number;
   now?: () => number;
+  /** The repositories' "Allow auto-merge" setting; default true. */
+  autoMergeAllowed?: boolean;
+  /** Whether base branches require checks still pending, so auto-merge can wait; default true. */
+  requirementsPending?: boolean;
 }
 
 export interface RecordedRequest {
@@ -306,6 +312,16 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
     for (const interceptor of interceptors) {
       const answer = interceptor(request);
       if (answer) return answer;
+    }
+    if (request.path === '/graphql' && request.method === 'POST') {
+      const identity = authenticate(request);
+      if ('status' in identity) return identity;
+      const visible = pulls.filter((pull) => {
+        const [owner = '', name = ''] = pull.base.repo.full_name.split('/');
+        return repositoryVisible(owner, name, identity.installation);
+      });
+      const settings = { autoMergeAllowed: options.autoMergeAllowed ?? true, requirementsPending: options.requirementsPending ?? true, now };
+      return handleGraphql(request, visible, settings, identity.login);
     }
     const tokenRoute = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(request.path);
     if (tokenRoute && request.method === 'POST') return createInstallationToken(request, tokenRoute[1] ?? '');
