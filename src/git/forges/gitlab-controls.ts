@@ -41,7 +41,13 @@ export function draftTitle(title: string, limit: number): string {
  * GitLab usernames to user ids (`GET /users?username=`, which matches case-insensitively).
  * A name GitLab does not know is a warning, not a failure: the merge request stands.
  */
-export async function resolveReviewers(call: GitLabCall, usernames: readonly string[]): Promise<{ ids: number[]; warnings: string[] }> {
+export interface ResolvedReviewers {
+  /** Found users, once each, with the name as asked for. */
+  users: Array<{ id: number; username: string }>;
+  warnings: string[];
+}
+
+export async function resolveReviewers(call: GitLabCall, usernames: readonly string[]): Promise<ResolvedReviewers> {
   const warnings: string[] = [];
   const found = await Promise.all(
     usernames.map(async (username) => {
@@ -54,23 +60,25 @@ export async function resolveReviewers(call: GitLabCall, usernames: readonly str
         );
         const user = users.find((candidate) => candidate.username.toLowerCase() === username.toLowerCase());
         if (user === undefined) warnings.push(`GitLab has no user named ${username}: not requested as a reviewer.`);
-        return user?.id ?? null;
+        return user === undefined ? null : { id: user.id, username };
       } catch (error) {
         warnings.push(error instanceof Error ? error.message : String(error));
         return null;
       }
     }),
   );
-  return { ids: [...new Set(found.filter((id): id is number => id !== null))], warnings };
+  const users = found.filter((user) => user !== null);
+  return { users: users.filter((user, index) => users.findIndex((other) => other.id === user.id) === index), warnings };
 }
 
 /** Reviewers GitLab left out of the merge request it answered (not a member, or one reviewer on GitLab Free). */
-export function droppedReviewers(mergeRequest: GitLabMergeRequest, requested: readonly number[], usernames: readonly string[]): string[] {
-  const present = new Set((mergeRequest.reviewers ?? []).map((reviewer) => reviewer.id));
-  const missing = requested.filter((id) => !present.has(id));
-  if (missing.length === 0 || mergeRequest.reviewers === undefined) return [];
+export function droppedReviewers(mergeRequest: GitLabMergeRequest, requested: ResolvedReviewers['users']): string[] {
+  if (mergeRequest.reviewers === undefined) return [];
+  const present = new Set(mergeRequest.reviewers.map((reviewer) => reviewer.id));
+  const missing = requested.filter((user) => !present.has(user.id)).map((user) => user.username);
+  if (missing.length === 0) return [];
   return [
-    `GitLab did not add ${missing.length} of the requested reviewers (${usernames.join(', ')}) to !${mergeRequest.iid}: a reviewer must be able to read the project, and GitLab Free takes one reviewer.`,
+    `GitLab did not add ${missing.join(', ')} as a reviewer of !${mergeRequest.iid}: a reviewer must be able to read the project, and GitLab Free takes one reviewer.`,
   ];
 }
 
@@ -81,8 +89,11 @@ export interface AutoMergeTiming {
   delayMs: number;
 }
 
-/** Answers of the merge endpoint while GitLab is still checking a new merge request. */
-const NOT_YET = new Set([405, 406, 422]);
+/**
+ * GitLab's answer while it is still checking a new merge request (gitlab-org/gitlab#353984);
+ * 406/422 "Branch cannot be merged" (conflicts) do not pass by waiting.
+ */
+const NOT_YET = 405;
 
 /**
  * Sets a merge request to merge once its pipeline and checks pass. Both parameter names
@@ -111,9 +122,9 @@ export async function enableGitLabAutoMerge(
       await call('PUT', `${projectPath}/merge_requests/${mergeRequest.iid}/merge`, body, action);
       return null;
     } catch (error) {
-      // Right after it is opened, GitLab answers 405/406/422 until its mergeability check is done.
+      // Right after it is opened, GitLab answers 405 until its mergeability check is done.
       const status = isDocwrightError(error) ? (error.cause as { status?: unknown } | undefined)?.status : undefined;
-      if (typeof status === 'number' && NOT_YET.has(status) && attempt < timing.attempts) {
+      if (status === NOT_YET && attempt < timing.attempts) {
         await sleep(timing.delayMs * attempt);
         continue;
       }

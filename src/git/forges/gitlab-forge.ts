@@ -116,7 +116,7 @@ export class GitLabForge implements Forge {
     const existing = await findOpen();
     await fence?.();
     if (existing) return update(existing);
-    const reviewers = controls?.reviewers === undefined ? { ids: [], warnings: [] } : await resolveReviewers(call, controls.reviewers);
+    const reviewers = controls?.reviewers === undefined ? { users: [], warnings: [] } : await resolveReviewers(call, controls.reviewers);
     let created: MergeRequest;
     try {
       created = await call<MergeRequest>(
@@ -128,7 +128,7 @@ export class GitLabForge implements Forge {
           title: controls?.draft === true ? draftTitle(title, MAX_TITLE_LENGTH) : title,
           description,
           ...(controls?.labels === undefined ? {} : { labels: controls.labels.join(',') }),
-          ...(reviewers.ids.length > 0 ? { reviewer_ids: reviewers.ids } : {}),
+          ...(reviewers.users.length > 0 ? { reviewer_ids: reviewers.users.map((user) => user.id) } : {}),
         },
         `opening a merge request from ${head} into ${base} in ${repository.path}`,
       );
@@ -140,7 +140,7 @@ export class GitLabForge implements Forge {
       }
       throw error;
     }
-    const warnings = [...reviewers.warnings, ...droppedReviewers(created, reviewers.ids, controls?.reviewers ?? [])];
+    const warnings = [...reviewers.warnings, ...droppedReviewers(created, reviewers.users)];
     if (controls?.autoMerge === true) {
       const refused = await enableGitLabAutoMerge(call, projectPath, created, controls, this.autoMerge);
       if (refused !== null) warnings.push(refused);
@@ -154,10 +154,10 @@ export class GitLabForge implements Forge {
    * auto-merge already set is left alone, so applying twice changes nothing.
    */
   private async controlExisting(call: GitLabCall, projectPath: string, existing: MergeRequest, controls: PullRequestControls): Promise<string[]> {
-    const reviewers = controls.reviewers === undefined ? { ids: [], warnings: [] } : await resolveReviewers(call, controls.reviewers);
+    const reviewers = controls.reviewers === undefined ? { users: [], warnings: [] } : await resolveReviewers(call, controls.reviewers);
     const warnings = [...reviewers.warnings];
     const present = (existing.reviewers ?? []).map((reviewer) => reviewer.id);
-    const missingReviewers = reviewers.ids.filter((id) => !present.includes(id));
+    const missingReviewers = reviewers.users.map((user) => user.id).filter((id) => !present.includes(id));
     const missingLabels = (controls.labels ?? []).filter((label) => !(existing.labels ?? []).includes(label));
     let current = existing;
     if (missingReviewers.length > 0 || missingLabels.length > 0) {
@@ -171,7 +171,7 @@ export class GitLabForge implements Forge {
           },
           `adding labels and reviewers to !${existing.iid}`,
         );
-        warnings.push(...droppedReviewers(current, reviewers.ids, controls.reviewers ?? []));
+        warnings.push(...droppedReviewers(current, reviewers.users));
       } catch (error) {
         warnings.push(error instanceof Error ? error.message : String(error));
       }
