@@ -2,12 +2,12 @@ import type { FakePullRequest, FakeResponse, RecordedRequest } from './fake-gith
 
 export interface FakeGraphqlSettings {
   /** The repository setting "Allow auto-merge"; default true. */
-  autoMergeAllowed: boolean;
+  autoMergeAllowed?: boolean;
   /**
    * Whether the base branch requires checks or reviews that are still pending; default true.
    * Without, GitHub refuses auto-merge because the pull request is in "clean status".
    */
-  requirementsPending: boolean;
+  requirementsPending?: boolean;
   now: () => number;
 }
 
@@ -50,10 +50,10 @@ export function handleGraphql(request: RecordedRequest, pulls: readonly FakePull
   }
   const pull = pulls.find((candidate) => candidate.node_id === id);
   if (!pull) return refused('NOT_FOUND', `Could not resolve to a node with the global id of '${id}'`);
-  if (!settings.autoMergeAllowed) return refused('UNPROCESSABLE', 'Pull request Auto merge is not allowed for this repository');
+  if (settings.autoMergeAllowed === false) return refused('UNPROCESSABLE', 'Pull request Auto merge is not allowed for this repository');
   if (pull.state !== 'open') return refused('UNPROCESSABLE', 'Pull request is closed');
   if (pull.draft === true) return refused('UNPROCESSABLE', 'Pull request is in draft state');
-  if (!settings.requirementsPending) return refused('UNPROCESSABLE', 'Pull request is in clean status');
+  if (settings.requirementsPending === false) return refused('UNPROCESSABLE', 'Pull request is in clean status');
   const mergeMethod = typeof method === 'string' ? method : 'MERGE';
   const enabledAt = new Date(settings.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
   pull.auto_merge = { enabled_by: { login }, merge_method: mergeMethod.toLowerCase(), commit_title: null, commit_message: null };

@@ -38,3 +38,15 @@ export function handlePullExtras(
   for (const label of strings(body.labels)) if (!labels.some((existing) => existing.name === label)) labels.push({ name: label });
   return { status: 200, body: labels };
 }
+
+/** A stable stand-in commit id when no real repository backs the fake. */
+export function fakeSha(seed: string): string {
+  let hash = 0n;
+  for (const character of seed) hash = (hash * 131n + BigInt(character.codePointAt(0) ?? 0)) % 2n ** 160n;
+  return hash.toString(16).padStart(40, '0');
+}
+
+export const ownerAndName = (fullName: string): [string, string] => {
+  const [owner = '', name = ''] = fullName.split('/');
+  return [owner, name];
+};

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { handleGraphql } from './fake-github-graphql.js';
-import { handlePullExtras } from './fake-github-pull-extras.js';
+import { fakeSha, handlePullExtras, ownerAndName } from './fake-github-pull-extras.js';
 
 /**
  * A loopback stand-in for the GitHub REST API: the subset Docwright's GitHub forge uses
@@ -37,9 +37,8 @@ export interface FakeGitHubServerOptions {
   collaborators?: string[];
   installationTokenTtlSeconds?: number;
   now?: () => number;
-  /** The repositories' "Allow auto-merge" setting; default true. */
+  /** GraphQL auto-merge: see FakeGraphqlSettings. */
   autoMergeAllowed?: boolean;
-  /** Whether base branches require checks still pending, so auto-merge can wait; default true. */
   requirementsPending?: boolean;
 }
 
@@ -316,12 +315,8 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
     if (request.path === '/graphql' && request.method === 'POST') {
       const identity = authenticate(request);
       if ('status' in identity) return identity;
-      const visible = pulls.filter((pull) => {
-        const [owner = '', name = ''] = pull.base.repo.full_name.split('/');
-        return repositoryVisible(owner, name, identity.installation);
-      });
-      const settings = { autoMergeAllowed: options.autoMergeAllowed ?? true, requirementsPending: options.requirementsPending ?? true, now };
-      return handleGraphql(request, visible, settings, identity.login);
+      const visible = pulls.filter((pull) => repositoryVisible(...ownerAndName(pull.base.repo.full_name), identity.installation));
+      return handleGraphql(request, visible, { ...options, now }, identity.login);
     }
     const tokenRoute = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(request.path);
     if (tokenRoute && request.method === 'POST') return createInstallationToken(request, tokenRoute[1] ?? '');
@@ -401,10 +396,4 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
         server.close(() => resolve());
       }),
   };
-}
-
-function fakeSha(seed: string): string {
-  let hash = 0n;
-  for (const character of seed) hash = (hash * 131n + BigInt(character.codePointAt(0) ?? 0)) % 2n ** 160n;
-  return hash.toString(16).padStart(40, '0');
 }

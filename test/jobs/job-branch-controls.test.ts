@@ -36,7 +36,6 @@ describe.each(BACKENDS)('branch and review controls on GitHub [%s]', (dialect) =
       code: 'branch_taken',
       status: 409,
     });
-    await expect(t.services.jobs.create(project, 'Another', {}, { autoMerge: true })).rejects.toMatchObject({ code: 'auto_merge_unsupported', status: 400 });
   });
 
   test('a reviewer GitHub refuses leaves the pull request open and shows a warning', async () => {

@@ -123,7 +123,9 @@ describe.each(BACKENDS)('draft, reviewers, labels and auto-merge on GitLab [%s]'
     expect((await scenario.waitForSettled(job.id)).status).toBe('completed');
     const later = gitlab!.requests.slice(before);
     expect(later.filter((request) => request.path === '/api/v4/users')).toEqual([]);
-    expect(later.filter((request) => request.method === 'PUT').map((request) => Object.keys(request.body as object).sort())).toEqual([['description', 'title']]);
+    expect(later.filter((request) => request.method === 'PUT').map((request) => Object.keys(request.body as object).sort())).toEqual([
+      ['description', 'title'],
+    ]);
     expect(gitlab!.mergeRequests).toHaveLength(1);
     expect(mergeRequest).toMatchObject({ draft: true, labels: ['docs'] });
     expect(mergeRequest.title).toMatch(/^Draft: /);
@@ -154,5 +156,57 @@ describe.each(BACKENDS)('draft, reviewers, labels and auto-merge on GitLab [%s]'
     expect(gitlab!.mergeRequests[0]).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: false });
     const [event] = await pullRequestEvents(t, job.id);
     expect(event?.warnings).toEqual([expect.stringMatching(/HTTP 406 .*Branch cannot be merged.*Auto-merge is not set/)]);
+  });
+});
+
+describe.each(BACKENDS)('review controls validated per forge through the API [%s]', (dialect) => {
+  let scenario: RunScenario | null = null;
+  afterEach(async () => {
+    await scenario?.close();
+    scenario = null;
+  });
+
+  test('GitLab: no team reviewers, commas in labels or rebase; nowhere draft with autoMerge or mergeMethod alone; nothing stored', async () => {
+    scenario = await startRunScenario(dialect, 'gitlab', docsAgentScript);
+    const { t, project } = scenario;
+    const key = (await t.services.keys.create({ projectId: project.id })).key;
+    const post = (body: object) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/v2/agent/${project.id}/job`,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        payload: { prompt: 'x', ...body },
+      });
+    for (const [body, path] of [
+      [{ reviewers: ['alice', 'acme/docs-team'] }, 'reviewers.1'],
+      [{ labels: ['docs', 'needs,review'] }, 'labels.1'],
+      [{ autoMerge: true, mergeMethod: 'rebase' }, 'mergeMethod'],
+      [{ autoMerge: true, draft: true }, 'autoMerge'],
+      [{ mergeMethod: 'squash' }, 'mergeMethod'],
+      [{ autoMerge: true, mergeMethod: 'fast-forward' }, 'mergeMethod'],
+    ] as const) {
+      const response = await post(body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(400);
+      expect(response.json(), JSON.stringify(body)).toMatchObject({ code: 'validation_failed', errors: [{ path }] });
+    }
+    expect(await t.services.database.db.selectFrom('jobs').select('id').execute()).toEqual([]);
+    const accepted = await post({ draft: true, reviewers: ['alice'], labels: ['docs'] });
+    expect(accepted.statusCode).toBe(201);
+    const stored = await t.services.database.db
+      .selectFrom('jobs')
+      .select('pull_request_options')
+      .where('id', '=', accepted.json().id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(stored.pull_request_options ?? 'null')).toEqual({ draft: true, reviewers: ['alice'], labels: ['docs'] });
+  });
+
+  test('the local forge: autoMerge is auto_merge_unsupported, the other controls pull_request_options_unsupported', async () => {
+    scenario = await startRunScenario(dialect, 'local', docsAgentScript);
+    const { t, project } = scenario;
+    await expect(t.services.jobs.create(project, 'x', {}, { autoMerge: true, labels: ['docs'] })).rejects.toMatchObject({
+      code: 'auto_merge_unsupported',
+      status: 400,
+    });
+    await expect(t.services.jobs.create(project, 'x', {}, { draft: true })).rejects.toMatchObject({ code: 'pull_request_options_unsupported', status: 400 });
   });
 });
