@@ -143,6 +143,11 @@ export const turnSchema = z
     refusedFiles: z
       .array(z.object({ path: z.string(), reason: z.string() }))
       .describe("Changes the project's write policy kept out of the commit (the agent may only change documentation content)."),
+    warnings: z
+      .array(z.string())
+      .describe(
+        'Pull request controls the forge refused when this turn opened (or adopted) the pull request: a reviewer it does not know, auto-merge not allowed. The pull request stands; see docs/agent-jobs.md.',
+      ),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     usage: usageSchema,
     createdAt: z.string(),

@@ -289,6 +289,7 @@ export class JobService {
         commit_sha: null,
         problems: '[]',
         refused_files: '[]',
+        warnings: '[]',
         error_code: null,
         error_message: null,
         input_tokens: 0,

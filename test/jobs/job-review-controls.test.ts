@@ -60,9 +60,13 @@ describe.each(BACKENDS)('auto-merge on GitHub [%s]', (dialect) => {
     expect(graphql.map((request) => request.body)).toEqual([{ query: ENABLE_AUTO_MERGE_MUTATION, variables: { pullRequestId: github!.pulls[0]!.node_id } }]);
     expect(github!.pulls[0]!.auto_merge).toBeNull();
     const [event] = await pullRequestEvents(t, job.id);
-    expect(event?.warnings).toEqual([
-      'GitHub refused enabling auto-merge on pull request #1 of acme/docs: Pull request Auto merge is not allowed for this repository. Allow auto-merge in the repository settings (General → Pull Requests).',
-    ]);
+    const refusal =
+      'GitHub refused enabling auto-merge on pull request #1 of acme/docs: Pull request Auto merge is not allowed for this repository. Allow auto-merge in the repository settings (General → Pull Requests).';
+    expect(event?.warnings).toEqual([refusal]);
+    // The turn keeps them too, for a caller that polls rather than reading events.
+    const key = (await t.services.keys.create({ projectId: project.id })).key;
+    const messages = await t.app.inject({ method: 'GET', url: `/v2/agent/${project.id}/job/${job.id}/messages`, headers: { authorization: `Bearer ${key}` } });
+    expect(messages.json().messages.map((turn: { warnings: string[] }) => turn.warnings)).toEqual([[refusal]]);
   });
 
   test('nothing pending on the base branch ("clean status"): left open for review with a warning', async () => {
@@ -116,6 +120,8 @@ describe.each(BACKENDS)('draft, reviewers, labels and auto-merge on GitLab [%s]'
       expect.stringMatching(/^GitLab did not add outsider as a reviewer of !1: /),
     ]);
 
+    expect((await t.services.jobRepository.turns(project.id, job.id))[0]?.warnings).toEqual(event?.warnings);
+
     // Someone takes a label off; the follow-up changes the title and keeps the draft prefix, and adds nothing.
     mergeRequest.labels = ['docs'];
     const before = gitlab!.requests.length;
@@ -129,6 +135,7 @@ describe.each(BACKENDS)('draft, reviewers, labels and auto-merge on GitLab [%s]'
     expect(gitlab!.mergeRequests).toHaveLength(1);
     expect(mergeRequest).toMatchObject({ draft: true, labels: ['docs'] });
     expect(mergeRequest.title).toMatch(/^Draft: /);
+    expect((await t.services.jobRepository.turns(project.id, job.id)).map((turn) => turn.warnings.length)).toEqual([2, 0]);
   });
 
   test('autoMerge sets auto_merge and merge_when_pipeline_succeeds for the pushed commit, squashed', async () => {

@@ -925,6 +925,8 @@ export interface components {
         path: string;
         reason: string;
       }[];
+      /** @description Pull request controls the forge refused when this turn opened (or adopted) the pull request: a reviewer it does not know, auto-merge not allowed. The pull request stands; see docs/agent-jobs.md. */
+      warnings: string[];
       error: {
         code: string;
         message: string;
