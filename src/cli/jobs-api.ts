@@ -15,6 +15,17 @@ export interface JobConversation {
   messages: JobTurn[];
 }
 
+/** The optional branch and review controls of create (docs/agent-jobs.md). */
+export interface JobCreateControls {
+  ref?: string;
+  branchName?: string;
+  draft?: boolean;
+  reviewers?: string[];
+  labels?: string[];
+  autoMerge?: boolean;
+  mergeMethod?: 'merge' | 'squash' | 'rebase';
+}
+
 /** An event of GET …/job/{id}/events, as the CLI receives it. */
 export interface JobStreamEvent {
   id: number;
@@ -43,10 +54,10 @@ export class JobsApi {
   }
 
   /** Create and message retry a 429 as the SDK does (a short Retry-After only); a longer one is reported with its time. */
-  create(prompt: string, idempotencyKey?: string): Promise<Job> {
+  create(prompt: string, idempotencyKey?: string, controls: JobCreateControls = {}): Promise<Job> {
     const header = idempotencyKey === undefined ? undefined : { 'Idempotency-Key': idempotencyKey };
     return this.client.call(() =>
-      ok(this.client.sdk().POST('/v2/agent/{projectId}/job', { params: { path: { projectId: this.projectId }, header }, body: { prompt } })),
+      ok(this.client.sdk().POST('/v2/agent/{projectId}/job', { params: { path: { projectId: this.projectId }, header }, body: { prompt, ...controls } })),
     );
   }
 
