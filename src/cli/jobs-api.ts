@@ -1,5 +1,5 @@
 import type { Job, JobStatus, JobTurn } from '../jobs/job.js';
-import { DocwrightApiError, DocwrightNetworkError, ok } from '../../packages/sdk/src/index.js';
+import { DocwrightApiError, DocwrightNetworkError, ok, type operations } from '../../packages/sdk/src/index.js';
 
 export { retryAfterSeconds } from '../../packages/sdk/src/index.js';
 import { cliError, type ApiClient } from './api-client.js';
@@ -15,16 +15,8 @@ export interface JobConversation {
   messages: JobTurn[];
 }
 
-/** The optional branch and review controls of create (docs/agent-jobs.md). */
-export interface JobCreateControls {
-  ref?: string;
-  branchName?: string;
-  draft?: boolean;
-  reviewers?: string[];
-  labels?: string[];
-  autoMerge?: boolean;
-  mergeMethod?: 'merge' | 'squash' | 'rebase';
-}
+/** The optional branch and review controls of create (docs/agent-jobs.md), as the OpenAPI document has them. */
+export type JobCreateControls = Omit<NonNullable<operations['createAgentJob']['requestBody']>['content']['application/json'], 'prompt'>;
 
 /** An event of GET …/job/{id}/events, as the CLI receives it. */
 export interface JobStreamEvent {

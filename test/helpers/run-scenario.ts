@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import type { LightMyRequestResponse } from 'fastify';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +59,8 @@ export interface RunScenario {
   /** The prLink the job's first pull request must have. */
   expectedPrLink(): Promise<string>;
   waitForSettled(jobId: string, timeoutMs?: number): Promise<Job>;
+  /** POST /v2/agent/{projectId}/job through the API, with an admin key of the project. */
+  postJob(body: object): Promise<LightMyRequestResponse>;
   /** Resolves once a clone of the job's first turn is complete on disk. */
   waitForClone(jobId: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -80,24 +83,23 @@ export async function startRunScenario(
     DOCWRIGHT_MODEL_RETRIES: '0',
     DOCWRIGHT_PUBLIC_URL: 'http://docs.test',
   };
-  if (forge === 'github') {
-    const gitRoot = mkdtempSync(join(tmpdir(), 'docwright-github-'));
-    mkdirSync(join(gitRoot, 'acme'));
-    remote = join(gitRoot, 'acme', 'docs.git');
-    execFileSync('git', ['clone', '-q', '--bare', createDocsRepository(), remote]);
-    github = await startFakeGitHubServer({ ...forgeOptions.github, tokens: [GITHUB_TOKEN], gitRoot });
-    environment.DOCWRIGHT_GITHUB_API_URL = github.url;
-    environment.DOCWRIGHT_GITHUB_GIT_URL = gitRoot;
-  } else if (forge === 'gitlab') {
-    const gitRoot = mkdtempSync(join(tmpdir(), 'docwright-gitlab-'));
-    mkdirSync(join(gitRoot, 'acme'));
-    remote = join(gitRoot, 'acme', 'docs.git');
-    execFileSync('git', ['clone', '-q', '--bare', createDocsRepository(), remote]);
-    gitlab = await startFakeGitLabServer({ ...forgeOptions.gitlab, tokens: [GITLAB_TOKEN], gitRoot });
-    environment.DOCWRIGHT_GITLAB_API_URL = gitlab.apiUrl;
-    environment.DOCWRIGHT_GITLAB_GIT_URL = gitRoot;
-  } else {
+  // A forge's repositories live as bare ones under its git root, at acme/docs.git.
+  const gitRoot = forge === 'local' ? null : mkdtempSync(join(tmpdir(), `docwright-${forge}-`));
+  if (gitRoot === null) {
     remote = createDocsRepository();
+  } else {
+    mkdirSync(join(gitRoot, 'acme'));
+    remote = join(gitRoot, 'acme', 'docs.git');
+    execFileSync('git', ['clone', '-q', '--bare', createDocsRepository(), remote]);
+  }
+  if (forge === 'github') {
+    github = await startFakeGitHubServer({ ...forgeOptions.github, tokens: [GITHUB_TOKEN], gitRoot: gitRoot! });
+    environment.DOCWRIGHT_GITHUB_API_URL = github.url;
+    environment.DOCWRIGHT_GITHUB_GIT_URL = gitRoot!;
+  } else if (forge === 'gitlab') {
+    gitlab = await startFakeGitLabServer({ ...forgeOptions.gitlab, tokens: [GITLAB_TOKEN], gitRoot: gitRoot! });
+    environment.DOCWRIGHT_GITLAB_API_URL = gitlab.apiUrl;
+    environment.DOCWRIGHT_GITLAB_GIT_URL = gitRoot!;
   }
   const t = await createTestApp(dialect, environment, { clock: systemClock });
   const project =
@@ -107,6 +109,7 @@ export async function startRunScenario(
           { name: 'Acme Docs', repository: `https://${forge}.com/acme/docs`, ref: 'main', forge, settings: {} },
           { token: forge === 'github' ? GITHUB_TOKEN : GITLAB_TOKEN },
         );
+  let adminKey: string | null = null;
   const children: WorkerChild[] = [];
   const rescuers: WorkerPool[] = [];
   const { db } = t.services.database;
@@ -158,6 +161,15 @@ export async function startRunScenario(
           throw new Error(`job ${jobId} still active after ${timeoutMs} ms; workers said: ${children.map((child) => child.log()).join('\n')}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+    },
+    async postJob(body) {
+      adminKey ??= (await t.services.keys.create({ projectId: project.id })).key;
+      return t.app.inject({
+        method: 'POST',
+        url: `/v2/agent/${project.id}/job`,
+        headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+        payload: body,
+      });
     },
     async waitForClone(jobId, timeoutMs = 30_000) {
       const workspaces = join(t.testDatabase.dataDir, 'workspaces');

@@ -70,15 +70,8 @@ describe.each(BACKENDS)('branch controls through the API [%s]', (dialect) => {
 
   test('create validates the controls; the local forge refuses pull request options', async () => {
     scenario = await startRunScenario(dialect, 'local', docsAgentScript);
-    const { t, project } = scenario;
-    const key = (await t.services.keys.create({ projectId: project.id })).key;
-    const post = (body: object) =>
-      t.app.inject({
-        method: 'POST',
-        url: `/v2/agent/${project.id}/job`,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        payload: body,
-      });
+    const { t } = scenario;
+    const post = (body: object) => scenario!.postJob(body);
     for (const [body, path] of [
       [{ prompt: 'x', ref: '-main' }, 'ref'],
       [{ prompt: 'x', branchName: 'docwright/x' }, 'branchName'],

@@ -175,15 +175,8 @@ describe.each(BACKENDS)('review controls validated per forge through the API [%s
 
   test('GitLab: no team reviewers, commas in labels or rebase; nowhere draft with autoMerge or mergeMethod alone; nothing stored', async () => {
     scenario = await startRunScenario(dialect, 'gitlab', docsAgentScript);
-    const { t, project } = scenario;
-    const key = (await t.services.keys.create({ projectId: project.id })).key;
-    const post = (body: object) =>
-      t.app.inject({
-        method: 'POST',
-        url: `/v2/agent/${project.id}/job`,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        payload: { prompt: 'x', ...body },
-      });
+    const { t } = scenario;
+    const post = (body: object) => scenario!.postJob({ prompt: 'x', ...body });
     for (const [body, path] of [
       [{ reviewers: ['alice', 'acme/docs-team'] }, 'reviewers.1'],
       [{ labels: ['docs', 'needs,review'] }, 'labels.1'],
