@@ -1,5 +1,5 @@
 import type { Job, JobStatus, JobTurn } from '../jobs/job.js';
-import { DocwrightApiError, DocwrightNetworkError, ok } from '../../packages/sdk/src/index.js';
+import { DocwrightApiError, DocwrightNetworkError, ok, type operations } from '../../packages/sdk/src/index.js';
 
 export { retryAfterSeconds } from '../../packages/sdk/src/index.js';
 import { cliError, type ApiClient } from './api-client.js';
@@ -14,6 +14,9 @@ export interface JobList {
 export interface JobConversation {
   messages: JobTurn[];
 }
+
+/** The optional branch and review controls of create (docs/agent-jobs.md), as the OpenAPI document has them. */
+export type JobCreateControls = Omit<NonNullable<operations['createAgentJob']['requestBody']>['content']['application/json'], 'prompt'>;
 
 /** An event of GET …/job/{id}/events, as the CLI receives it. */
 export interface JobStreamEvent {
@@ -43,10 +46,10 @@ export class JobsApi {
   }
 
   /** Create and message retry a 429 as the SDK does (a short Retry-After only); a longer one is reported with its time. */
-  create(prompt: string, idempotencyKey?: string): Promise<Job> {
+  create(prompt: string, idempotencyKey?: string, controls: JobCreateControls = {}): Promise<Job> {
     const header = idempotencyKey === undefined ? undefined : { 'Idempotency-Key': idempotencyKey };
     return this.client.call(() =>
-      ok(this.client.sdk().POST('/v2/agent/{projectId}/job', { params: { path: { projectId: this.projectId }, header }, body: { prompt } })),
+      ok(this.client.sdk().POST('/v2/agent/{projectId}/job', { params: { path: { projectId: this.projectId }, header }, body: { prompt, ...controls } })),
     );
   }
 

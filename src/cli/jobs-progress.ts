@@ -27,6 +27,7 @@ function indented(message: string): string[] {
   return shown;
 }
 
+/** The strings of a list (file names, warnings); anything else is dropped. */
 function files(list: unknown): string[] {
   return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : [];
 }
@@ -93,7 +94,9 @@ export function createProgressPrinter(write: (line: string) => void, fromSequenc
         return [`✗ turn ${sequence} cancelled`];
       case 'pull_request': {
         const url = text(data, 'url') ?? '';
-        return [`⇡ pull request ${data['created'] === false ? 'updated' : 'opened'}: ${url}`];
+        // Review controls the forge refused: the pull request stands (docs/agent-jobs.md).
+        const warnings = files(data['warnings']).map((warning) => `  ⚠ ${warning}`);
+        return [`⇡ pull request ${data['created'] === false ? 'updated' : 'opened'}: ${url}`, ...warnings];
       }
       case 'job.archived':
         return ['■ job archived'];

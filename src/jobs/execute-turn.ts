@@ -30,6 +30,8 @@ export interface TurnInput {
   writePolicy?: WritePolicySettings;
   /** Draft, reviewers, labels, auto-merge: applied when the pull request is opened. */
   pullRequestControls?: PullRequestControls;
+  /** The pull request number the job has recorded, null while it has none. */
+  recordedPullRequest: number | null;
   /** Earlier finished turns, oldest first. */
   history: Array<ConversationTurn & { sequence: number; filesChanged: string[]; commit: string | null }>;
 }
@@ -162,6 +164,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
           title: pullRequestTitle(input.history[0]?.prompt ?? input.prompt),
           body: pullRequestBody({ jobId: input.jobId, turns, problems, preExisting: checked.value?.existingByKind ?? {}, refusedFiles }),
           ...(input.pullRequestControls ? { controls: input.pullRequestControls } : {}),
+          recordedNumber: input.recordedPullRequest,
         },
         dependencies.fence,
       );

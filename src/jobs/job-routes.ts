@@ -112,7 +112,7 @@ export function registerJobRoutes(app: FastifyInstance, services: Services): voi
           201: jobSchema,
           ...rateLimitedProblems,
           400: problemSchema.describe(
-            'The body is not valid (errors[] lists the fields); or pull_request_options_unsupported (draft, reviewers, labels or autoMerge on a local-forge project), auto_merge_unsupported (autoMerge outside GitLab).',
+            'validation_failed: the body is not valid, or a control does not fit the forge (GitLab: org/team reviewers, a comma in a label, mergeMethod rebase); errors[] lists the fields. On a local-forge project: auto_merge_unsupported (autoMerge), pull_request_options_unsupported (draft, reviewers, labels).',
           ),
           409: problemSchema.describe(
             'branch_taken: another job of the repository uses branchName; or a request with the same Idempotency-Key is still running.',

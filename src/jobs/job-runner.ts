@@ -172,6 +172,7 @@ export class JobRunner {
         sequence: turn.sequence,
         ...(project.settings.writePolicy ? { writePolicy: project.settings.writePolicy } : {}),
         ...(job.pull_request_options === null ? {} : { pullRequestControls: JSON.parse(job.pull_request_options) as PullRequestControls }),
+        recordedPullRequest: job.pr_number,
         history: history.map((row) => ({
           sequence: row.sequence,
           prompt: row.prompt,

@@ -60,23 +60,54 @@ const reviewerSchema = z
  * The optional controls of create (all validated here; jobs, hooks, mcp and the SDK take
  * them as they are). `branchName` is a git branch name below `docwright/`.
  */
-export const createBodySchema = promptBodySchema.extend({
-  ref: gitRefSchema.optional().describe("The branch to start from and to open the pull request against; default the project's ref."),
-  branchName: gitRefSchema
-    .refine((name) => name.length <= 100 && !name.startsWith('docwright/'), 'must be at most 100 characters, without the docwright/ prefix')
-    .optional()
-    .describe(
-      'The branch the agent pushes to, as docwright/{branchName}; unique among the jobs of the repository (409 branch_taken). Default docwright/{jobId}.',
-    ),
-  draft: z.boolean().optional().describe('Open the pull request as a draft (GitHub projects). Default false.'),
-  reviewers: z
-    .array(reviewerSchema)
-    .max(15)
-    .optional()
-    .describe('Reviewers requested when the pull request is opened (GitHub projects: logins, or org/team for a team).'),
-  labels: z.array(z.string().trim().min(1).max(50)).max(20).optional().describe('Labels added when the pull request is opened (GitHub projects).'),
-  autoMerge: z.boolean().optional().describe('Not supported yet on any forge: 400 auto_merge_unsupported (see docs/agent-jobs.md).'),
-});
+export const createBodySchema = promptBodySchema
+  .extend({
+    ref: gitRefSchema.optional().describe("The branch to start from and to open the pull request against; default the project's ref."),
+    branchName: gitRefSchema
+      .refine((name) => name.length <= 100 && !name.startsWith('docwright/'), 'must be at most 100 characters, without the docwright/ prefix')
+      .optional()
+      .describe(
+        'The branch the agent pushes to, as docwright/{branchName}; unique among the jobs of the repository (409 branch_taken). Default docwright/{jobId}.',
+      ),
+    draft: z
+      .boolean()
+      .optional()
+      .describe(
+        'Open the pull request as a draft. GitHub: a draft pull request; GitLab: a draft merge request (its title starts with "Draft: "). Default false.',
+      ),
+    reviewers: z
+      .array(reviewerSchema)
+      .max(15)
+      .optional()
+      .describe(
+        'Reviewers requested when the pull request is opened. GitHub: logins, or org/team for a team; GitLab: usernames (resolved to user ids; org/team is a 400). One the forge does not know or refuses is a warning on the pull_request event, not a failure.',
+      ),
+    labels: z
+      .array(z.string().trim().min(1).max(50))
+      .max(20)
+      .optional()
+      .describe('Labels added when the pull request is opened (GitHub and GitLab; created if missing). On GitLab a label may not contain a comma.'),
+    autoMerge: z
+      .boolean()
+      .optional()
+      .describe(
+        "Merge the pull request once the forge's requirements pass. GitHub: auto-merge (the repository must allow it); GitLab: auto-merge / merge when the pipeline succeeds. A refusal is a warning on the pull_request event. Local forge: 400 auto_merge_unsupported. Not with draft.",
+      ),
+    mergeMethod: z
+      .enum(['merge', 'squash', 'rebase'])
+      .optional()
+      .describe(
+        "With autoMerge: how the forge merges. GitHub: merge, squash or rebase (default: GitHub's, a merge commit); GitLab: merge or squash (the project's merge method applies; rebase is a 400).",
+      ),
+  })
+  .superRefine((body, context) => {
+    if (body.autoMerge === true && body.draft === true) {
+      context.addIssue({ code: 'custom', path: ['autoMerge'], message: 'cannot be combined with draft: a draft is not ready to merge' });
+    }
+    if (body.mergeMethod !== undefined && body.autoMerge !== true) {
+      context.addIssue({ code: 'custom', path: ['mergeMethod'], message: 'needs autoMerge: true' });
+    }
+  });
 
 export const jobParamsSchema = z.object({
   projectId: z.string().min(1).max(100),
@@ -112,6 +143,11 @@ export const turnSchema = z
     refusedFiles: z
       .array(z.object({ path: z.string(), reason: z.string() }))
       .describe("Changes the project's write policy kept out of the commit (the agent may only change documentation content)."),
+    warnings: z
+      .array(z.string())
+      .describe(
+        'Pull request controls the forge refused when this turn opened (or adopted) the pull request: a reviewer it does not know, auto-merge not allowed. The pull request stands; see docs/agent-jobs.md.',
+      ),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     usage: usageSchema,
     createdAt: z.string(),

@@ -1,11 +1,11 @@
 import type { Clock } from '../core/clock.js';
-import { badRequest, conflict } from '../core/errors.js';
+import { badRequest, conflict, validationFailed, type FieldError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Database } from '../db/database.js';
 import { settleLostCommit } from '../db/lost-commit.js';
 import { lockKey, writeTransaction, type Executor } from '../db/transaction.js';
 import type { Project } from '../projects/project.js';
-import type { PullRequestControls } from '../git/forges/forge.js';
+import type { MergeMethod, PullRequestControls } from '../git/forges/forge.js';
 import type { Notifier } from '../queue/notifier.js';
 import type { RateLimitState, SlidingWindowLimiter } from '../rate-limit/sliding-window-limiter.js';
 import { appendJobEvent } from './job-events.js';
@@ -49,29 +49,50 @@ export interface JobCreateSettings {
   reviewers?: string[];
   labels?: string[];
   autoMerge?: boolean;
+  mergeMethod?: MergeMethod;
 }
 
 /** What the forge does with the pull request when it opens it, stored with the job. */
 export type PullRequestOptions = PullRequestControls;
 
+/**
+ * The controls the project's forge can apply. What depends on the forge is checked here,
+ * before anything is stored: the local forge has no reviewers, labels or CI; GitLab has no
+ * team reviewers, takes labels comma-separated and has no rebase merge method.
+ */
 function pullRequestOptions(project: Project, settings: JobCreateSettings): PullRequestOptions | null {
-  const { draft, reviewers, labels, autoMerge } = settings;
+  const { draft, reviewers, labels, autoMerge, mergeMethod } = settings;
   const options: PullRequestOptions = {
     ...(draft === true ? { draft } : {}),
     ...(reviewers !== undefined && reviewers.length > 0 ? { reviewers: [...new Set(reviewers)] } : {}),
     ...(labels !== undefined && labels.length > 0 ? { labels: [...new Set(labels)] } : {}),
-    ...(autoMerge === true ? { autoMerge } : {}),
+    ...(autoMerge === true ? { autoMerge, ...(mergeMethod === undefined ? {} : { mergeMethod }) } : {}),
   };
   if (Object.keys(options).length === 0) return null;
   if (project.forge === 'local') {
-    throw badRequest(
-      'pull_request_options_unsupported',
-      'draft, reviewers, labels and autoMerge need a GitHub or GitLab project; the local forge has none of them.',
-    );
+    if (options.autoMerge) {
+      throw badRequest(
+        'auto_merge_unsupported',
+        'autoMerge needs a GitHub or GitLab project: the local forge runs no checks to wait for; merge its pull requests from the dashboard.',
+      );
+    }
+    throw badRequest('pull_request_options_unsupported', 'draft, reviewers and labels need a GitHub or GitLab project; the local forge has none of them.');
   }
-  if (options.autoMerge) throw badRequest('auto_merge_unsupported', 'autoMerge is not supported yet on any forge; see docs/agent-jobs.md.');
   if (project.forge === 'gitlab') {
-    throw badRequest('pull_request_options_unsupported', 'draft, reviewers and labels are not supported on GitLab projects yet; ref and branchName are.');
+    const errors: FieldError[] = [
+      ...(options.reviewers ?? [])
+        .map((reviewer, index) => ({ reviewer, index }))
+        .filter(({ reviewer }) => reviewer.includes('/'))
+        .map(({ index }) => ({ path: `reviewers.${index}`, message: 'must be a GitLab username: team reviewers (org/team) are GitHub only' })),
+      ...(options.labels ?? [])
+        .map((label, index) => ({ label, index }))
+        .filter(({ label }) => label.includes(','))
+        .map(({ index }) => ({ path: `labels.${index}`, message: 'must not contain a comma on GitLab (its API takes labels comma-separated)' })),
+      ...(options.mergeMethod === 'rebase'
+        ? [{ path: 'mergeMethod', message: "must be merge or squash on GitLab: the project's merge method setting decides about rebasing" }]
+        : []),
+    ];
+    if (errors.length > 0) throw validationFailed('The pull request options do not fit a GitLab project.', errors);
   }
   return options;
 }
@@ -270,6 +291,7 @@ export class JobService {
         commit_sha: null,
         problems: '[]',
         refused_files: '[]',
+        warnings: '[]',
         error_code: null,
         error_message: null,
         input_tokens: 0,

@@ -55,6 +55,7 @@ export interface JobTurn {
   problems: JobProblem[];
   /** Changes the write policy kept out of the commit. */
   refusedFiles: Array<{ path: string; reason: string }>;
+  warnings: string[];
   error: { code: string; message: string } | null;
   usage: Usage;
   createdAt: string;
@@ -91,6 +92,7 @@ export function turnFromRow(row: JobTurnsTable): JobTurn {
     commit: row.commit_sha,
     problems: JSON.parse(row.problems) as JobProblem[],
     refusedFiles: JSON.parse(row.refused_files) as JobTurn['refusedFiles'],
+    warnings: JSON.parse(row.warnings) as string[],
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
     usage: usageFromColumns(row),
     createdAt: new Date(row.created_at).toISOString(),

@@ -73,6 +73,7 @@ export class RunWrites {
       finalMessage: outcome.finalMessage.slice(0, 4_000),
       problems: outcome.problems.length,
       refusedFiles: outcome.refusedFiles.length,
+      ...(outcome.pullRequest?.warnings === undefined ? {} : { warnings: outcome.pullRequest.warnings.length }),
     };
     await this.event(lease, 'turn.completed', data, async (executor, now) => {
       await executor
@@ -85,6 +86,7 @@ export class RunWrites {
           commit_sha: outcome.commit,
           problems: JSON.stringify(outcome.problems.slice(0, 200)),
           refused_files: JSON.stringify(outcome.refusedFiles.slice(0, 200)),
+          warnings: JSON.stringify((outcome.pullRequest?.warnings ?? []).slice(0, 50)),
           finished_at: now,
           error_code: null,
           error_message: null,

@@ -199,6 +199,31 @@ describe('docwright jobs against a running server', () => {
     expect(rateLimited.stderr).toMatch(/1 times per hour; try again in \d+ seconds\. Retry after \d+ s \(at \d{4}-\d\d-\d\dT[\d:.]+Z\)\./);
   });
 
+  test('create sends the branch and review controls; the server judges them against the forge', async () => {
+    const create = (...flags: string[]) => runCli(['jobs', 'create', '--project', h.projectId, '--prompt', 'Is the quickstart fine?', ...flags], environment);
+    const [named, autoMerge, reviewers, methodAlone, badMethod] = await Promise.all([
+      create('--ref', 'main', '--branch-name', 'cli-change', '--json'),
+      create('--auto-merge', '--label', 'docs'),
+      create('--reviewer', 'alice', '--reviewer', 'bad name', '--draft'),
+      create('--merge-method', 'squash'),
+      create('--auto-merge', '--merge-method', 'octopus'),
+    ]);
+    expect(named.code, named.stderr).toBe(0);
+    const job = JSON.parse(named.stdout) as { id: string; source: { ref: string } };
+    expect(job.source.ref).toBe('main');
+    const row = await h.services.database.db.selectFrom('jobs').select('branch').where('id', '=', job.id).executeTakeFirstOrThrow();
+    expect(row.branch).toBe('docwright/cli-change');
+    // The project is on the local forge: what reached the server is what it refuses.
+    expect(autoMerge.code).toBe(1);
+    expect(autoMerge.stderr).toContain('autoMerge needs a GitHub or GitLab project');
+    expect(reviewers.code).toBe(1);
+    expect(reviewers.stderr).toContain('\n  reviewers.1: must be a user name');
+    expect(methodAlone.code).toBe(1);
+    expect(methodAlone.stderr).toContain('\n  mergeMethod: needs autoMerge: true');
+    expect(badMethod.code).toBe(2);
+    expect(badMethod.stderr).toContain('Allowed choices are merge, squash, rebase');
+  });
+
   test('help: jobs lists every subcommand, and each has usage, a description and --json', async () => {
     const [listing, createHelp] = await Promise.all([runCli(['jobs', '--help'], {}), runCli(['jobs', 'create', '--help'], {})]);
     expect(listing.code).toBe(0);

@@ -27,11 +27,26 @@ export function handlePullExtras(
         },
       ]);
     }
-    pull.requested_reviewers = [...(pull.requested_reviewers as Array<{ login: string }>), ...reviewers.map((login) => ({ login, type: 'User' }))];
-    pull.requested_teams = [...(pull.requested_teams as Array<{ slug: string }>), ...teams.map((slug) => ({ slug, name: slug }))];
+    // Requesting someone already requested changes nothing.
+    const requested = pull.requested_reviewers as Array<{ login: string }>;
+    const requestedTeams = pull.requested_teams as Array<{ slug: string }>;
+    for (const login of reviewers) if (!requested.some((user) => user.login === login)) requested.push({ login, type: 'User' } as { login: string });
+    for (const slug of teams) if (!requestedTeams.some((team) => team.slug === slug)) requestedTeams.push({ slug, name: slug } as { slug: string });
     return { status: 201, body: pull };
   }
   const labels = pull.labels as Array<{ name: string }>;
   for (const label of strings(body.labels)) if (!labels.some((existing) => existing.name === label)) labels.push({ name: label });
   return { status: 200, body: labels };
 }
+
+/** A stable stand-in commit id when no real repository backs the fake. */
+export function fakeSha(seed: string): string {
+  let hash = 0n;
+  for (const character of seed) hash = (hash * 131n + BigInt(character.codePointAt(0) ?? 0)) % 2n ** 160n;
+  return hash.toString(16).padStart(40, '0');
+}
+
+export const ownerAndName = (fullName: string): [string, string] => {
+  const [owner = '', name = ''] = fullName.split('/');
+  return [owner, name];
+};

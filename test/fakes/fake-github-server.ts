@@ -4,11 +4,13 @@ import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { handlePullExtras } from './fake-github-pull-extras.js';
+import { handleGraphql } from './fake-github-graphql.js';
+import { fakeSha, handlePullExtras, ownerAndName } from './fake-github-pull-extras.js';
 
 /**
  * A loopback stand-in for the GitHub REST API: the subset Docwright's GitHub forge uses
- * (pull requests, App installation tokens, a repository lookup), with GitHub's JSON shapes,
+ * (pull requests, App installation tokens, a repository lookup, the GraphQL auto-merge
+ * mutation), with GitHub's JSON shapes,
  * status codes and error bodies. With `gitRoot` it checks branches against real bare
  * repositories at `<gitRoot>/OWNER/NAME.git`, as GitHub checks its own.
  */
@@ -35,6 +37,9 @@ export interface FakeGitHubServerOptions {
   collaborators?: string[];
   installationTokenTtlSeconds?: number;
   now?: () => number;
+  /** GraphQL auto-merge: see FakeGraphqlSettings. */
+  autoMergeAllowed?: boolean;
+  requirementsPending?: boolean;
 }
 
 export interface RecordedRequest {
@@ -307,6 +312,12 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
       const answer = interceptor(request);
       if (answer) return answer;
     }
+    if (request.path === '/graphql' && request.method === 'POST') {
+      const identity = authenticate(request);
+      if ('status' in identity) return identity;
+      const visible = pulls.filter((pull) => repositoryVisible(...ownerAndName(pull.base.repo.full_name), identity.installation));
+      return handleGraphql(request, visible, { ...options, now }, identity.login);
+    }
     const tokenRoute = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(request.path);
     if (tokenRoute && request.method === 'POST') return createInstallationToken(request, tokenRoute[1] ?? '');
     const subRoute = /^\/repos\/([^/]+)\/([^/]+)\/(?:pulls\/(\d+)\/requested_reviewers|issues\/(\d+)\/labels)$/.exec(request.path);
@@ -385,10 +396,4 @@ export async function startFakeGitHubServer(options: FakeGitHubServerOptions = {
         server.close(() => resolve());
       }),
   };
-}
-
-function fakeSha(seed: string): string {
-  let hash = 0n;
-  for (const character of seed) hash = (hash * 131n + BigInt(character.codePointAt(0) ?? 0)) % 2n ** 160n;
-  return hash.toString(16).padStart(40, '0');
 }

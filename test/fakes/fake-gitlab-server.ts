@@ -3,9 +3,11 @@ import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { applyReviewFields, findUsers, mergeMergeRequest, type FakeGitLabUser } from './fake-gitlab-extras.js';
 
 /**
- * A loopback stand-in for GitLab's REST v4 merge request API, with GitLab's JSON shapes,
+ * A loopback stand-in for GitLab's REST v4 merge request API (create, list, update, merge,
+ * user lookup), with GitLab's JSON shapes,
  * status codes and error bodies. With `gitRoot`, branches are checked against real bare
  * repositories at `<gitRoot>/GROUP/…/NAME.git`.
  */
@@ -17,6 +19,12 @@ export interface FakeGitLabServerOptions {
   projects?: string[];
   htmlBaseUrl?: string;
   now?: () => number;
+  /** Users `GET /users?username=` finds and `reviewer_ids` may name. */
+  users?: FakeGitLabUser[];
+  /** Usernames GitLab accepts as reviewers; default every user. */
+  members?: string[];
+  /** How many merge calls find a new merge request still being checked (405). */
+  mergeChecksPending?: number;
 }
 
 export interface RecordedGitLabRequest {
@@ -61,6 +69,8 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
   const requests: RecordedGitLabRequest[] = [];
   const mergeRequests: FakeMergeRequest[] = [];
   const interceptors: Array<(request: RecordedGitLabRequest) => Answer | undefined> = [];
+  const review = { users: options.users ?? [], members: options.members, htmlBase };
+  const mergeChecks = { checksPending: options.mergeChecksPending ?? 0 };
   const gitEnv = { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 
   const projectExists = (path: string): boolean =>
@@ -114,6 +124,11 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
       reviewers: [],
       labels: [],
       draft: false,
+      work_in_progress: false,
+      merge_when_pipeline_succeeds: false,
+      merge_user: null,
+      squash: false,
+      head_pipeline: { id: 700 + iid, status: 'running', sha },
       merge_status: 'can_be_merged',
       detailed_merge_status: 'mergeable',
       sha,
@@ -121,6 +136,7 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
       web_url: `${htmlBase}/${path}/-/merge_requests/${iid}`,
       references: { short: `!${iid}`, full: `${path}!${iid}` },
     };
+    applyReviewFields(mergeRequest, body, review);
     mergeRequests.push(mergeRequest);
     return { status: 201, body: mergeRequest };
   }
@@ -130,10 +146,12 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
       const answer = interceptor(request);
       if (answer) return answer;
     }
-    const match = /^\/api\/v4\/projects\/([^/]+)\/merge_requests(?:\/(\d+))?$/.exec(rawPath);
-    if (!match) return { status: 404, body: { error: '404 Not Found' } };
+    const match = /^\/api\/v4\/projects\/([^/]+)\/merge_requests(?:\/(\d+)(\/merge)?)?$/.exec(rawPath);
+    const usersRoute = rawPath === '/api/v4/users' && request.method === 'GET';
+    if (!match && !usersRoute) return { status: 404, body: { error: '404 Not Found' } };
     const token = request.headers['private-token'];
     if (typeof token !== 'string' || !(options.tokens ?? []).includes(token)) return { status: 401, body: { message: '401 Unauthorized' } };
+    if (!match) return findUsers(request, review);
     const path = decodeURIComponent(match[1] ?? '');
     if (!projectExists(path)) return { status: 404, body: { message: '404 Project Not Found' } };
     const iid = match[2];
@@ -169,6 +187,10 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
     if (iid === undefined && request.method === 'POST') return create(path, (request.body ?? {}) as Record<string, unknown>);
     const mergeRequest = own.find((candidate) => String(candidate.iid) === iid);
     if (!mergeRequest) return { status: 404, body: { message: '404 Not found' } };
+    if (match[3] !== undefined) {
+      if (request.method !== 'PUT') return { status: 405, body: { error: '405 Method Not Allowed' } };
+      return mergeMergeRequest(mergeRequest, (request.body ?? {}) as Record<string, unknown>, mergeChecks, timestamp());
+    }
     if (request.method === 'GET') return { status: 200, body: mergeRequest };
     if (request.method === 'PUT') {
       const body = (request.body ?? {}) as Record<string, unknown>;
@@ -176,6 +198,7 @@ export async function startFakeGitLabServer(options: FakeGitLabServerOptions = {
       if (typeof body.description === 'string') mergeRequest.description = body.description;
       if (body.state_event === 'close') mergeRequest.state = 'closed';
       if (body.state_event === 'reopen') mergeRequest.state = 'opened';
+      applyReviewFields(mergeRequest, body, review);
       mergeRequest.updated_at = timestamp();
       return { status: 200, body: mergeRequest };
     }

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import type { LightMyRequestResponse } from 'fastify';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,20 +10,28 @@ import type { Job } from '../../src/jobs/job.js';
 import { createJobWorker } from '../../src/jobs/start-job-worker.js';
 import type { Project } from '../../src/projects/project.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
-import { startFakeGitHubServer, type FakeGitHubServer } from '../fakes/fake-github-server.js';
+import { startFakeGitHubServer, type FakeGitHubServer, type FakeGitHubServerOptions } from '../fakes/fake-github-server.js';
+import { startFakeGitLabServer, type FakeGitLabServer, type FakeGitLabServerOptions } from '../fakes/fake-gitlab-server.js';
 import { startFakeModelServer, type FakeModelScript, type FakeModelServer } from '../fakes/fake-model-server.js';
 import { createDocsRepository, git } from './docs-repository.js';
 import { createTestApp, type TestApp } from './test-app.js';
 import { spawnWorker, type WorkerChild } from './worker-child.js';
 
-export type ScenarioForge = 'local' | 'github';
+export type ScenarioForge = 'local' | 'github' | 'gitlab';
 
 const GITHUB_TOKEN = 'ghp_docwrightFencingToken0123456789';
+const GITLAB_TOKEN = 'glpat-docwrightScenarioToken0123';
+
+/** Settings of the fake forge beyond its repository and token. */
+export interface ScenarioForgeOptions {
+  github?: Omit<FakeGitHubServerOptions, 'tokens' | 'gitRoot'>;
+  gitlab?: Omit<FakeGitLabServerOptions, 'tokens' | 'gitRoot'>;
+}
 
 /**
  * One job's run across processes: a test app (the API's services, used to create the job
  * and read the store), the fake model, the project's repository on the local forge or
- * behind the fake GitHub, `docwright worker` children to kill or pause, and an in-process
+ * behind the fake GitHub or GitLab, `docwright worker` children to kill or pause, and an in-process
  * rescuer worker to start afterwards. The children's leases last one second, so a
  * takeover is quick.
  */
@@ -31,6 +40,8 @@ export interface RunScenario {
   model: FakeModelServer;
   /** Only for the GitHub forge. */
   github: FakeGitHubServer | null;
+  /** Only for the GitLab forge. */
+  gitlab: FakeGitLabServer | null;
   project: Project;
   /** The repository the job's branch is pushed to (the local repository, or GitHub's bare remote). */
   remote: string;
@@ -48,14 +59,22 @@ export interface RunScenario {
   /** The prLink the job's first pull request must have. */
   expectedPrLink(): Promise<string>;
   waitForSettled(jobId: string, timeoutMs?: number): Promise<Job>;
+  /** POST /v2/agent/{projectId}/job through the API, with an admin key of the project. */
+  postJob(body: object): Promise<LightMyRequestResponse>;
   /** Resolves once a clone of the job's first turn is complete on disk. */
   waitForClone(jobId: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, script: FakeModelScript): Promise<RunScenario> {
+export async function startRunScenario(
+  dialect: Dialect,
+  forge: ScenarioForge,
+  script: FakeModelScript,
+  forgeOptions: ScenarioForgeOptions = {},
+): Promise<RunScenario> {
   const model = await startFakeModelServer({ script });
   let github: FakeGitHubServer | null = null;
+  let gitlab: FakeGitLabServer | null = null;
   let remote: string;
   const environment: Record<string, string> = {
     DOCWRIGHT_MODEL: 'openai-compatible:fake-model',
@@ -64,25 +83,33 @@ export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, s
     DOCWRIGHT_MODEL_RETRIES: '0',
     DOCWRIGHT_PUBLIC_URL: 'http://docs.test',
   };
-  if (forge === 'github') {
-    const gitRoot = mkdtempSync(join(tmpdir(), 'docwright-github-'));
+  // A forge's repositories live as bare ones under its git root, at acme/docs.git.
+  const gitRoot = forge === 'local' ? null : mkdtempSync(join(tmpdir(), `docwright-${forge}-`));
+  if (gitRoot === null) {
+    remote = createDocsRepository();
+  } else {
     mkdirSync(join(gitRoot, 'acme'));
     remote = join(gitRoot, 'acme', 'docs.git');
     execFileSync('git', ['clone', '-q', '--bare', createDocsRepository(), remote]);
-    github = await startFakeGitHubServer({ tokens: [GITHUB_TOKEN], gitRoot });
+  }
+  if (forge === 'github') {
+    github = await startFakeGitHubServer({ ...forgeOptions.github, tokens: [GITHUB_TOKEN], gitRoot: gitRoot! });
     environment.DOCWRIGHT_GITHUB_API_URL = github.url;
-    environment.DOCWRIGHT_GITHUB_GIT_URL = gitRoot;
-  } else {
-    remote = createDocsRepository();
+    environment.DOCWRIGHT_GITHUB_GIT_URL = gitRoot!;
+  } else if (forge === 'gitlab') {
+    gitlab = await startFakeGitLabServer({ ...forgeOptions.gitlab, tokens: [GITLAB_TOKEN], gitRoot: gitRoot! });
+    environment.DOCWRIGHT_GITLAB_API_URL = gitlab.apiUrl;
+    environment.DOCWRIGHT_GITLAB_GIT_URL = gitRoot!;
   }
   const t = await createTestApp(dialect, environment, { clock: systemClock });
   const project =
-    forge === 'github'
-      ? await t.services.projects.create(
-          { name: 'Acme Docs', repository: 'https://github.com/acme/docs', ref: 'main', forge: 'github', settings: {} },
-          { token: GITHUB_TOKEN },
-        )
-      : await t.services.projects.create({ name: 'Docs', repository: remote, ref: 'main', forge: 'local', settings: {} });
+    forge === 'local'
+      ? await t.services.projects.create({ name: 'Docs', repository: remote, ref: 'main', forge: 'local', settings: {} })
+      : await t.services.projects.create(
+          { name: 'Acme Docs', repository: `https://${forge}.com/acme/docs`, ref: 'main', forge, settings: {} },
+          { token: forge === 'github' ? GITHUB_TOKEN : GITLAB_TOKEN },
+        );
+  let adminKey: string | null = null;
   const children: WorkerChild[] = [];
   const rescuers: WorkerPool[] = [];
   const { db } = t.services.database;
@@ -91,6 +118,7 @@ export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, s
     t,
     model,
     github,
+    gitlab,
     project,
     remote,
     environment,
@@ -110,10 +138,12 @@ export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, s
     branchCommit: (branch) => git(remote, 'rev-parse', `refs/heads/${branch}`),
     async pullRequestCount() {
       if (github) return github.pulls.length;
+      if (gitlab) return gitlab.mergeRequests.length;
       return (await db.selectFrom('local_pull_requests').select('number').where('project_id', '=', project.id).execute()).length;
     },
     async expectedPrLink() {
       if (github) return 'https://github.com/acme/docs/pull/1';
+      if (gitlab) return 'https://gitlab.com/acme/docs/-/merge_requests/1';
       const pull = await db
         .selectFrom('local_pull_requests')
         .select('share_token')
@@ -131,6 +161,15 @@ export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, s
           throw new Error(`job ${jobId} still active after ${timeoutMs} ms; workers said: ${children.map((child) => child.log()).join('\n')}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+    },
+    async postJob(body) {
+      adminKey ??= (await t.services.keys.create({ projectId: project.id })).key;
+      return t.app.inject({
+        method: 'POST',
+        url: `/v2/agent/${project.id}/job`,
+        headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+        payload: body,
+      });
     },
     async waitForClone(jobId, timeoutMs = 30_000) {
       const workspaces = join(t.testDatabase.dataDir, 'workspaces');
@@ -150,6 +189,7 @@ export async function startRunScenario(dialect: Dialect, forge: ScenarioForge, s
       await t.close();
       await model.close();
       await github?.close();
+      await gitlab?.close();
     },
   };
 }

@@ -36,7 +36,6 @@ describe.each(BACKENDS)('branch and review controls on GitHub [%s]', (dialect) =
       code: 'branch_taken',
       status: 409,
     });
-    await expect(t.services.jobs.create(project, 'Another', {}, { autoMerge: true })).rejects.toMatchObject({ code: 'auto_merge_unsupported', status: 400 });
   });
 
   test('a reviewer GitHub refuses leaves the pull request open and shows a warning', async () => {
@@ -71,15 +70,8 @@ describe.each(BACKENDS)('branch controls through the API [%s]', (dialect) => {
 
   test('create validates the controls; the local forge refuses pull request options', async () => {
     scenario = await startRunScenario(dialect, 'local', docsAgentScript);
-    const { t, project } = scenario;
-    const key = (await t.services.keys.create({ projectId: project.id })).key;
-    const post = (body: object) =>
-      t.app.inject({
-        method: 'POST',
-        url: `/v2/agent/${project.id}/job`,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        payload: body,
-      });
+    const { t } = scenario;
+    const post = (body: object) => scenario!.postJob(body);
     for (const [body, path] of [
       [{ prompt: 'x', ref: '-main' }, 'ref'],
       [{ prompt: 'x', branchName: 'docwright/x' }, 'branchName'],

@@ -925,6 +925,8 @@ export interface components {
         path: string;
         reason: string;
       }[];
+      /** @description Pull request controls the forge refused when this turn opened (or adopted) the pull request: a reviewer it does not know, auto-merge not allowed. The pull request stands; see docs/agent-jobs.md. */
+      warnings: string[];
       error: {
         code: string;
         message: string;
@@ -2846,14 +2848,19 @@ export interface operations {
           ref?: string;
           /** @description The branch the agent pushes to, as docwright/{branchName}; unique among the jobs of the repository (409 branch_taken). Default docwright/{jobId}. */
           branchName?: string;
-          /** @description Open the pull request as a draft (GitHub projects). Default false. */
+          /** @description Open the pull request as a draft. GitHub: a draft pull request; GitLab: a draft merge request (its title starts with "Draft: "). Default false. */
           draft?: boolean;
-          /** @description Reviewers requested when the pull request is opened (GitHub projects: logins, or org/team for a team). */
+          /** @description Reviewers requested when the pull request is opened. GitHub: logins, or org/team for a team; GitLab: usernames (resolved to user ids; org/team is a 400). One the forge does not know or refuses is a warning on the pull_request event, not a failure. */
           reviewers?: string[];
-          /** @description Labels added when the pull request is opened (GitHub projects). */
+          /** @description Labels added when the pull request is opened (GitHub and GitLab; created if missing). On GitLab a label may not contain a comma. */
           labels?: string[];
-          /** @description Not supported yet on any forge: 400 auto_merge_unsupported (see docs/agent-jobs.md). */
+          /** @description Merge the pull request once the forge's requirements pass. GitHub: auto-merge (the repository must allow it); GitLab: auto-merge / merge when the pipeline succeeds. A refusal is a warning on the pull_request event. Local forge: 400 auto_merge_unsupported. Not with draft. */
           autoMerge?: boolean;
+          /**
+           * @description With autoMerge: how the forge merges. GitHub: merge, squash or rebase (default: GitHub's, a merge commit); GitLab: merge or squash (the project's merge method applies; rebase is a 400).
+           * @enum {string}
+           */
+          mergeMethod?: 'merge' | 'squash' | 'rebase';
         };
       };
     };
@@ -2872,7 +2879,7 @@ export interface operations {
           'application/json': components['schemas']['AgentJob'];
         };
       };
-      /** @description The body is not valid (errors[] lists the fields); or pull_request_options_unsupported (draft, reviewers, labels or autoMerge on a local-forge project), auto_merge_unsupported (autoMerge outside GitLab). */
+      /** @description validation_failed: the body is not valid, or a control does not fit the forge (GitLab: org/team reviewers, a comma in a label, mergeMethod rebase); errors[] lists the fields. On a local-forge project: auto_merge_unsupported (autoMerge), pull_request_options_unsupported (draft, reviewers, labels). */
       400: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];

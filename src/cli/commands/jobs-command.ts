@@ -2,7 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { loadClientConfig } from '../../config/load-config.js';
 import { JOB_STATUSES, type JobStatus } from '../../jobs/job.js';
 import { ApiClient } from '../api-client.js';
-import { JobsApi, type Job } from '../jobs-api.js';
+import { JobsApi, type Job, type JobCreateControls } from '../jobs-api.js';
 import { printConversation, printJob, printJobList } from '../jobs-format.js';
 import { readPrompt } from '../jobs-prompt.js';
 import { firstPendingSequence, waitForJob } from '../jobs-wait.js';
@@ -39,6 +39,16 @@ interface ProjectOption {
   project?: string;
 }
 
+interface ControlOptions {
+  ref?: string;
+  branchName?: string;
+  draft?: boolean;
+  reviewer: string[];
+  label: string[];
+  autoMerge?: boolean;
+  mergeMethod?: 'merge' | 'squash' | 'rebase';
+}
+
 interface PromptOptions extends ProjectOption {
   prompt?: string;
   promptFile?: string;
@@ -73,6 +83,32 @@ function addPromptOptions(command: Command): Command {
     .option('--timeout <seconds>', 'with --wait: stop waiting after this many seconds (exit 3)', parseSeconds)
     .option('--idempotency-key <key>', 'a retry with the same key gets the first answer instead of a second run')
     .option('--json', "print the API's job object as JSON (with --wait: the finished job)");
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** The branch and review controls of create; the server validates them against the project's forge. */
+function addControlOptions(command: Command): Command {
+  return command
+    .option('--ref <branch>', "start from this branch and open the pull request against it (default: the project's ref)")
+    .option('--branch-name <name>', 'push to docwright/<name> instead of docwright/<job id>')
+    .option('--draft', 'open the pull request as a draft (GitHub, GitLab)')
+    .option('--reviewer <name>', 'request a review (repeatable): a GitHub login or org/team, a GitLab username', collect, [])
+    .option('--label <name>', 'add a label to the pull request (repeatable; GitHub, GitLab)', collect, [])
+    .option('--auto-merge', "merge the pull request once the forge's checks and approvals pass (GitHub, GitLab)")
+    .addOption(new Option('--merge-method <method>', 'with --auto-merge: how to merge').choices(['merge', 'squash', 'rebase']));
+}
+
+function controlsOf(options: ControlOptions): JobCreateControls {
+  return {
+    ...(options.ref === undefined ? {} : { ref: options.ref }),
+    ...(options.branchName === undefined ? {} : { branchName: options.branchName }),
+    ...(options.draft === true ? { draft: true } : {}),
+    ...(options.reviewer.length > 0 ? { reviewers: options.reviewer } : {}),
+    ...(options.label.length > 0 ? { labels: options.label } : {}),
+    ...(options.autoMerge === true ? { autoMerge: true } : {}),
+    ...(options.mergeMethod === undefined ? {} : { mergeMethod: options.mergeMethod }),
+  };
 }
 
 async function promptOf(command: Command, options: PromptOptions): Promise<string> {
@@ -121,19 +157,22 @@ export function jobsCommand(): Command {
     })
     .addHelpText('after', `${ENVIRONMENT_HELP}\n${EXIT_CODES_HELP}`);
 
-  addPromptOptions(command.command('create').description('Start an agent job with a prompt. It runs in the background; --wait follows it to the end.'))
+  addControlOptions(
+    addPromptOptions(command.command('create').description('Start an agent job with a prompt. It runs in the background; --wait follows it to the end.')),
+  )
     .addHelpText(
       'after',
       `${WAIT_HELP}\n${EXIT_CODES_HELP}\n
 Examples:
   docwright jobs create --project prj_123 --prompt "Add a troubleshooting page" --wait
   git log -1 --format=%B | docwright jobs create --prompt-file - --json
-  docwright jobs create --prompt-file brief.md --idempotency-key release-42`,
+  docwright jobs create --prompt-file brief.md --idempotency-key release-42
+  docwright jobs create --prompt "Fix typos" --label docs --reviewer alice --auto-merge --merge-method squash`,
     )
-    .action(async (options: PromptOptions, self: Command) => {
+    .action(async (options: PromptOptions & ControlOptions, self: Command) => {
       const api = jobsApi(self, options);
       const prompt = await promptOf(self, options);
-      const job = await api.create(prompt, options.idempotencyKey);
+      const job = await api.create(prompt, options.idempotencyKey, controlsOf(options));
       await afterPromptSent(api, job, options, `Created job ${job.id}`, async () => 1);
     });
 

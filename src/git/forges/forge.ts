@@ -36,15 +36,24 @@ export interface ForgeRemote {
   auth: GitAuth | null;
 }
 
-/** What a forge does with a pull request it opens (a job's create options); applied once, when it is created. */
+/**
+ * What a forge does with a pull request it opens (a job's create options). Applied when the
+ * pull request is created, and when an open one is adopted that the job has not recorded
+ * (a crashed attempt's), never on a follow-up's update: a label someone removed stays removed.
+ */
 export interface PullRequestControls {
+  /** GitHub: a draft pull request; GitLab: the `Draft: ` title prefix. */
   draft?: boolean;
   /** GitHub logins or `org/team`; GitLab usernames. */
   reviewers?: string[];
   labels?: string[];
-  /** GitLab only: merge when the pipeline succeeds. */
+  /** GitHub auto-merge (GraphQL), GitLab auto-merge / merge when the pipeline succeeds. */
   autoMerge?: boolean;
+  /** With autoMerge; unset = the forge's default. */
+  mergeMethod?: MergeMethod;
 }
+
+export type MergeMethod = 'merge' | 'squash' | 'rebase';
 
 export interface PullRequestRequest {
   base: string;
@@ -52,6 +61,11 @@ export interface PullRequestRequest {
   title: string;
   body: string;
   controls?: PullRequestControls;
+  /**
+   * The pull request the job has recorded (null: none yet). An open one adopted under
+   * another number, which an attempt that died before recording it opened, gets `controls`.
+   */
+  recordedNumber?: number | null;
 }
 
 export interface PullRequestResult {
@@ -85,6 +99,11 @@ export interface Forge {
    * this runs, crashes included. `fence` is called before anything is created or changed.
    */
   openOrUpdatePullRequest(project: ForgeProject, pr: PullRequestRequest, fence?: WriteFence): Promise<PullRequestResult>;
+}
+
+/** The result with the controls' warnings, if there are any. */
+export function withWarnings(result: PullRequestResult, warnings: string[]): PullRequestResult {
+  return warnings.length > 0 ? { ...result, warnings } : result;
 }
 
 export function isAppCredentials(credentials: ForgeCredentials): credentials is ForgeAppCredentials {

@@ -11,8 +11,10 @@ import {
   type PullRequestRequest,
   type PullRequestResult,
   type WriteFence,
+  withWarnings,
 } from './forge.js';
 import { forgeNotConfigured } from './forge-errors.js';
+import { enableGitHubAutoMerge } from './github-auto-merge.js';
 import { forgeGitUrl } from './forge-remote-url.js';
 import { GitHubAppTokens } from './github-app-token.js';
 import { parseGitHubRepository, type GitHubRepository } from './github-repository.js';
@@ -38,10 +40,13 @@ const MAX_BODY_LENGTH = 65_536;
 
 interface PullRequestSummary {
   number: number;
+  node_id: string;
   html_url: string;
   title: string;
   body: string | null;
   head: { ref: string };
+  /** Null until auto-merge is enabled. */
+  auto_merge?: unknown;
 }
 
 /** Pull requests on github.com or GitHub Enterprise, as a token or a GitHub App installation. */
@@ -86,9 +91,16 @@ export class GitHubForge implements Forge {
     const title = clip(pr.title.trim() || `Docwright: ${head}`, MAX_TITLE_LENGTH);
     const body = clip(pr.body, MAX_BODY_LENGTH);
     return this.withOctokit(project, async (octokit, secrets) => {
+      // An open pull request the job has not recorded was opened by an attempt that died
+      // before recording it: it gets the controls that attempt may not have applied.
+      const adopt = async (existing: PullRequestSummary): Promise<PullRequestResult> => {
+        const result = await this.update(octokit, secrets, repository, existing, title, body);
+        if (pr.controls === undefined || existing.number === pr.recordedNumber) return result;
+        return withWarnings(result, await this.applyControls(octokit, secrets, repository, existing, pr.controls));
+      };
       const existing = await this.findOpenPullRequest(octokit, secrets, repository, head);
       await fence?.();
-      if (existing) return this.update(octokit, secrets, repository, existing, title, body);
+      if (existing) return adopt(existing);
       try {
         const created = await octokit.rest.pulls.create({
           owner: repository.owner,
@@ -100,13 +112,13 @@ export class GitHubForge implements Forge {
           ...(pr.controls?.draft === true ? { draft: true } : {}),
           request: { signal: AbortSignal.timeout(this.requestTimeoutMs) },
         });
-        const warnings = await this.applyControls(octokit, secrets, repository, created.data.number, pr.controls);
-        return { number: created.data.number, url: created.data.html_url, created: true, ...(warnings.length > 0 ? { warnings } : {}) };
+        const warnings = await this.applyControls(octokit, secrets, repository, created.data, pr.controls);
+        return withWarnings({ number: created.data.number, url: created.data.html_url, created: true }, warnings);
       } catch (error) {
         // Another worker opened it between our lookup and our create: use theirs.
         if (isGitHubHttpFailure(error) && error.status === 422 && gitHubErrorMessages(error).some((message) => /already exists/i.test(message))) {
           const raced = await this.findOpenPullRequest(octokit, secrets, repository, head);
-          if (raced) return this.update(octokit, secrets, repository, raced, title, body);
+          if (raced) return adopt(raced);
         }
         throw toForgeError(`opening a pull request from ${head} into ${base} in ${repository.owner}/${repository.name}`, secrets, error);
       }
@@ -114,16 +126,19 @@ export class GitHubForge implements Forge {
   }
 
   /**
-   * Reviewers (`org/team` entries as team reviewers) and labels of a pull request just
-   * opened. Each failure becomes a warning: the pull request stands either way.
+   * Reviewers (`org/team` entries as team reviewers), labels and auto-merge of a pull
+   * request just opened or adopted (requesting a reviewer or adding a label twice changes
+   * nothing on GitHub; auto-merge already on is left as it is). Each failure becomes a
+   * warning: the pull request stands either way.
    */
   private async applyControls(
     octokit: Octokit,
     secrets: readonly string[],
     repository: GitHubRepository,
-    number: number,
+    pull: Pick<PullRequestSummary, 'number' | 'node_id' | 'auto_merge'>,
     controls: PullRequestRequest['controls'],
   ): Promise<string[]> {
+    const { number } = pull;
     const warnings: string[] = [];
     const attempt = async (what: string, call: (signal: AbortSignal) => Promise<unknown>): Promise<void> => {
       try {
@@ -152,6 +167,11 @@ export class GitHubForge implements Forge {
       await attempt('adding labels', (signal) =>
         octokit.rest.issues.addLabels({ owner: repository.owner, repo: repository.name, issue_number: number, labels, request: { signal } }),
       );
+    }
+    if (controls?.autoMerge === true && (pull.auto_merge === null || pull.auto_merge === undefined)) {
+      const target = { nodeId: pull.node_id, number, repository: `${repository.owner}/${repository.name}`, mergeMethod: controls.mergeMethod };
+      const refused = await enableGitHubAutoMerge(octokit, target, secrets, this.requestTimeoutMs);
+      if (refused !== null) warnings.push(refused);
     }
     return warnings;
   }

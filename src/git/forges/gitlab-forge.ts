@@ -5,14 +5,26 @@ import {
   type Forge,
   type ForgeProject,
   type ForgeRemote,
+  type PullRequestControls,
   type PullRequestRequest,
   type PullRequestResult,
   type WriteFence,
+  withWarnings,
 } from './forge.js';
 import { forgeHttpError, forgeNotConfigured, forgeUnreachable } from './forge-errors.js';
 import { forgeFetch } from './forge-fetch.js';
 import { forgeGitUrl } from './forge-remote-url.js';
 import { parseGitLabRepository, type GitLabRepository } from './gitlab-repository.js';
+import {
+  draftTitle,
+  droppedReviewers,
+  enableGitLabAutoMerge,
+  isDraft,
+  resolveReviewers,
+  type AutoMergeTiming,
+  type GitLabCall,
+  type GitLabMergeRequest,
+} from './gitlab-controls.js';
 
 export { parseGitLabRepository, type GitLabRepository } from './gitlab-repository.js';
 
@@ -24,19 +36,15 @@ export interface GitLabForgeOptions {
   /** What project repository URLs must start with. */
   webBaseUrl?: string;
   requestTimeoutMs?: number;
+  /** Tries of the merge endpoint while GitLab still checks a new merge request (autoMerge). */
+  autoMerge?: AutoMergeTiming;
 }
 
 /** GitLab's limits for merge request titles and descriptions. */
 const MAX_TITLE_LENGTH = 255;
 const MAX_DESCRIPTION_LENGTH = 1_000_000;
 
-interface MergeRequest {
-  iid: number;
-  title: string;
-  description: string | null;
-  web_url: string;
-  source_branch: string;
-}
+type MergeRequest = GitLabMergeRequest;
 
 class GitLabHttpError extends Error {
   constructor(
@@ -54,6 +62,7 @@ export class GitLabForge implements Forge {
   private readonly gitBaseUrl: string;
   private readonly webBaseUrl: string;
   private readonly requestTimeoutMs: number;
+  private readonly autoMerge: AutoMergeTiming;
   private readonly fetch = forgeFetch('GitLab');
 
   constructor(options: GitLabForgeOptions = {}) {
@@ -61,6 +70,7 @@ export class GitLabForge implements Forge {
     this.gitBaseUrl = options.gitBaseUrl ?? 'https://gitlab.com';
     this.webBaseUrl = (options.webBaseUrl ?? 'https://gitlab.com').replace(/\/+$/, '');
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.autoMerge = options.autoMerge ?? { attempts: 5, delayMs: 1_000 };
   }
 
   parseRepository(repository: string): GitLabRepository {
@@ -83,42 +93,45 @@ export class GitLabForge implements Forge {
     const projectPath = `/projects/${encodeURIComponent(repository.path)}`;
     const where = `merge requests of ${repository.path}`;
 
+    const call: GitLabCall = (method, path, body, action) => this.request(token, method, path, body, action);
+    const controls = pr.controls;
+
     const findOpen = async (): Promise<MergeRequest | null> => {
       const query = new URLSearchParams({ state: 'opened', source_branch: head, per_page: '100' });
-      const found = await this.request<MergeRequest[]>(
-        token,
-        'GET',
-        `${projectPath}/merge_requests?${query.toString()}`,
-        undefined,
-        `looking up open ${where}`,
-      );
+      const found = await call<MergeRequest[]>('GET', `${projectPath}/merge_requests?${query.toString()}`, undefined, `looking up open ${where}`);
       return found.find((mergeRequest) => mergeRequest.source_branch === head) ?? null;
     };
     const update = async (existing: MergeRequest): Promise<PullRequestResult> => {
-      if (existing.title !== title || (existing.description ?? '') !== description) {
-        await this.request(
-          token,
-          'PUT',
-          `${projectPath}/merge_requests/${existing.iid}`,
-          { title, description },
-          `updating !${existing.iid} of ${repository.path}`,
-        );
+      // A draft's title carries GitLab's draft prefix: a new title keeps the merge request a draft.
+      const wanted = isDraft(existing) ? draftTitle(title, MAX_TITLE_LENGTH) : title;
+      if (existing.title !== wanted || (existing.description ?? '') !== description) {
+        await call('PUT', `${projectPath}/merge_requests/${existing.iid}`, { title: wanted, description }, `updating !${existing.iid} of ${repository.path}`);
       }
-      return { number: existing.iid, url: existing.web_url, created: false };
+      const result: PullRequestResult = { number: existing.iid, url: existing.web_url, created: false };
+      // One the job has not recorded was opened by an attempt that died before it could: apply the controls.
+      if (controls === undefined || existing.iid === pr.recordedNumber) return result;
+      return withWarnings(result, await this.controlExisting(call, projectPath, existing, controls));
     };
 
     const existing = await findOpen();
     await fence?.();
     if (existing) return update(existing);
+    const reviewers = controls?.reviewers === undefined ? { users: [], warnings: [] } : await resolveReviewers(call, controls.reviewers);
+    let created: MergeRequest;
     try {
-      const created = await this.request<MergeRequest>(
-        token,
+      created = await call<MergeRequest>(
         'POST',
         `${projectPath}/merge_requests`,
-        { source_branch: head, target_branch: base, title, description },
+        {
+          source_branch: head,
+          target_branch: base,
+          title: controls?.draft === true ? draftTitle(title, MAX_TITLE_LENGTH) : title,
+          description,
+          ...(controls?.labels === undefined ? {} : { labels: controls.labels.join(',') }),
+          ...(reviewers.users.length > 0 ? { reviewer_ids: reviewers.users.map((user) => user.id) } : {}),
+        },
         `opening a merge request from ${head} into ${base} in ${repository.path}`,
       );
-      return { number: created.iid, url: created.web_url, created: true };
     } catch (error) {
       // GitLab's answer when a concurrent worker opened it between our lookup and our create.
       if (isDocwrightError(error) && error.cause instanceof GitLabHttpError && error.cause.status === 409 && /already exists/i.test(error.cause.detail)) {
@@ -127,6 +140,47 @@ export class GitLabForge implements Forge {
       }
       throw error;
     }
+    const warnings = [...reviewers.warnings, ...droppedReviewers(created, reviewers.users)];
+    if (controls?.autoMerge === true) {
+      const refused = await enableGitLabAutoMerge(call, projectPath, created, controls, this.autoMerge);
+      if (refused !== null) warnings.push(refused);
+    }
+    return withWarnings({ number: created.iid, url: created.web_url, created: true }, warnings);
+  }
+
+  /**
+   * Labels, reviewers and auto-merge of an open merge request a crashed attempt opened:
+   * `add_labels` adds, `reviewer_ids` (which replaces) keeps the reviewers it has, and
+   * auto-merge already set is left alone, so applying twice changes nothing.
+   */
+  private async controlExisting(call: GitLabCall, projectPath: string, existing: MergeRequest, controls: PullRequestControls): Promise<string[]> {
+    const reviewers = controls.reviewers === undefined ? { users: [], warnings: [] } : await resolveReviewers(call, controls.reviewers);
+    const warnings = [...reviewers.warnings];
+    const present = (existing.reviewers ?? []).map((reviewer) => reviewer.id);
+    const missingReviewers = reviewers.users.map((user) => user.id).filter((id) => !present.includes(id));
+    const missingLabels = (controls.labels ?? []).filter((label) => !(existing.labels ?? []).includes(label));
+    let current = existing;
+    if (missingReviewers.length > 0 || missingLabels.length > 0) {
+      try {
+        current = await call<MergeRequest>(
+          'PUT',
+          `${projectPath}/merge_requests/${existing.iid}`,
+          {
+            ...(missingLabels.length > 0 ? { add_labels: missingLabels.join(',') } : {}),
+            ...(missingReviewers.length > 0 ? { reviewer_ids: [...present, ...missingReviewers] } : {}),
+          },
+          `adding labels and reviewers to !${existing.iid}`,
+        );
+        warnings.push(...droppedReviewers(current, reviewers.users));
+      } catch (error) {
+        warnings.push(error instanceof Error ? error.message : String(error));
+      }
+    }
+    if (controls.autoMerge === true) {
+      const refused = await enableGitLabAutoMerge(call, projectPath, current, controls, this.autoMerge);
+      if (refused !== null) warnings.push(refused);
+    }
+    return warnings;
   }
 
   private token(project: ForgeProject): string {
