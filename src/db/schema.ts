@@ -120,7 +120,7 @@ export interface JobTurnsTable {
   problems: string;
   /** JSON array of {path, reason}: changes the write policy kept out (migration 007). */
   refused_files: string;
-  /** JSON array of messages: pull request controls the forge refused (migration 019). */
+  /** JSON array of messages: pull request controls the forge refused (the turn-warnings migration). */
   warnings: string;
   error_code: string | null;
   error_message: string | null;
