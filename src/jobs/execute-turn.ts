@@ -6,6 +6,8 @@ import type { Clock } from '../core/clock.js';
 import { createDocsToolset, RefusalLog, type RefusedFile, type WritePolicy, type WritePolicySettings } from '../agent/tools/index.js';
 import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run-agent.js';
 import { buildSystemPrompt, buildTurnMessages, type ConversationTurn } from '../agent/prompts.js';
+import { readRepositoryInstructions, type InstructionsLookup } from '../agent/repository-instructions.js';
+import { runCancelled } from '../agent/run-errors.js';
 import type { Budgets } from '../agent/budgets.js';
 import { createAnalyticsTools, type ProjectAnalytics } from '../agent/tools/analytics-tool.js';
 import { deriveCommitMessage, prepareWorkspace, type Workspace } from '../git/workspace.js';
@@ -42,6 +44,8 @@ export interface TurnDependencies {
   analytics?: ProjectAnalytics;
   budgets: Budgets;
   modelRetries: number;
+  /** Cap on the repository's AGENTS.md (or the like) in the system prompt; 0: not read at all. */
+  repositoryInstructionsMaxBytes: number;
   workspacesDir: string;
   clock: Clock;
   /** Credential values of this process; masked wherever the model could see them. */
@@ -67,6 +71,8 @@ export interface TurnOutcome {
   /** Changes the write policy kept out: refused by a tool, or unstaged by the commit step. */
   refusedFiles: RefusedFile[];
   pullRequest: PullRequestResult | null;
+  /** The repository instruction file the system prompt quoted, and candidates passed over. */
+  instructions: InstructionsLookup;
 }
 
 /**
@@ -82,8 +88,8 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
   // Clones of private repositories: no other local user may look in (see private-files.ts).
   ensurePrivateDirectory(dependencies.workspacesDir, { narrow: true });
   const directory = join(dependencies.workspacesDir, `${input.jobId}-${input.sequence}-${randomBase62(6)}`);
-  // The model needs no file to read the instruction, so the clone runs while it answers
-  // its first request; tools wait for the clone, and a failed clone stops the run.
+  // Tools wait for the clone, and a failed clone stops the run. With repository
+  // instructions on, the first model request waits for it too (see the run below).
   const preparing = prepareWorkspace({
     remoteUrl: remote.url,
     baseRef: input.baseRef,
@@ -110,20 +116,33 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
   // Stops the tools' worker threads when the turn is over, however it ended (also those of
   // a check_docs call that a stopped run left behind).
   dependencies.deferCleanup(() => toolset.close());
+  let instructions: InstructionsLookup = { found: null, ignored: [] };
+  const maxInstructionBytes = dependencies.repositoryInstructionsMaxBytes;
   const result = await runWhilePreparing(
     preparing,
     signal,
-    (runSignal) =>
-      runAgent({
+    async (runSignal) => {
+      // The repository's AGENTS.md must shape the first answer, so the first request waits
+      // for the checkout (the branch's version for a follow-up), read before any tool runs.
+      // Turned off (0), the request goes out while the clone runs, as it did before.
+      if (maxInstructionBytes > 0) {
+        const workspace = await untilPrepared(preparing, runSignal);
+        instructions = await readRepositoryInstructions(workspace.directory, { maxBytes: maxInstructionBytes, secrets });
+      }
+      return runAgent({
         model,
         tools: dependencies.analytics === undefined ? toolset.tools : { ...toolset.tools, ...createAnalyticsTools(dependencies.analytics, () => clock.now()) },
-        system: buildSystemPrompt({ projectName: input.projectName }),
+        system: buildSystemPrompt({
+          projectName: input.projectName,
+          ...(instructions.found === null ? {} : { repositoryInstructions: instructions.found }),
+        }),
         messages: buildTurnMessages(input.history, input.prompt),
         budgets: dependencies.budgets,
         maxRetries: dependencies.modelRetries,
         signal: runSignal,
         onStep: dependencies.onStep,
-      }),
+      });
+    },
     dependencies.deferCleanup,
   );
   const workspace = await preparing;
@@ -182,6 +201,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
       problems,
       refusedFiles,
       pullRequest,
+      instructions,
     };
   } finally {
     dependencies.deferCleanup(() => workspace.remove());
@@ -207,6 +227,23 @@ async function runWhilePreparing(
     const workspace = await preparing;
     deferCleanup(() => workspace.remove());
     throw error;
+  }
+}
+
+/** The prepared workspace, or `cancelled` as soon as the signal fires (the caller still owns the clone). */
+async function untilPrepared(preparing: Promise<Workspace>, signal: AbortSignal): Promise<Workspace> {
+  if (signal.aborted) throw runCancelled();
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => {
+      reject(runCancelled());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([preparing, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }
 

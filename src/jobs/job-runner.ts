@@ -41,6 +41,8 @@ export interface JobRunnerOptions {
   maxAttempts: number;
   retryBaseMs: number;
   modelRetries: number;
+  /** Cap on the repository's instruction file in the system prompt; 0 = not read. */
+  repositoryInstructionsMaxBytes: number;
   dataDir: string;
   secrets: string[];
   logger: Logger;
@@ -187,6 +189,7 @@ export class JobRunner {
         ...(options.analytics === undefined ? {} : { analytics: options.analytics(project.id) }),
         budgets,
         modelRetries: options.modelRetries,
+        repositoryInstructionsMaxBytes: options.repositoryInstructionsMaxBytes,
         workspacesDir: join(options.dataDir, 'workspaces'),
         clock: options.clock,
         secrets: [...options.secrets, ...credentialValues],
