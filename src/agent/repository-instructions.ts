@@ -71,7 +71,11 @@ export async function readRepositoryInstructions(workspace: string, options: Rea
   return { found: null, ignored };
 }
 
-async function readCandidate(workspace: string, candidate: string, options: ReadInstructionsOptions): Promise<RepositoryInstructions | IgnoredInstructionFile | null> {
+async function readCandidate(
+  workspace: string,
+  candidate: string,
+  options: ReadInstructionsOptions,
+): Promise<RepositoryInstructions | IgnoredInstructionFile | null> {
   const ignore = (reason: IgnoredInstructionFile['reason']): IgnoredInstructionFile => ({ path: candidate, reason });
   let absolute: string;
   try {
@@ -81,9 +85,10 @@ async function readCandidate(workspace: string, candidate: string, options: Read
     // A link that stays inside the workspace (AGENTS.md -> CLAUDE.md) is followed, as read_file follows it.
     absolute = resolved.absolute;
   } catch (error) {
+    // Refused by the resolver: told apart by its messages (reasons only; the file is passed over either way).
     if (!isToolFailure(error)) return ignore('unreadable');
     if (/outside the workspace|into \.git/.test(error.message)) return ignore('symlink_outside_workspace');
-    if (/target does not exist/.test(error.message)) return ignore('broken_symlink');
+    if (error.message.includes('target does not exist')) return ignore('broken_symlink');
     return ignore('not_a_file');
   }
   let bytes: Buffer;

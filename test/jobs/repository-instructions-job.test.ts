@@ -35,7 +35,9 @@ const obedientModel: FakeModelScript = (request) => {
   const anchor = page === 'index.mdx' ? 'Read the [quickstart](/quickstart).' : 'Install the CLI.';
   const calls = [
     { name: 'edit_file', arguments: { path: page, oldString: anchor, newString: `${anchor}\n\n${signOff ?? 'Edited.'}` } },
-    ...(guidance?.text.includes('.github/workflows/docs.yml') ? [{ name: 'write_file', arguments: { path: '.github/workflows/docs.yml', content: 'on: push\n' } }] : []),
+    ...(guidance?.text.includes('.github/workflows/docs.yml')
+      ? [{ name: 'write_file', arguments: { path: '.github/workflows/docs.yml', content: 'on: push\n' } }]
+      : []),
   ];
   return { toolCalls: calls };
 };
