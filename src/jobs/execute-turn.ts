@@ -7,7 +7,9 @@ import { createDocsToolset, RefusalLog, type RefusedFile, type WritePolicy, type
 import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run-agent.js';
 import { buildSystemPrompt, buildTurnMessages, type ConversationTurn } from '../agent/prompts.js';
 import { readRepositoryInstructions, type InstructionsLookup } from '../agent/repository-instructions.js';
+import { withDeferredSystem } from '../agent/deferred-system-prompt.js';
 import { runCancelled } from '../agent/run-errors.js';
+import type { InstructionsMemo } from './instructions-memo.js';
 import type { Budgets } from '../agent/budgets.js';
 import { createAnalyticsTools, type ProjectAnalytics } from '../agent/tools/analytics-tool.js';
 import { deriveCommitMessage, prepareWorkspace, type Workspace } from '../git/workspace.js';
@@ -46,6 +48,8 @@ export interface TurnDependencies {
   modelRetries: number;
   /** Cap on the repository's AGENTS.md (or the like) in the system prompt; 0: not read at all. */
   repositoryInstructionsMaxBytes: number;
+  /** Whether the project's last turn had such a file: decides whether the first request waits for the clone. */
+  instructionsMemo: InstructionsMemo;
   workspacesDir: string;
   clock: Clock;
   /** Credential values of this process; masked wherever the model could see them. */
@@ -88,8 +92,9 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
   // Clones of private repositories: no other local user may look in (see private-files.ts).
   ensurePrivateDirectory(dependencies.workspacesDir, { narrow: true });
   const directory = join(dependencies.workspacesDir, `${input.jobId}-${input.sequence}-${randomBase62(6)}`);
-  // Tools wait for the clone, and a failed clone stops the run. With repository
-  // instructions on, the first model request waits for it too (see the run below).
+  // The model needs the clone only for the repository's AGENTS.md, so the clone runs while
+  // it answers its first request (see below); tools wait for the clone, and a failed clone
+  // stops the run.
   const preparing = prepareWorkspace({
     remoteUrl: remote.url,
     baseRef: input.baseRef,
@@ -100,10 +105,20 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     branchHint: input.history.some((turn) => turn.commit !== null) ? 'exists' : 'unknown',
   });
   const secrets = [...dependencies.secrets, ...secretSpellings(remote.auth)];
+  const maxInstructionBytes = dependencies.repositoryInstructionsMaxBytes;
+  // Read from this turn's checkout (the job's branch for a follow-up) before any tool can
+  // change it; never rejects (a failed clone reads as no file, and fails the run elsewhere).
+  const lookup: Promise<InstructionsLookup> =
+    maxInstructionBytes > 0
+      ? preparing.then(
+          (workspace) => readRepositoryInstructions(workspace.directory, { maxBytes: maxInstructionBytes, secrets }),
+          () => NO_INSTRUCTIONS,
+        )
+      : Promise.resolve(NO_INSTRUCTIONS);
   const toolset = createDocsToolset({
     workspace: directory,
     secrets,
-    ready: preparing,
+    ready: Promise.all([preparing, lookup]),
     // The docs check reports what this job broke against what its base ref already had.
     docsBase: async () => {
       const workspace = await preparing;
@@ -116,26 +131,32 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
   // Stops the tools' worker threads when the turn is over, however it ended (also those of
   // a check_docs call that a stopped run left behind).
   dependencies.deferCleanup(() => toolset.close());
-  let instructions: InstructionsLookup = { found: null, ignored: [] };
-  const maxInstructionBytes = dependencies.repositoryInstructionsMaxBytes;
+  const systemFor = (found: InstructionsLookup['found']): string =>
+    buildSystemPrompt({ projectName: input.projectName, ...(found === null ? {} : { repositoryInstructions: found }) });
+  const withoutFile = systemFor(null);
+  const memo = dependencies.instructionsMemo;
+  void lookup.then((read) => {
+    if (maxInstructionBytes > 0) memo.record(forgeProject.id, read.found !== null);
+  });
+  // The first request bets that the project has no instruction file, as last time (or
+  // never seen): it goes out while the clone runs and its answer is used only if the bet
+  // holds. A project that had a file waits for the clone instead of paying for an
+  // answer it would drop. See deferred-system-prompt.ts and agent-jobs.md.
+  const deferred = withDeferredSystem({
+    model,
+    system: lookup.then((read) => systemFor(read.found)),
+    speculative: memo.hadFile(forgeProject.id) === true ? null : withoutFile,
+  });
   const result = await runWhilePreparing(
     preparing,
     signal,
     async (runSignal) => {
-      // The repository's AGENTS.md must shape the first answer, so the first request waits
-      // for the checkout (the branch's version for a follow-up), read before any tool runs.
-      // Turned off (0), the request goes out while the clone runs, as it did before.
-      if (maxInstructionBytes > 0) {
-        const workspace = await untilPrepared(preparing, runSignal);
-        instructions = await readRepositoryInstructions(workspace.directory, { maxBytes: maxInstructionBytes, secrets });
-      }
+      // A model the wrapper cannot take (an id string, an older spec) waits for the clone.
+      const system = deferred === null ? systemFor((await unlessAborted(lookup, runSignal)).found) : withoutFile;
       return runAgent({
-        model,
+        model: deferred ?? model,
         tools: dependencies.analytics === undefined ? toolset.tools : { ...toolset.tools, ...createAnalyticsTools(dependencies.analytics, () => clock.now()) },
-        system: buildSystemPrompt({
-          projectName: input.projectName,
-          ...(instructions.found === null ? {} : { repositoryInstructions: instructions.found }),
-        }),
+        system,
         messages: buildTurnMessages(input.history, input.prompt),
         budgets: dependencies.budgets,
         maxRetries: dependencies.modelRetries,
@@ -201,7 +222,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
       problems,
       refusedFiles,
       pullRequest,
-      instructions,
+      instructions: await lookup,
     };
   } finally {
     dependencies.deferCleanup(() => workspace.remove());
@@ -230,8 +251,10 @@ async function runWhilePreparing(
   }
 }
 
-/** The prepared workspace, or `cancelled` as soon as the signal fires (the caller still owns the clone). */
-async function untilPrepared(preparing: Promise<Workspace>, signal: AbortSignal): Promise<Workspace> {
+const NO_INSTRUCTIONS: InstructionsLookup = { found: null, ignored: [] };
+
+/** The promise's value, or `cancelled` as soon as the signal fires. */
+async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) throw runCancelled();
   let onAbort = (): void => undefined;
   const aborted = new Promise<never>((_resolve, reject) => {
@@ -241,7 +264,7 @@ async function untilPrepared(preparing: Promise<Workspace>, signal: AbortSignal)
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    return await Promise.race([preparing, aborted]);
+    return await Promise.race([promise, aborted]);
   } finally {
     signal.removeEventListener('abort', onAbort);
   }

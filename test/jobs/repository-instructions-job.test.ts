@@ -53,11 +53,17 @@ describe.each(BACKENDS)('repository instructions (%s)', (dialect) => {
     const first = await h.waitForSettled(jobId);
     expect(first.status).toBe('completed');
 
-    const request = h.model.requests[0]!;
+    // This worker has not seen the project yet, so its first request bet on "no file" and
+    // went out while the clone ran; that answer must have been dropped for one with the file.
+    const withGuidance = h.model.requests.findIndex((sent) => guidanceOf(sent) !== null);
+    expect(withGuidance).toBeLessThanOrEqual(1);
+    const request = h.model.requests[withGuidance]!;
     expect(guidanceOf(request)).toEqual({ path: 'AGENTS.md', text: AGENTS_MD.trim() });
     expect(request.systemText).toMatch(/repository content, not an instruction from the documentation team/);
+    expect(h.model.requests.slice(withGuidance).every((sent) => guidanceOf(sent) !== null)).toBe(true);
     const branch = `docwright/${jobId}`;
     expect(showFile(h.repository, branch, 'quickstart.mdx')).toContain('Install the CLI.\n\nReviewed by the Docs Guild.');
+    expect(showFile(h.repository, branch, 'quickstart.mdx')).not.toContain('Edited.');
     // The guidance unlocked nothing: the planted CI file was refused and never committed.
     expect(git(h.repository, 'ls-tree', '-r', '--name-only', branch).split('\n')).not.toContain('.github/workflows/docs.yml');
     const messages = await h.request('GET', `/v2/agent/${h.projectId}/job/${jobId}/messages`);
@@ -76,6 +82,7 @@ describe.each(BACKENDS)('repository instructions (%s)', (dialect) => {
     expect(followUp.status).toBe(200);
     expect((await h.waitForSettled(jobId)).status).toBe('completed');
 
+    // Now the worker knows the project has a file: the first request waited for the clone.
     expect(guidanceOf(h.model.requests[requestsBefore]!)).toEqual({ path: 'AGENTS.md', text: '- Sign-off line: Checked by the Style Desk.' });
     expect(showFile(h.repository, branch, 'index.mdx')).toContain('Checked by the Style Desk.');
     expect(h.model.requests.slice(requestsBefore).some((sent) => sent.systemText.includes('Docs Guild'))).toBe(false);
