@@ -84,7 +84,7 @@ function settle(call: PromiseLike<LanguageModelV3GenerateResult>): Promise<Settl
 }
 
 /** The promise's value, or the signal's reason as soon as it fires (as an aborted fetch would throw). */
-async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (signal === undefined) return promise;
   signal.throwIfAborted();
   let onAbort = (): void => undefined;

@@ -7,7 +7,7 @@ import { createDocsToolset, RefusalLog, type RefusedFile, type WritePolicy, type
 import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run-agent.js';
 import { buildSystemPrompt, buildTurnMessages, type ConversationTurn } from '../agent/prompts.js';
 import { readRepositoryInstructions, type InstructionsLookup } from '../agent/repository-instructions.js';
-import { withDeferredSystem } from '../agent/deferred-system-prompt.js';
+import { unlessAborted, withDeferredSystem } from '../agent/deferred-system-prompt.js';
 import { runCancelled } from '../agent/run-errors.js';
 import type { InstructionsMemo } from './instructions-memo.js';
 import type { Budgets } from '../agent/budgets.js';
@@ -110,10 +110,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
   // change it; never rejects (a failed clone reads as no file, and fails the run elsewhere).
   const lookup: Promise<InstructionsLookup> =
     maxInstructionBytes > 0
-      ? preparing.then(
-          (workspace) => readRepositoryInstructions(workspace.directory, { maxBytes: maxInstructionBytes, secrets }),
-          () => NO_INSTRUCTIONS,
-        )
+      ? preparing.then((workspace) => readRepositoryInstructions(workspace.directory, { maxBytes: maxInstructionBytes, secrets })).catch(() => NO_INSTRUCTIONS)
       : Promise.resolve(NO_INSTRUCTIONS);
   const toolset = createDocsToolset({
     workspace: directory,
@@ -152,7 +149,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     signal,
     async (runSignal) => {
       // A model the wrapper cannot take (an id string, an older spec) waits for the clone.
-      const system = deferred === null ? systemFor((await unlessAborted(lookup, runSignal)).found) : withoutFile;
+      const system = deferred === null ? systemFor((await unlessCancelled(lookup, runSignal)).found) : withoutFile;
       return runAgent({
         model: deferred ?? model,
         tools: dependencies.analytics === undefined ? toolset.tools : { ...toolset.tools, ...createAnalyticsTools(dependencies.analytics, () => clock.now()) },
@@ -253,21 +250,11 @@ async function runWhilePreparing(
 
 const NO_INSTRUCTIONS: InstructionsLookup = { found: null, ignored: [] };
 
-/** The promise's value, or `cancelled` as soon as the signal fires. */
-async function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) throw runCancelled();
-  let onAbort = (): void => undefined;
-  const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => {
-      reject(runCancelled());
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+/** The promise's value, or `cancelled` as soon as the run is stopped. */
+function unlessCancelled<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return unlessAborted(promise, signal).catch((error: unknown) => {
+    throw signal.aborted ? runCancelled() : error;
   });
-  try {
-    return await Promise.race([promise, aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
 }
 
 /** The turn keeps this many problems, the new ones first. */
