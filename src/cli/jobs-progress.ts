@@ -27,6 +27,14 @@ function indented(message: string): string[] {
   return shown;
 }
 
+/** Which repository instruction file the turn followed, from `turn.completed`'s `instructions`. */
+function instructionsLine(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const path = text(value as Record<string, unknown>, 'path');
+  if (path === undefined) return [];
+  return [`  ℹ followed the repository's ${path}${(value as Record<string, unknown>)['truncated'] === true ? ' (truncated)' : ''}`];
+}
+
 /** The strings of a list (file names, warnings); anything else is dropped. */
 function files(list: unknown): string[] {
   return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : [];
@@ -85,6 +93,7 @@ export function createProgressPrinter(write: (line: string) => void, fromSequenc
         return [
           `✓ turn ${sequence} completed: ${turnFiles.length === 0 ? 'no files changed' : `${turnFiles.length} file${turnFiles.length === 1 ? '' : 's'} changed (${turnFiles.join(', ')})`}`,
           ...indented(text(data, 'finalMessage') ?? ''),
+          ...instructionsLine(data['instructions']),
           ...(problems > 0 ? [`  ⚠ ${problems} documentation problem${problems === 1 ? '' : 's'} left (see docwright jobs messages)`] : []),
         ].filter((line) => line.trim() !== '');
       }

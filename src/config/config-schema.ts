@@ -69,6 +69,7 @@ export const environmentSchema = z
     DOCWRIGHT_MODEL_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
     DOCWRIGHT_JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
     DOCWRIGHT_JOB_MAX_STEPS: z.coerce.number().int().min(1).max(1_000).default(50),
+    DOCWRIGHT_REPOSITORY_INSTRUCTIONS_MAX_BYTES: z.coerce.number().int().min(0).max(262_144).default(32_768),
     DOCWRIGHT_JOB_MAX_TOKENS: positiveInteger.default(2_000_000),
     DOCWRIGHT_JOB_TIMEOUT_MINUTES: z.coerce
       .number()

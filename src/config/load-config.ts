@@ -49,6 +49,8 @@ export interface Config {
     shutdownTimeoutMs: number;
     /** Fallback poll of an idle worker when no notification woke it. */
     idlePollMs: number;
+    /** Cap on the repository's AGENTS.md (or the like) in the agent's system prompt; 0 = not read. */
+    repositoryInstructionsMaxBytes: number;
   };
   /** After SIGTERM, keep answering (with /readyz 503) at least this long before the listener closes. */
   shutdownDelayMs: number;
@@ -161,6 +163,7 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
       modelRetries: environment.DOCWRIGHT_MODEL_RETRIES,
       shutdownTimeoutMs: environment.DOCWRIGHT_SHUTDOWN_TIMEOUT_SECONDS * 1000,
       idlePollMs: Math.round(environment.DOCWRIGHT_WORKER_POLL_SECONDS * 1000),
+      repositoryInstructionsMaxBytes: environment.DOCWRIGHT_REPOSITORY_INSTRUCTIONS_MAX_BYTES,
     },
     shutdownDelayMs: Math.round(environment.DOCWRIGHT_SHUTDOWN_DELAY_SECONDS * 1000),
     budgets: {

@@ -6,6 +6,10 @@ import type { Clock } from '../core/clock.js';
 import { createDocsToolset, RefusalLog, type RefusedFile, type WritePolicy, type WritePolicySettings } from '../agent/tools/index.js';
 import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run-agent.js';
 import { buildSystemPrompt, buildTurnMessages, type ConversationTurn } from '../agent/prompts.js';
+import { readRepositoryInstructions, type InstructionsLookup } from '../agent/repository-instructions.js';
+import { unlessAborted, withDeferredSystem } from '../agent/deferred-system-prompt.js';
+import { runCancelled } from '../agent/run-errors.js';
+import type { InstructionsMemo } from './instructions-memo.js';
 import type { Budgets } from '../agent/budgets.js';
 import { createAnalyticsTools, type ProjectAnalytics } from '../agent/tools/analytics-tool.js';
 import { deriveCommitMessage, prepareWorkspace, type Workspace } from '../git/workspace.js';
@@ -44,6 +48,10 @@ export interface TurnDependencies {
   analytics?: ProjectAnalytics;
   budgets: Budgets;
   modelRetries: number;
+  /** Cap on the repository's AGENTS.md (or the like) in the system prompt; 0: not read at all. */
+  repositoryInstructionsMaxBytes: number;
+  /** Whether the project's last turn had such a file: decides whether the first request waits for the clone. */
+  instructionsMemo: InstructionsMemo;
   workspacesDir: string;
   clock: Clock;
   /** Credential values of this process; masked wherever the model could see them. */
@@ -69,6 +77,8 @@ export interface TurnOutcome {
   /** Changes the write policy kept out: refused by a tool, or unstaged by the commit step. */
   refusedFiles: RefusedFile[];
   pullRequest: PullRequestResult | null;
+  /** The repository instruction file the system prompt quoted, and candidates passed over. */
+  instructions: InstructionsLookup;
 }
 
 /**
@@ -84,8 +94,9 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
   // Clones of private repositories: no other local user may look in (see private-files.ts).
   ensurePrivateDirectory(dependencies.workspacesDir, { narrow: true });
   const directory = join(dependencies.workspacesDir, `${input.jobId}-${input.sequence}-${randomBase62(6)}`);
-  // The model needs no file to read the instruction, so the clone runs while it answers
-  // its first request; tools wait for the clone, and a failed clone stops the run.
+  // The model needs the clone only for the repository's AGENTS.md, so the clone runs while
+  // it answers its first request (see below); tools wait for the clone, and a failed clone
+  // stops the run.
   const preparing = prepareWorkspace({
     remoteUrl: remote.url,
     baseRef: input.baseRef,
@@ -96,10 +107,17 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     branchHint: input.history.some((turn) => turn.commit !== null) ? 'exists' : 'unknown',
   });
   const secrets = [...dependencies.secrets, ...secretSpellings(remote.auth)];
+  const maxInstructionBytes = dependencies.repositoryInstructionsMaxBytes;
+  // Read from this turn's checkout (the job's branch for a follow-up) before any tool can
+  // change it; never rejects (a failed clone reads as no file, and fails the run elsewhere).
+  const lookup: Promise<InstructionsLookup> =
+    maxInstructionBytes > 0
+      ? preparing.then((workspace) => readRepositoryInstructions(workspace.directory, { maxBytes: maxInstructionBytes, secrets })).catch(() => NO_INSTRUCTIONS)
+      : Promise.resolve(NO_INSTRUCTIONS);
   const toolset = createDocsToolset({
     workspace: directory,
     secrets,
-    ready: preparing,
+    ready: Promise.all([preparing, lookup]),
     // The docs check reports what this job broke against what its base ref already had.
     docsBase: async () => {
       const workspace = await preparing;
@@ -112,20 +130,39 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
   // Stops the tools' worker threads when the turn is over, however it ended (also those of
   // a check_docs call that a stopped run left behind).
   dependencies.deferCleanup(() => toolset.close());
+  const systemFor = (found: InstructionsLookup['found']): string =>
+    buildSystemPrompt({ projectName: input.projectName, ...(found === null ? {} : { repositoryInstructions: found }) });
+  const withoutFile = systemFor(null);
+  const memo = dependencies.instructionsMemo;
+  void lookup.then((read) => {
+    if (maxInstructionBytes > 0) memo.record(forgeProject.id, read.found !== null);
+  });
+  // The first request bets that the project has no instruction file, as last time (or
+  // never seen): it goes out while the clone runs and its answer is used only if the bet
+  // holds. A project that had a file waits for the clone instead of paying for an
+  // answer it would drop. See deferred-system-prompt.ts and agent-jobs.md.
+  const deferred = withDeferredSystem({
+    model,
+    system: lookup.then((read) => systemFor(read.found)),
+    speculative: memo.hadFile(forgeProject.id) === true ? null : withoutFile,
+  });
   const result = await runWhilePreparing(
     preparing,
     signal,
-    (runSignal) =>
-      runAgent({
-        model,
+    async (runSignal) => {
+      // A model the wrapper cannot take (an id string, an older spec) waits for the clone.
+      const system = deferred === null ? systemFor((await unlessCancelled(lookup, runSignal)).found) : withoutFile;
+      return runAgent({
+        model: deferred ?? model,
         tools: dependencies.analytics === undefined ? toolset.tools : { ...toolset.tools, ...createAnalyticsTools(dependencies.analytics, () => clock.now()) },
-        system: buildSystemPrompt({ projectName: input.projectName }),
+        system,
         messages: buildTurnMessages(input.history, input.prompt),
         budgets: dependencies.budgets,
         maxRetries: dependencies.modelRetries,
         signal: runSignal,
         onStep: dependencies.onStep,
-      }),
+      });
+    },
     dependencies.deferCleanup,
   );
   const workspace = await preparing;
@@ -185,6 +222,7 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
       problems,
       refusedFiles,
       pullRequest,
+      instructions: await lookup,
     };
   } finally {
     dependencies.deferCleanup(() => workspace.remove());
@@ -211,6 +249,15 @@ async function runWhilePreparing(
     deferCleanup(() => workspace.remove());
     throw error;
   }
+}
+
+const NO_INSTRUCTIONS: InstructionsLookup = { found: null, ignored: [] };
+
+/** The promise's value, or `cancelled` as soon as the run is stopped. */
+function unlessCancelled<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return unlessAborted(promise, signal).catch((error: unknown) => {
+    throw signal.aborted ? runCancelled() : error;
+  });
 }
 
 /** The turn keeps this many problems, the new ones first. */

@@ -17,6 +17,7 @@ import type { Lease } from '../queue/worker-pool.js';
 import { holdLease, isLeaseLost } from '../queue/lease-fence.js';
 import { RunWrites } from './run-writes.js';
 import { executeTurn, type TurnOutcome } from './execute-turn.js';
+import { InstructionsMemo } from './instructions-memo.js';
 import { createServerPathScrubber, type ServerPathScrubber } from './server-paths.js';
 import type { JobTurnsTable } from '../db/schema.js';
 import type { ModelPrices } from '../config/model-prices.js';
@@ -41,6 +42,8 @@ export interface JobRunnerOptions {
   maxAttempts: number;
   retryBaseMs: number;
   modelRetries: number;
+  /** Cap on the repository's instruction file in the system prompt; 0 = not read. */
+  repositoryInstructionsMaxBytes: number;
   dataDir: string;
   secrets: string[];
   logger: Logger;
@@ -59,6 +62,8 @@ export const retryDelayMs = (attempt: number, baseMs: number): number => Math.mi
 export class JobRunner {
   private readonly scrubPaths: ServerPathScrubber;
   private readonly writes: RunWrites;
+  /** Which projects had a repository instruction file at their last turn in this process. */
+  private readonly instructionsMemo = new InstructionsMemo();
 
   constructor(private readonly options: JobRunnerOptions) {
     this.writes = new RunWrites(options);
@@ -188,6 +193,8 @@ export class JobRunner {
         ...(options.analytics === undefined ? {} : { analytics: options.analytics(project.id) }),
         budgets,
         modelRetries: options.modelRetries,
+        repositoryInstructionsMaxBytes: options.repositoryInstructionsMaxBytes,
+        instructionsMemo: this.instructionsMemo,
         workspacesDir: join(options.dataDir, 'workspaces'),
         clock: options.clock,
         secrets: [...options.secrets, ...credentialValues],

@@ -6,6 +6,7 @@ import type { JobQueue } from '../queue/job-queue.js';
 import { holdLease, type LeaseClaim } from '../queue/lease-fence.js';
 import type { Notifier } from '../queue/notifier.js';
 import type { TurnOutcome } from './execute-turn.js';
+import { instructionsSummary } from '../agent/repository-instructions.js';
 import { appendJobEvent, pruneJobEvents, type JobEventType } from './job-events.js';
 import { assertTransition } from './job-state.js';
 import type { JobStatus } from './job.js';
@@ -74,6 +75,8 @@ export class RunWrites {
       problems: outcome.problems.length,
       refusedFiles: outcome.refusedFiles.length,
       ...(outcome.pullRequest?.warnings === undefined ? {} : { warnings: outcome.pullRequest.warnings.length }),
+      // Which AGENTS.md (or the like) the agent was given, so a user can tell why it behaved as it did.
+      ...instructionsSummary(outcome.instructions),
     };
     await this.event(lease, 'turn.completed', data, async (executor, now) => {
       await executor

@@ -27,6 +27,7 @@ export function createJobWorker(services: Services, logger: Logger, options: Job
     maxAttempts: config.worker.maxAttempts,
     retryBaseMs: config.worker.retryBaseMs,
     modelRetries: config.worker.modelRetries,
+    repositoryInstructionsMaxBytes: config.worker.repositoryInstructionsMaxBytes,
     dataDir: config.dataDir,
     secrets: services.secrets,
     logger: logger.child({ component: 'worker' }),

@@ -57,6 +57,8 @@ export interface FakeModelRequest {
   toolResults: string[];
   /** Text of the last user message. */
   lastUserText: string;
+  /** The system prompt: OpenAI's system messages, or Anthropic's `system` field. */
+  systemText: string;
 }
 
 export type FakeModelScript = (request: FakeModelRequest, callIndex: number) => FakeReply | Promise<FakeReply>;
@@ -100,7 +102,9 @@ function describeRequest(protocol: FakeProtocol, path: string, request: Incoming
   const toolResults: string[] = [];
   let toolRounds = 0;
   let lastUserText = '';
+  const systemParts = protocol === 'anthropic-messages' ? [textOf(body['system'])] : [];
   for (const message of messages) {
+    if (message['role'] === 'system' || message['role'] === 'developer') systemParts.push(textOf(message['content']));
     const blocks = asArray(message['content']).filter(isObject);
     if (message['role'] === 'tool') toolResults.push(textOf(message['content']));
     if (message['role'] === 'assistant') {
@@ -125,6 +129,7 @@ function describeRequest(protocol: FakeProtocol, path: string, request: Incoming
     toolRounds,
     toolResults,
     lastUserText,
+    systemText: systemParts.join('\n'),
   };
 }
 

@@ -18,6 +18,16 @@ describe('configuration', () => {
     expect(config.bodyLimit).toBe(1_048_576);
     expect(config.rateLimitPerHour).toBe(100);
     expect(config.budgets).toEqual({ maxSteps: 50, maxTokens: 2_000_000, maxDurationMs: 15 * 60_000 });
+    expect(config.worker.repositoryInstructionsMaxBytes).toBe(32_768);
+  });
+
+  test('the repository instructions cap: 0 turns it off, above 256 KiB is refused', () => {
+    const read = (value: string): number =>
+      loadConfig({ DOCWRIGHT_DATA_DIR: dataDir(), DOCWRIGHT_REPOSITORY_INSTRUCTIONS_MAX_BYTES: value }).worker.repositoryInstructionsMaxBytes;
+    expect(read('0')).toBe(0);
+    expect(read('262144')).toBe(262_144);
+    expect(() => read('262145')).toThrow(/DOCWRIGHT_REPOSITORY_INSTRUCTIONS_MAX_BYTES/);
+    expect(() => read('-1')).toThrow(/DOCWRIGHT_REPOSITORY_INSTRUCTIONS_MAX_BYTES/);
   });
 
   test('the secret is generated once into the data dir, private, and reused', () => {

@@ -18,6 +18,7 @@ const outcome: TurnOutcome = {
   problems: [],
   refusedFiles: [],
   pullRequest: { number: 1, url: 'https://forge.test/pull/1', created: true },
+  instructions: { found: null, ignored: [] },
 };
 
 describe.each(BACKENDS)('fenced writes of a run [%s]', (dialect) => {
