@@ -26,6 +26,8 @@ export interface VerificationServiceOptions {
   /** Replaces the operators' URLs (`${from}/${set id}.json`): a mirror, or a fake server in tests. */
   rangesFrom?: string;
   onRefresh?: (result: RangeRefreshResult) => void;
+  /** Hears ranges whose content changed after the first load (a refresh, setRanges). */
+  onRangesChanged?: (ranges: RangeCatalog) => void;
   onError?: (message: string, error: unknown) => void;
 }
 
@@ -89,9 +91,17 @@ export class VerificationService {
   }
 
   setRanges(file: RangeFile): void {
+    const before = this.ranges.fingerprint;
     this.rangeFile = file;
     this.ranges = buildRangeCatalog(file);
     this.changed();
+    // Stored hits follow ranges whose content changed (the reclassification job re-verifies them).
+    if (before !== undefined && before !== this.ranges.fingerprint) this.options.onRangesChanged?.(this.ranges);
+  }
+
+  /** The ranges verification checks against now; the reclassification job re-verifies stored hits with them. */
+  get catalog(): RangeCatalog {
+    return this.ranges;
   }
 
   get rangeVersion(): string {
@@ -121,6 +131,7 @@ export class VerificationService {
 
   /** The verifier for this thread (inline ingest, the beacon): what it cannot check yet is requested at once. */
   verifier(): HitVerifier {
+    const live = (): EvidenceVerifier => this.live;
     return {
       verify: (input: VerificationInput) => {
         const verdict = this.live.verify(input);
@@ -128,6 +139,14 @@ export class VerificationService {
         if (wants !== null) this.want(wants);
         return verdict;
       },
+      // Read through `this.live`: the verifier is rebuilt when the evidence changes.
+      get lastEvidence() {
+        return live().lastEvidence;
+      },
+      get rangesVersion() {
+        return live().rangesVersion;
+      },
+      storedAddress: (ip: string) => this.live.storedAddress(ip),
     };
   }
 
