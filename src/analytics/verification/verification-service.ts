@@ -26,8 +26,6 @@ export interface VerificationServiceOptions {
   /** Replaces the operators' URLs (`${from}/${set id}.json`): a mirror, or a fake server in tests. */
   rangesFrom?: string;
   onRefresh?: (result: RangeRefreshResult) => void;
-  /** Hears ranges whose content changed after the first load (a refresh, setRanges). */
-  onRangesChanged?: (ranges: RangeCatalog) => void;
   onError?: (message: string, error: unknown) => void;
 }
 
@@ -49,6 +47,7 @@ export class VerificationService {
   private live: EvidenceVerifier;
   private version = 0;
   private readonly listeners = new Set<(snapshot: VerifierSnapshot) => void>();
+  private readonly rangeListeners = new Set<(ranges: RangeCatalog) => void>();
   private publishTimer: NodeJS.Timeout | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
   private channels: { name: string; updates: BroadcastChannel; wants: BroadcastChannel } | null = null;
@@ -96,7 +95,13 @@ export class VerificationService {
     this.ranges = buildRangeCatalog(file);
     this.changed();
     // Stored hits follow ranges whose content changed (the reclassification job re-verifies them).
-    if (before !== undefined && before !== this.ranges.fingerprint) this.options.onRangesChanged?.(this.ranges);
+    if (before !== undefined && before !== this.ranges.fingerprint) for (const listener of this.rangeListeners) listener(this.ranges);
+  }
+
+  /** Hears ranges whose content changed after the first load (a refresh, setRanges); returns the removal. */
+  onRangesChanged(listener: (ranges: RangeCatalog) => void): () => void {
+    this.rangeListeners.add(listener);
+    return () => this.rangeListeners.delete(listener);
   }
 
   /** The ranges verification checks against now; the reclassification job re-verifies stored hits with them. */
