@@ -26,7 +26,7 @@ const ADDRESSES = ['10.0.5.7', '10.1.0.9', '10.1.1.200', '10.2.3.4', '10.9.0.20'
 const USER_AGENT_CHOICES = [USER_AGENTS.human, USER_AGENTS.ai, USER_AGENTS.aiTraining, USER_AGENTS.aiSearch, 'curl/8.4.0'];
 const DAYS = 3;
 
-const listArbitrary = fc.record({ blocks: fc.subarray(COARSE_BLOCKS), fine: fc.boolean(), complete: fc.boolean() });
+const listArbitrary = fc.record({ blocks: fc.subarray(COARSE_BLOCKS), complete: fc.boolean() });
 const rangesArbitrary = fc.record({ gptbot: listArbitrary, chatgpt: listArbitrary });
 const hitArbitrary = fc.record({
   userAgent: fc.constantFrom(...USER_AGENT_CHOICES),
@@ -39,7 +39,8 @@ const hitArbitrary = fc.record({
 
 type Ranges = typeof rangesArbitrary extends fc.Arbitrary<infer R> ? R : never;
 
-function catalogOf(ranges: Ranges, fineInBoth: boolean): RangeCatalog {
+/** `fine`: both lists hold FINE_BLOCK (in A and B alike; a fine block that appears only in B is the conservative case below). */
+function catalogOf(ranges: Ranges, fine: boolean): RangeCatalog {
   const set = (id: string, agent: string, list: Ranges['gptbot']): RangeFile['sets'][number] => ({
     id,
     operator: 'OpenAI',
@@ -48,7 +49,7 @@ function catalogOf(ranges: Ranges, fineInBoth: boolean): RangeCatalog {
     format: 'prefixes-json',
     fetchedAt: '2026-11-24T00:00:00.000Z',
     complete: list.complete,
-    prefixes: [...list.blocks, ...(fineInBoth || list.fine ? [FINE_BLOCK] : [])],
+    prefixes: [...list.blocks, ...(fine ? [FINE_BLOCK] : [])],
   });
   return buildRangeCatalog({ version: 'test', sets: [set('openai-gptbot', 'GPTBot', ranges.gptbot), set('openai-chatgpt-user', 'ChatGPT', ranges.chatgpt)] });
 }
@@ -177,4 +178,17 @@ describe.each(ANALYTICS_BACKENDS.filter((dialect) => dialect !== 'clickhouse'))(
       { numRuns: dialect === 'sqlite' ? 40 : 15 },
     );
   }, 300_000);
+
+  test('a refresh that cuts a stored block finer proves nothing either way: the hit becomes claimed', async () => {
+    // A complete list elsewhere (an empty list is never complete).
+    const none = { blocks: ['10.0.0.0/16'], complete: true };
+    const projectId = (await createTestProject(t.services)).id;
+    const hit: Hit = { userAgent: USER_AGENTS.ai, ip: '10.9.0.20', visitor: 0, path: '/', day: 0, ms: 0 };
+    // Under A the whole /24 is outside the complete list: spoofed, stored as 10.9.0.0/24.
+    await ingest(projectId, [hit], catalogOf({ gptbot: none, chatgpt: none }, false));
+    expect((await storedRows(projectId)).map((row) => row.verification)).toEqual([3]);
+    // B publishes 10.9.0.16/28 inside it: the stored /24 cannot say which side the address was on.
+    await new ReclassificationJob(store, { ranges: catalogOf({ gptbot: none, chatgpt: none }, true) }).run();
+    expect((await storedRows(projectId)).map((row) => [row.verification, row.agent])).toEqual([[1, 'ChatGPT']]);
+  });
 });
