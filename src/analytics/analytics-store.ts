@@ -1,6 +1,7 @@
 import type { Dialect } from '../db/database.js';
 import type { HitClassifier } from './classification/classify-hit.js';
 import type { DeletedProjectData } from './project-data-deletion.js';
+import type { RangeCatalog } from './verification/range-catalog.js';
 
 /**
  * Raw hits of one site to store, column by column: no IP address, every string
@@ -131,6 +132,9 @@ export interface AnalyticsStore {
 export interface StoreReclassifier {
   /** Sites that may have hits from `fromAt` on of another table version. */
   sitesLeft(versionId: number, fromAt: number): Promise<number[]>;
-  /** Reclassifies one site from `fromAt` on; the hits rewritten (0: nothing left, or another run has it). */
-  reclassifySite(site: number, classifier: HitClassifier, versionId: number, fromAt: number): Promise<number>;
+  /**
+   * Reclassifies one site from `fromAt` on, re-verifying against `ranges` when given (docs/classification.md,
+   * "Re-verification when the ranges change"); the hits rewritten (0: nothing left, or another run has it).
+   */
+  reclassifySite(site: number, classifier: HitClassifier, versionId: number, fromAt: number, ranges?: RangeCatalog | null): Promise<number>;
 }

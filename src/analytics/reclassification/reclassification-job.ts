@@ -78,7 +78,7 @@ export class ReclassificationJob {
       this.update({ state: 'running', sites: sites.length, sitesDone: 0, hitsRewritten: 0 });
       for (const site of sites) {
         if (this.options.signal?.aborted === true) break;
-        const rewritten = await work.reclassifySite(site, this.classifier, versionId, fromAt);
+        const rewritten = await work.reclassifySite(site, this.classifier, versionId, fromAt, this.ranges);
         this.update({ sitesDone: this.current.sitesDone + 1, hitsRewritten: this.current.hitsRewritten + rewritten });
       }
       this.update({ state: this.current.sitesDone === this.current.sites ? 'done' : 'idle' });

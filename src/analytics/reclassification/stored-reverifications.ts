@@ -20,7 +20,8 @@ export interface StoredReverification {
   verification: number;
 }
 
-interface EvidenceKey {
+/** One distinct group of a site's re-decidable hits, as read from the store. */
+export interface EvidenceKey {
   user_agent: number;
   page: number;
   markdown_accept: number;
@@ -50,6 +51,19 @@ export async function storedReverifications(
      from analytics_hits where site = ? and at >= ? and address_block is not null and evidence in (?, ?)`,
     [site, fromAt, EVIDENCE_CODES.address, EVIDENCE_CODES.dns],
   );
+  return reverifyKeys(ranges, verdicts, keys, (name) => dimensionId(runner, site, AGENT_KIND_BASE + CLASS_CODES.bot, name));
+}
+
+/**
+ * The re-verification of each key (storedReverifications; the ClickHouse reclassifier reads
+ * its keys itself). `spoofedAgentId`: the dimension id of a bot agent's name, created when missing.
+ */
+export async function reverifyKeys(
+  ranges: RangeCatalog,
+  verdicts: readonly StoredHitVerdict[],
+  keys: readonly EvidenceKey[],
+  spoofedAgentId: (name: string) => Promise<number>,
+): Promise<StoredReverification[]> {
   const byKey = new Map(verdicts.map((verdict) => [`${verdict.userAgent}:${verdict.page}:${verdict.markdownAccept}`, verdict]));
   const spoofedAgents = new Map<string, number>();
   const result: StoredReverification[] = [];
@@ -69,7 +83,7 @@ export async function storedReverifications(
       let agent: number | null = null;
       if (verdict.agentName !== null) {
         const name = `${verdict.agentName}${SPOOFED_SUFFIX}`;
-        agent = spoofedAgents.get(name) ?? (await dimensionId(runner, site, AGENT_KIND_BASE + CLASS_CODES.bot, name));
+        agent = spoofedAgents.get(name) ?? (await spoofedAgentId(name));
         spoofedAgents.set(name, agent);
       }
       counted = { classCode: CLASS_CODES.bot, agent, category: CATEGORY_CODES.bot };
