@@ -65,6 +65,8 @@ interface StoredRow {
   agent: string | null;
   category: number;
   verification: number;
+  /** What decided the label (EVIDENCE_CODES): the same whichever ranges were current, so a copy that dropped it shows. */
+  evidence: number;
 }
 
 describe.each(ANALYTICS_BACKENDS)('re-verified history equals history ingested fresh [%s]', (dialect) => {
@@ -142,6 +144,7 @@ describe.each(ANALYTICS_BACKENDS)('re-verified history equals history ingested f
       agent: row.agent,
       category: Number(row.category),
       verification: Number(row.verification),
+      evidence: Number(row.evidence),
     }));
   }
 
@@ -149,7 +152,7 @@ describe.each(ANALYTICS_BACKENDS)('re-verified history equals history ingested f
 
   async function sqlRows(site: number): Promise<RowWithBlock[]> {
     return store.select<RowWithBlock>(
-      `select h.at, p.name as path, h.class, a.name as agent, h.category, h.verification, h.address_block
+      `select h.at, p.name as path, h.class, a.name as agent, h.category, h.verification, h.evidence, h.address_block
        from analytics_hits h join analytics_dimensions p on p.id = h.page left join analytics_dimensions a on a.id = h.agent
        where h.site = ? order by h.at, p.name, h.class, a.name`,
       [site],
@@ -191,10 +194,12 @@ describe.each(ANALYTICS_BACKENDS)('re-verified history equals history ingested f
         agent: Number(row.agent) === 0 ? null : names.get(Number(row.agent))!,
         category: Number(row.category),
         verification: Number(row.verification),
+        evidence: Number(row.evidence),
         address_block: row.address_block,
       };
     });
-    const key = (row: RowWithBlock) => JSON.stringify([String(row.at).padStart(16, '0'), row.path, row.class, row.agent, row.category, row.verification]);
+    const key = (row: RowWithBlock) =>
+      JSON.stringify([String(row.at).padStart(16, '0'), row.path, row.class, row.agent, row.category, row.verification, row.evidence]);
     return result.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   }
 
