@@ -1,23 +1,20 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import rawTable from '../../src/analytics/classification/ai-agents.json' with { type: 'json' };
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
 import { parseAiAgentTable } from '../../src/analytics/classification/ai-agent-table.js';
 import { createHitClassifier } from '../../src/analytics/classification/classify-hit.js';
-import { ClickHouseAnalyticsStore } from '../../src/analytics/clickhouse/clickhouse-analytics-store.js';
-import { ClickHouseGenerations } from '../../src/analytics/clickhouse/clickhouse-generations.js';
+import type { ClickHouseGenerations } from '../../src/analytics/clickhouse/clickhouse-generations.js';
 import { HitEncoder } from '../../src/analytics/hit-encoder.js';
-import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
 import { prepareBatch } from '../../src/analytics/prepare-batch.js';
 import { ReclassificationJob } from '../../src/analytics/reclassification/reclassification-job.js';
-import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
 import { claimOnlyVerifier } from '../../src/analytics/verification/hit-verifier.js';
 import { VisitorIdentity } from '../../src/analytics/visitor-identity.js';
 import { DAY, USER_AGENTS } from '../helpers/analytics-kit.js';
 import { bruteForceClasses, bruteForceVisitors, type OracleHit } from '../helpers/analytics-oracle.js';
 import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from '../helpers/test-app.js';
 import { clickhouseRows } from '../helpers/clickhouse-rows.js';
+import { openReclassificationStore, type ReclassificationStore } from '../helpers/reclassification-store.js';
 import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 
 /**
@@ -88,23 +85,16 @@ describe.each(ANALYTICS_BACKENDS)('reclassified history equals history ingested 
   let store: AnalyticsStore;
   let start: number;
   let generations: ClickHouseGenerations;
-  let chClient: ClickHouseClient | undefined;
+  let opened: ReclassificationStore;
   beforeAll(async () => {
     t = await createTestApp(dialect);
-    const sqlStore = dialect === 'postgres' ? new PostgresAnalyticsStore(t.services.database) : new SqliteAnalyticsStore(t.services.database);
-    // On ClickHouse a store of its own on the app's databases, as `docwright reclassify` makes one beside running servers.
-    const clickhouse = t.config.analytics.clickhouse;
-    store = clickhouse === undefined ? sqlStore : new ClickHouseAnalyticsStore(sqlStore, clickhouse, t.clock);
-    if (store instanceof ClickHouseAnalyticsStore) await store.ready();
-    if (clickhouse !== undefined) {
-      chClient = createClient({ url: clickhouse.url });
-      generations = new ClickHouseGenerations(chClient, { database: clickhouse.database, cluster: undefined }, () => t.clock.now());
-    }
+    opened = await openReclassificationStore(t);
+    store = opened.store;
+    if (opened.generations !== undefined) generations = opened.generations;
     start = (Math.floor(t.clock.now() / DAY) - DAYS) * DAY;
   });
   afterAll(async () => {
-    if (store instanceof ClickHouseAnalyticsStore) await store.close();
-    await chClient?.close();
+    await opened.close();
     await t.close();
   });
 

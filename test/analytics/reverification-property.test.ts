@@ -1,20 +1,17 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
-import { ClickHouseAnalyticsStore } from '../../src/analytics/clickhouse/clickhouse-analytics-store.js';
-import { ClickHouseGenerations } from '../../src/analytics/clickhouse/clickhouse-generations.js';
+import type { ClickHouseGenerations } from '../../src/analytics/clickhouse/clickhouse-generations.js';
 import { HitEncoder } from '../../src/analytics/hit-encoder.js';
-import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
 import { prepareBatch } from '../../src/analytics/prepare-batch.js';
 import { ReclassificationJob } from '../../src/analytics/reclassification/reclassification-job.js';
-import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
 import { EvidenceVerifier } from '../../src/analytics/verification/evidence-verifier.js';
 import { buildRangeCatalog, type RangeCatalog, type RangeFile } from '../../src/analytics/verification/range-catalog.js';
 import { VisitorIdentity } from '../../src/analytics/visitor-identity.js';
 import { DAY, USER_AGENTS } from '../helpers/analytics-kit.js';
 import { bruteForceVisitors } from '../helpers/analytics-oracle.js';
 import { clickhouseRows } from '../helpers/clickhouse-rows.js';
+import { openReclassificationStore, type ReclassificationStore } from '../helpers/reclassification-store.js';
 import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from '../helpers/test-app.js';
 import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 
@@ -74,23 +71,15 @@ describe.each(ANALYTICS_BACKENDS)('re-verified history equals history ingested f
   let store: AnalyticsStore;
   let start: number;
   let generations: ClickHouseGenerations | undefined;
-  let chClient: ClickHouseClient | undefined;
+  let opened: ReclassificationStore;
   beforeAll(async () => {
     t = await createTestApp(dialect);
-    const sqlStore = dialect === 'postgres' ? new PostgresAnalyticsStore(t.services.database) : new SqliteAnalyticsStore(t.services.database);
-    // On ClickHouse a store of its own on the app's databases, as `docwright reclassify` makes one beside running servers.
-    const clickhouse = t.config.analytics.clickhouse;
-    store = clickhouse === undefined ? sqlStore : new ClickHouseAnalyticsStore(sqlStore, clickhouse, t.clock);
-    if (store instanceof ClickHouseAnalyticsStore) await store.ready();
-    if (clickhouse !== undefined) {
-      chClient = createClient({ url: clickhouse.url });
-      generations = new ClickHouseGenerations(chClient, { database: clickhouse.database, cluster: undefined }, () => t.clock.now());
-    }
+    opened = await openReclassificationStore(t);
+    ({ store, generations } = opened);
     start = (Math.floor(t.clock.now() / DAY) - DAYS) * DAY;
   });
   afterAll(async () => {
-    if (store instanceof ClickHouseAnalyticsStore) await store.close();
-    await chClient?.close();
+    await opened.close();
     await t.close();
   });
 
