@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
-import type { ClickHouseGenerations } from '../../src/analytics/clickhouse/clickhouse-generations.js';
 import { HitEncoder } from '../../src/analytics/hit-encoder.js';
 import { prepareBatch } from '../../src/analytics/prepare-batch.js';
 import { ReclassificationJob } from '../../src/analytics/reclassification/reclassification-job.js';
@@ -10,8 +9,7 @@ import { buildRangeCatalog, type RangeCatalog, type RangeFile } from '../../src/
 import { VisitorIdentity } from '../../src/analytics/visitor-identity.js';
 import { DAY, USER_AGENTS } from '../helpers/analytics-kit.js';
 import { bruteForceVisitors } from '../helpers/analytics-oracle.js';
-import { clickhouseRows } from '../helpers/clickhouse-rows.js';
-import { openReclassificationStore, type ReclassificationStore } from '../helpers/reclassification-store.js';
+import { answeringClickHouseHits, openReclassificationStore, type ReclassificationStore } from '../helpers/reclassification-store.js';
 import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from '../helpers/test-app.js';
 import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 
@@ -70,12 +68,11 @@ describe.each(ANALYTICS_BACKENDS)('re-verified history equals history ingested f
   let t: TestApp;
   let store: AnalyticsStore;
   let start: number;
-  let generations: ClickHouseGenerations | undefined;
   let opened: ReclassificationStore;
   beforeAll(async () => {
     t = await createTestApp(dialect);
     opened = await openReclassificationStore(t);
-    ({ store, generations } = opened);
+    store = opened.store;
     start = (Math.floor(t.clock.now() / DAY) - DAYS) * DAY;
   });
   afterAll(async () => {
@@ -120,7 +117,7 @@ describe.each(ANALYTICS_BACKENDS)('re-verified history equals history ingested f
 
   async function storedRows(projectId: string): Promise<StoredRow[]> {
     const site = (await store.siteOf(projectId))!;
-    const rows = generations === undefined ? await sqlRows(site) : await clickHouseRows(site, generations);
+    const rows = opened.generations === undefined ? await sqlRows(site) : await clickHouseRows(site);
     for (const row of rows) {
       // A person's address is never kept; an agent's only as a block.
       if (Number(row.class) === 1) expect(row.address_block).toBeNull();
@@ -149,8 +146,8 @@ describe.each(ANALYTICS_BACKENDS)('re-verified history equals history ingested f
   }
 
   /** The hits of the generation answering for each day, once each (the block and evidence survive the copy), named from the primary database. */
-  async function clickHouseRows(site: number, map: ClickHouseGenerations): Promise<RowWithBlock[]> {
-    const rows = await clickhouseRows<{
+  async function clickHouseRows(site: number): Promise<RowWithBlock[]> {
+    const { rows, nameOf } = await answeringClickHouseHits<{
       at: string;
       page: number;
       class: number;
@@ -159,28 +156,15 @@ describe.each(ANALYTICS_BACKENDS)('re-verified history equals history ingested f
       verification: number;
       address_block: string | null;
       evidence: number;
-      copies: string;
-    }>(
-      t.config,
-      `SELECT at, page, class, agent, category, verification, address_block, evidence, count() AS copies FROM analytics_hits
-       WHERE site = ${site} AND ${(await map.of(site)).predicate()}
-       GROUP BY at, page, class, agent, category, verification, address_block, evidence, event_id, nonce`,
-    );
-    const names = new Map(
-      (await store.select<{ id: number; name: string }>('select id, name from analytics_dimensions where site = ?', [site])).map((row) => [
-        Number(row.id),
-        row.name,
-      ]),
-    );
+    }>(t, opened, site, ['at', 'page', 'class', 'agent', 'category', 'verification', 'address_block', 'evidence']);
     const result = rows.map((row) => {
-      expect(Number(row.copies)).toBe(1);
       // Every non-human hit the verifier checked by address keeps its block through every generation copy.
       if (Number(row.class) !== 1 && Number(row.evidence) !== 0 && Number(row.evidence) !== 2) expect(row.address_block).not.toBeNull();
       return {
         at: Number(row.at),
-        path: names.get(Number(row.page))!,
+        path: nameOf(row.page)!,
         class: Number(row.class),
-        agent: Number(row.agent) === 0 ? null : names.get(Number(row.agent))!,
+        agent: nameOf(row.agent),
         category: Number(row.category),
         verification: Number(row.verification),
         evidence: Number(row.evidence),

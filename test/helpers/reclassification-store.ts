@@ -1,9 +1,11 @@
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { expect } from 'vitest';
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
 import { ClickHouseAnalyticsStore } from '../../src/analytics/clickhouse/clickhouse-analytics-store.js';
 import { ClickHouseGenerations } from '../../src/analytics/clickhouse/clickhouse-generations.js';
 import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
 import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
+import { clickhouseRows } from './clickhouse-rows.js';
 import type { TestApp } from './test-app.js';
 
 /**
@@ -34,4 +36,31 @@ export async function openReclassificationStore(t: TestApp): Promise<Reclassific
       await client.close();
     },
   };
+}
+
+/**
+ * The site's hits on ClickHouse of the generation answering for each day, each once
+ * (asserted), with `columns` and a lookup of the primary database's dimension names.
+ */
+export async function answeringClickHouseHits<Row extends Record<string, unknown>>(
+  t: TestApp,
+  opened: ReclassificationStore,
+  site: number,
+  columns: ReadonlyArray<keyof Row & string>,
+): Promise<{ rows: Row[]; nameOf: (id: unknown) => string | null }> {
+  if (opened.generations === undefined) throw new Error('this app does not keep analytics in ClickHouse');
+  const list = columns.join(', ');
+  const rows = await clickhouseRows<Row & { copies: string }>(
+    t.config,
+    `SELECT ${list}, count() AS copies FROM analytics_hits WHERE site = ${site} AND ${(await opened.generations.of(site)).predicate()}
+     GROUP BY ${list}, event_id, nonce`,
+  );
+  for (const row of rows) expect(Number(row.copies)).toBe(1);
+  const names = new Map(
+    (await opened.store.select<{ id: number; name: string }>('select id, name from analytics_dimensions where site = ?', [site])).map((row) => [
+      Number(row.id),
+      row.name,
+    ]),
+  );
+  return { rows, nameOf: (id) => (id === null || Number(id) === 0 ? null : (names.get(Number(id)) ?? null)) };
 }
