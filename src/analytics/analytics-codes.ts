@@ -70,3 +70,14 @@ export const ANY_GROUP = 4;
 export const DAY_MS = 86_400_000;
 
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
+
+/**
+ * analytics_hits.evidence (migration 018): what decided a non-human hit's verification, so
+ * a change of the published ranges can re-decide it (docs/classification.md). `none`: no
+ * stored evidence (humans, hits stored before it); `address`: the ranges or nothing, re-decided
+ * from address_block; `signature`: a Web Bot Auth signature, kept; `dns`: forward-confirmed
+ * reverse DNS, kept unless the ranges now vouch for the block; `inexact`: a list cuts the
+ * stored block, so the label is kept.
+ */
+export const EVIDENCE_CODES = Object.freeze({ none: 0, address: 1, signature: 2, dns: 3, inexact: 4 } as const);
+export type EvidenceCode = (typeof EVIDENCE_CODES)[keyof typeof EVIDENCE_CODES];

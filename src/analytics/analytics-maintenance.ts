@@ -28,7 +28,8 @@ export async function reclassifyAnalytics(service: AnalyticsService, logger: Pic
 
 /**
  * Prunes a minute after start and hourly after that, and reclassifies stored hits after
- * the first prune; timers never keep the process alive.
+ * the first prune and again whenever the published ranges change; timers never keep the
+ * process alive.
  */
 export function startAnalyticsMaintenance(
   service: AnalyticsService,
@@ -37,9 +38,14 @@ export function startAnalyticsMaintenance(
 ): { stop(): void } {
   let running = false;
   let reclassified = false;
+  let again = false;
   const run = () => {
-    if (running) return;
+    if (running) {
+      again = true;
+      return;
+    }
     running = true;
+    again = false;
     pruneAnalytics(service)
       .then(async () => {
         if (reclassified) return;
@@ -52,12 +58,19 @@ export function startAnalyticsMaintenance(
       .catch((error: unknown) => logger.error({ err: error }, 'analytics pruning failed'))
       .finally(() => {
         running = false;
+        if (again) run();
       });
   };
+  // Ranges whose content changed (a scheduled refresh): stored hits are re-verified against them.
+  const stopListening = service.verification?.onRangesChanged(() => {
+    reclassified = false;
+    run();
+  });
   const first = setTimeout(run, Math.min(FIRST_PRUNE_DELAY_MS, intervalMs)).unref();
   const every = setInterval(run, intervalMs).unref();
   return {
     stop() {
+      stopListening?.();
       clearTimeout(first);
       clearInterval(every);
     },

@@ -272,7 +272,9 @@ export class AnalyticsService {
    */
   async reclassify(onProgress?: (progress: ReclassificationProgress) => void): Promise<ReclassificationProgress | null> {
     if (this.store.rebuildTransaction === undefined && this.store.reclassifier === undefined) return null;
-    const job = new ReclassificationJob(this.store, { signal: this.closing.signal, ...(onProgress ? { onProgress } : {}) });
+    // Re-verified against the ranges verification checks now (docs/classification.md, "Re-verification when the ranges change").
+    const ranges = this.verification?.catalog ?? null;
+    const job = new ReclassificationJob(this.store, { signal: this.closing.signal, ranges, ...(onProgress ? { onProgress } : {}) });
     const run = job.run();
     this.reclassifying = run.catch(() => {});
     return run;

@@ -1,6 +1,7 @@
 import type { Dialect } from '../db/database.js';
 import type { HitClassifier } from './classification/classify-hit.js';
 import type { DeletedProjectData } from './project-data-deletion.js';
+import type { RangeCatalog } from './verification/range-catalog.js';
 
 /**
  * Raw hits of one site to store, column by column: no IP address, every string
@@ -32,6 +33,9 @@ export interface HitBatch {
   status: Uint16Array;
   /** Dimension id (kind REFERRAL_KIND) of the AI product a human came from; 0 for none (stored as null). */
   referral: Int32Array;
+  /** Migration 018: the block of a non-human hit's address (never the address) and what decided its verification. Absent: none. */
+  addressBlock?: Array<string | null>;
+  evidence?: Uint8Array;
 }
 
 export interface InsertHitsResult {
@@ -128,6 +132,9 @@ export interface AnalyticsStore {
 export interface StoreReclassifier {
   /** Sites that may have hits from `fromAt` on of another table version. */
   sitesLeft(versionId: number, fromAt: number): Promise<number[]>;
-  /** Reclassifies one site from `fromAt` on; the hits rewritten (0: nothing left, or another run has it). */
-  reclassifySite(site: number, classifier: HitClassifier, versionId: number, fromAt: number): Promise<number>;
+  /**
+   * Reclassifies one site from `fromAt` on, re-verifying against `ranges` when given (docs/classification.md,
+   * "Re-verification when the ranges change"); the hits rewritten (0: nothing left, or another run has it).
+   */
+  reclassifySite(site: number, classifier: HitClassifier, versionId: number, fromAt: number, ranges?: RangeCatalog | null): Promise<number>;
 }

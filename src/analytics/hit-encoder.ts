@@ -15,7 +15,7 @@ export class HitEncoder {
   /** One cache per (site, kind): keys are then the bare names, no composite strings per hit. */
   private readonly dimensions = new Map<string, DictionaryCache<string>>();
   private readonly userAgents = new DictionaryCache<string>(USER_AGENT_CACHE_SIZE);
-  private classifierVersion: number | undefined;
+  private readonly classifierVersions = new Map<string, number>();
 
   /** `tableVersion`: the agent table the hits were classified with (tests of reclassification use an older one). */
   constructor(
@@ -24,7 +24,13 @@ export class HitEncoder {
   ) {}
 
   async encode(site: number, columns: PreparedColumns): Promise<HitBatch> {
-    this.classifierVersion ??= await this.store.ensureClassifierVersion(this.tableVersion);
+    // The table and, when the verifier checks ranges, their fingerprint: a change of either is a new version to reclassify to.
+    const versionName = classifierVersionName(this.tableVersion, columns.rangesVersion);
+    let classifierVersion = this.classifierVersions.get(versionName);
+    if (classifierVersion === undefined) {
+      classifierVersion = await this.store.ensureClassifierVersion(versionName);
+      this.classifierVersions.set(versionName, classifierVersion);
+    }
     const count = columns.count;
     // Each distinct string once: its id, by the index the rows carry.
     const pageIdOf = await this.idsOf(columns.paths, this.dictionary(site, PAGE_KIND), (missing) => this.store.ensureDimensions(site, PAGE_KIND, missing));
@@ -71,13 +77,15 @@ export class HitEncoder {
       userAgent,
       referrer: columns.referrer,
       markdownAccept: columns.markdownAccept.subarray(0, count),
-      classifierVersion: this.classifierVersion,
+      classifierVersion,
       eventId: columns.eventId,
       category: columns.category.subarray(0, count),
       verification: columns.verification.subarray(0, count),
       readKind: columns.readKind.subarray(0, count),
       status: columns.status.subarray(0, count),
       referral,
+      addressBlock: columns.addressBlock,
+      evidence: columns.evidence.subarray(0, count),
     };
   }
 
@@ -103,4 +111,12 @@ export class HitEncoder {
     }
     return cache;
   }
+}
+
+/**
+ * The analytics_classifier_versions name of hits classified with `tableVersion` and
+ * verified against ranges of fingerprint `rangesVersion` (none: the table's version alone).
+ */
+export function classifierVersionName(tableVersion: string, rangesVersion: string | null | undefined): string {
+  return rangesVersion === null || rangesVersion === undefined ? tableVersion : `${tableVersion} ranges ${rangesVersion}`;
 }

@@ -9,12 +9,13 @@ import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.
 export const INSERT_HITS = `with batch as (insert into analytics_ingest_batches (hits) values ($3) returning id)
   insert into analytics_hits
   (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, batch,
-   category, verification, read_kind, status, referral)
+   category, verification, read_kind, status, referral, address_block, evidence)
   select $1::integer, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, $2::integer, (select id from batch),
-    category, verification, read_kind, status, referral
+    category, verification, read_kind, status, referral, address_block, evidence
   from unnest($4::bigint[], $5::integer[], $6::bigint[], $7::smallint[], $8::integer[], $9::integer[], $10::text[], $11::smallint[],
-    $12::smallint[], $13::smallint[], $14::smallint[], $15::smallint[], $16::integer[])
-    as given (at, page, visitor, class, agent, user_agent, referrer, markdown_accept, category, verification, read_kind, status, referral)`;
+    $12::smallint[], $13::smallint[], $14::smallint[], $15::smallint[], $16::integer[], $17::text[], $18::smallint[])
+    as given (at, page, visitor, class, agent, user_agent, referrer, markdown_accept, category, verification, read_kind, status, referral,
+      address_block, evidence)`;
 
 /** Prepared once per connection: planning the statement would otherwise cost as much as a few hundred rows. */
 export const INSERT_HITS_NAME = 'docwright_insert_hits';
@@ -64,5 +65,7 @@ export function hitColumns(rows: HitRow[]): unknown[] {
     column((batch, index) => batch.readKind[index]!),
     column((batch, index) => orNull(batch.status[index]!)),
     column((batch, index) => orNull(batch.referral[index]!)),
+    textArrayLiteral(rows, (row) => row.batch.addressBlock?.[row.index] ?? null),
+    column((batch, index) => batch.evidence?.[index] ?? 0),
   ];
 }

@@ -1,5 +1,5 @@
 import type { FieldError } from '../core/errors.js';
-import { CATEGORY_CODES, CLASS_CODES, READ_KIND_CODES, VERIFICATION_CODES, dayOf } from './analytics-codes.js';
+import { CATEGORY_CODES, CLASS_CODES, EVIDENCE_CODES, READ_KIND_CODES, VERIFICATION_CODES, dayOf } from './analytics-codes.js';
 import { aiReferralOf } from './classification/ai-referral.js';
 import { classifyHit, type Classification, type HitInput } from './classification/classify-hit.js';
 import { isMarkdownRequest, prefersMarkdown } from './classification/markdown-request.js';
@@ -55,6 +55,12 @@ export interface PreparedColumns {
   eventId: Array<string | null>;
   /** Signed nonces this process saw first, by row: claimed deployment-wide before the batch is stored. */
   nonces: NonceClaim[];
+  /** Per row, the block of a non-human hit's address kept for re-verification (address-block.ts), else null; never the address. */
+  addressBlock: Array<string | null>;
+  /** EVIDENCE_CODES per row: what decided the verification. */
+  evidence: Uint8Array;
+  /** The fingerprint of the ranges the verifier checked against; null when it checks none. */
+  rangesVersion: string | null;
 }
 
 /** The typed arrays of prepared columns, for a worker's transfer list. */
@@ -72,6 +78,7 @@ export function transferableBuffers(columns: PreparedColumns): ArrayBuffer[] {
     columns.pathIndex,
     columns.agentIndex,
     columns.userAgentIndex,
+    columns.evidence,
   ].map((array) => array.buffer as ArrayBuffer);
 }
 
@@ -140,6 +147,9 @@ export function prepareBatch(
     referrer: [],
     eventId: [],
     nonces: [],
+    addressBlock: [],
+    evidence: new Uint8Array(size),
+    rangesVersion: verifier.rangesVersion ?? null,
   };
   const rejected: EventRejection[] = [];
   // A batch repeats few user agents. The classification depends on the user agent and on
@@ -210,6 +220,7 @@ export function prepareBatch(
       agentIndex = agent === null ? -1 : indexIn(agents, columns.agents, `${classCode}:${agent}`, () => ({ classCode, name: agent }));
     }
     columns.classCode[row] = classCode;
+    storeEvidence(columns, row, verifier, counted.category === 'human' ? null : event.ip);
     columns.category[row] = CATEGORY_CODES[counted.category];
     columns.verification[row] = VERIFICATION_CODES[verification];
     columns.readKind[row] = READ_KIND_CODES[readKindOf(event)];
@@ -241,4 +252,18 @@ export function prepareBatch(
     columns.eventId.push(event.id);
   }
   return { ok: true, columns, rejected };
+}
+
+/**
+ * What a non-human hit keeps for re-verification when the ranges change (migration 018):
+ * the block around its address and what decided its label. Humans keep nothing.
+ */
+function storeEvidence(columns: PreparedColumns, row: number, verifier: HitVerifier, ip: string | null): void {
+  const source = verifier.lastEvidence;
+  const stored = ip === null || verifier.storedAddress === undefined ? null : verifier.storedAddress(ip);
+  columns.addressBlock[row] = stored?.block ?? null;
+  if (source === 'signature') columns.evidence[row] = EVIDENCE_CODES.signature;
+  else if (stored === null || source === undefined) columns.evidence[row] = EVIDENCE_CODES.none;
+  else if (!stored.exact) columns.evidence[row] = EVIDENCE_CODES.inexact;
+  else columns.evidence[row] = source === 'dns' ? EVIDENCE_CODES.dns : EVIDENCE_CODES.address;
 }

@@ -1,4 +1,4 @@
-import { CATEGORY_CODES, CLASS_CODES, VERIFICATION_CODES } from './analytics-codes.js';
+import { CATEGORY_CODES, CLASS_CODES, EVIDENCE_CODES, VERIFICATION_CODES } from './analytics-codes.js';
 import type { PreparedColumns } from './prepare-batch.js';
 import { SPOOFED_SUFFIX } from './verification/apply-verification.js';
 
@@ -24,5 +24,6 @@ export function relabelReplays(columns: PreparedColumns, rows: ReadonlySet<numbe
     columns.classCode[row] = botCode;
     columns.category[row] = CATEGORY_CODES.bot;
     columns.verification[row] = VERIFICATION_CODES.spoofed;
+    columns.evidence[row] = EVIDENCE_CODES.signature;
   }
 }

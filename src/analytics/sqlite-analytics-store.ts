@@ -17,8 +17,9 @@ import {
 type Statement = BetterSqlite3.Statement;
 
 const INSERT_HIT = `insert into analytics_hits
-  (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, category, verification, read_kind, status, referral)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, category, verification, read_kind, status, referral,
+   address_block, evidence)
+  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
  * SQLite storage. Each unit of work runs synchronously on the shared connection while
@@ -177,6 +178,8 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
           batch.readKind[index],
           status === 0 ? null : status,
           referral === 0 ? null : referral,
+          batch.addressBlock?.[index] ?? null,
+          batch.evidence?.[index] ?? 0,
         );
         stored++;
       }

@@ -1,23 +1,18 @@
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import rawTable from '../../src/analytics/classification/ai-agents.json' with { type: 'json' };
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
 import { parseAiAgentTable } from '../../src/analytics/classification/ai-agent-table.js';
 import { createHitClassifier } from '../../src/analytics/classification/classify-hit.js';
-import { ClickHouseAnalyticsStore } from '../../src/analytics/clickhouse/clickhouse-analytics-store.js';
-import { ClickHouseGenerations } from '../../src/analytics/clickhouse/clickhouse-generations.js';
 import { HitEncoder } from '../../src/analytics/hit-encoder.js';
-import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
 import { prepareBatch } from '../../src/analytics/prepare-batch.js';
 import { ReclassificationJob } from '../../src/analytics/reclassification/reclassification-job.js';
-import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
 import { claimOnlyVerifier } from '../../src/analytics/verification/hit-verifier.js';
 import { VisitorIdentity } from '../../src/analytics/visitor-identity.js';
 import { DAY, USER_AGENTS } from '../helpers/analytics-kit.js';
 import { bruteForceClasses, bruteForceVisitors, type OracleHit } from '../helpers/analytics-oracle.js';
 import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from '../helpers/test-app.js';
-import { clickhouseRows } from '../helpers/clickhouse-rows.js';
+import { answeringClickHouseHits, openReclassificationStore, type ReclassificationStore } from '../helpers/reclassification-store.js';
 import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 
 /**
@@ -87,24 +82,15 @@ describe.each(ANALYTICS_BACKENDS)('reclassified history equals history ingested 
   let t: TestApp;
   let store: AnalyticsStore;
   let start: number;
-  let generations: ClickHouseGenerations;
-  let chClient: ClickHouseClient | undefined;
+  let opened: ReclassificationStore;
   beforeAll(async () => {
     t = await createTestApp(dialect);
-    const sqlStore = dialect === 'postgres' ? new PostgresAnalyticsStore(t.services.database) : new SqliteAnalyticsStore(t.services.database);
-    // On ClickHouse a store of its own on the app's databases, as `docwright reclassify` makes one beside running servers.
-    const clickhouse = t.config.analytics.clickhouse;
-    store = clickhouse === undefined ? sqlStore : new ClickHouseAnalyticsStore(sqlStore, clickhouse, t.clock);
-    if (store instanceof ClickHouseAnalyticsStore) await store.ready();
-    if (clickhouse !== undefined) {
-      chClient = createClient({ url: clickhouse.url });
-      generations = new ClickHouseGenerations(chClient, { database: clickhouse.database, cluster: undefined }, () => t.clock.now());
-    }
+    opened = await openReclassificationStore(t);
+    store = opened.store;
     start = (Math.floor(t.clock.now() / DAY) - DAYS) * DAY;
   });
   afterAll(async () => {
-    if (store instanceof ClickHouseAnalyticsStore) await store.close();
-    await chClient?.close();
+    await opened.close();
     await t.close();
   });
 
@@ -148,7 +134,7 @@ describe.each(ANALYTICS_BACKENDS)('reclassified history equals history ingested 
 
   /** The stored hits of the site on ClickHouse (of the generation answering for each day), once each, with their names from the primary database. */
   async function clickHouseRows(site: number): Promise<StoredRow[]> {
-    const rows = await clickhouseRows<{
+    const { rows, nameOf } = await answeringClickHouseHits<{
       at: string;
       page: number;
       class: number;
@@ -157,32 +143,17 @@ describe.each(ANALYTICS_BACKENDS)('reclassified history equals history ingested 
       verification: number;
       read_kind: number;
       referral: number | null;
-      copies: string;
-    }>(
-      t.config,
-      `SELECT at, page, class, agent, category, verification, read_kind, referral, count() AS copies FROM analytics_hits
-       WHERE site = ${site} AND ${(await generations.of(site)).predicate()}
-       GROUP BY at, page, class, agent, category, verification, read_kind, referral, event_id, nonce`,
-    );
-    const names = new Map(
-      (await store.select<{ id: number; name: string }>('select id, name from analytics_dimensions where site = ?', [site])).map((row) => [
-        Number(row.id),
-        row.name,
-      ]),
-    );
-    const result = rows.map((row) => {
-      expect(Number(row.copies)).toBe(1);
-      return {
-        at: Number(row.at),
-        path: names.get(Number(row.page))!,
-        class: Number(row.class),
-        agent: Number(row.agent) === 0 ? null : names.get(Number(row.agent))!,
-        category: Number(row.category),
-        verification: Number(row.verification),
-        read_kind: Number(row.read_kind),
-        referral: row.referral === null ? null : names.get(Number(row.referral))!,
-      };
-    });
+    }>(t, opened, site, ['at', 'page', 'class', 'agent', 'category', 'verification', 'read_kind', 'referral']);
+    const result = rows.map((row) => ({
+      at: Number(row.at),
+      path: nameOf(row.page)!,
+      class: Number(row.class),
+      agent: nameOf(row.agent),
+      category: Number(row.category),
+      verification: Number(row.verification),
+      read_kind: Number(row.read_kind),
+      referral: nameOf(row.referral),
+    }));
     const key = (row: StoredRow) =>
       JSON.stringify([String(row.at).padStart(16, '0'), row.path, row.class, row.agent, row.category, row.verification, row.read_kind, row.referral]);
     return result.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));

@@ -28,6 +28,8 @@ const HIT_COLUMNS = [
   'read_kind',
   'status',
   'referral',
+  'address_block',
+  'evidence',
 ] as const;
 
 /** 0 is "none" in the batch arrays and null (`\N`) in the table. */
@@ -131,7 +133,8 @@ export class ClickHouseHitWriter {
           fixed +
             `${at}\t${dayOf(at)}\t${batch.page[index]}\t${batch.visitor[index]}\t${batch.classCode[index]}\t${batch.agent[index]}\t${batch.userAgent[index]}\t` +
             `${tsvField(batch.referrer[index] ?? null)}\t${batch.markdownAccept[index]}${version}${tsvField(eventId ?? '')}\t${eventId === null ? nonces[index] : 0}\t` +
-            `${batch.category[index]}\t${batch.verification[index]}\t${batch.readKind[index]}\t${orNull(batch.status[index]!)}\t${orNull(batch.referral[index]!)}\n`,
+            `${batch.category[index]}\t${batch.verification[index]}\t${batch.readKind[index]}\t${orNull(batch.status[index]!)}\t${orNull(batch.referral[index]!)}\t` +
+            `${tsvField(batch.addressBlock?.[index] ?? null)}\t${batch.evidence?.[index] ?? 0}\n`,
         );
       }
       return { stored: batch.count - duplicates, duplicates };

@@ -1,11 +1,13 @@
 import { randomInt } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { AGENT_KIND_BASE, DAY_MS, REFERRAL_KIND } from '../analytics-codes.js';
+import { AGENT_KIND_BASE, CLASS_CODES, DAY_MS, EVIDENCE_CODES, REFERRAL_KIND } from '../analytics-codes.js';
 import type { AnalyticsStore } from '../analytics-store.js';
 import { aiReferralOf } from '../classification/ai-referral.js';
 import type { HitClassifier } from '../classification/classify-hit.js';
-import { classifyStored } from '../reclassification/stored-hit-verdicts.js';
+import { classifyStored, type StoredHitVerdict } from '../reclassification/stored-hit-verdicts.js';
+import { reverifyKeys, type EvidenceKey } from '../reclassification/stored-reverifications.js';
+import type { RangeCatalog } from '../verification/range-catalog.js';
 import { DocwrightError } from '../../core/errors.js';
 import { randomBase62 } from '../../core/ids.js';
 import { identifier, listLiteral, raw, sql, tsvField } from './clickhouse-literal.js';
@@ -20,8 +22,8 @@ import {
   type GenerationMap,
 } from './clickhouse-generations.js';
 import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
+import { copyStatement, verdictLine } from './clickhouse-reclassify-copy.js';
 
-const SPOOFED = 3;
 /** Rollups keyed by generation, cleaned with the raw hits once a generation is superseded. */
 const GENERATION_TABLES = ['analytics_hits', 'analytics_visitor_gen_days', 'analytics_hit_gen_days', 'analytics_page_view_gen_days'] as const;
 const ID_CHUNK = 500;
@@ -78,7 +80,7 @@ export class ClickHouseReclassifier {
   }
 
   /** Reclassifies one site's hits from `fromAt` (a UTC midnight) on; returns the hits rewritten (0: nothing left, or another run has the site). */
-  async reclassifySite(site: number, classifier: HitClassifier, versionId: number, fromAt: number): Promise<number> {
+  async reclassifySite(site: number, classifier: HitClassifier, versionId: number, fromAt: number, ranges?: RangeCatalog | null): Promise<number> {
     if (this.target.cluster !== undefined) {
       throw new DocwrightError(
         'reclassification_unsupported',
@@ -119,7 +121,7 @@ export class ClickHouseReclassifier {
         await this.generations.record(site, generation, GENERATION_ABANDONED, owner);
         return 0;
       }
-      const rewritten = await this.copy(site, classifier, generation, claimed);
+      const rewritten = await this.copy(site, classifier, generation, claimed, ranges ?? null);
       const switchedAt = Math.max(this.generations.now(), ...claimed.generations.map((known) => known.switchedAt + 1));
       await this.generations.record(site, generation, GENERATION_SWITCHED, owner, switchedAt);
       return rewritten;
@@ -134,8 +136,9 @@ export class ClickHouseReclassifier {
     classifier: HitClassifier,
     generation: { gen: number; fromDay: number; version: number },
     map: GenerationMap,
+    ranges: RangeCatalog | null,
   ): Promise<number> {
-    const { gen, fromDay, version } = generation;
+    const { gen, fromDay } = generation;
     // Hits already in the generation (written there by writers, or by a run that died) are not copied again.
     const answering = raw(
       sql`site = ${site} AND day >= ${fromDay} AND ${raw(map.predicate())}
@@ -143,42 +146,29 @@ export class ClickHouseReclassifier {
     );
     const verdicts = this.scratch(`reclass_verdicts_${gen}`);
     const referrals = this.scratch(`reclass_referrals_${gen}`);
-    await this.client.command({ query: `DROP TABLE IF EXISTS ${verdicts}` });
-    await this.client.command({ query: `DROP TABLE IF EXISTS ${referrals}` });
+    const checks = this.scratch(`reclass_checks_${gen}`);
+    const scratchTables = [verdicts, referrals, checks];
+    for (const table of scratchTables) await this.client.command({ query: `DROP TABLE IF EXISTS ${table}` });
     await this.client.command({
       query: `CREATE TABLE ${verdicts} (user_agent Int32, page Int32, markdown_accept UInt8, v_class UInt8, v_agent Int32, v_category UInt8, v_read_kind UInt8) ENGINE = Memory`,
     });
     await this.client.command({ query: `CREATE TABLE ${referrals} (ref_key String, r_referral Int32) ENGINE = Memory` });
+    // Re-verified groups (stored-reverifications.ts): c_found = 1 on a match, 0 (the default) on none.
+    await this.client.command({
+      query: `CREATE TABLE ${checks} (user_agent Int32, page Int32, markdown_accept UInt8, block_key String, evidence UInt8, verification UInt8,
+        c_found UInt8, c_class UInt8, c_agent Int32, c_category UInt8, c_verification UInt8) ENGINE = Memory`,
+    });
     try {
-      await this.insertText(verdicts, await this.verdictLines(site, classifier, answering));
+      const stored = await this.verdicts(site, classifier, answering);
+      await this.insertText(verdicts, stored.map(verdictLine));
+      if (ranges !== null) await this.insertText(checks, await this.checkLines(site, ranges, stored, answering));
       await this.insertText(referrals, await this.referralLines(site, answering));
       const [count] = await this.rows<{ n: string }>(sql`SELECT count() AS n FROM ${this.table('analytics_hits')} WHERE ${answering}`);
-      // One JOIN per SELECT on 18.16: the verdicts inside, the referrals around them.
-      await this.client.command({
-        query: sql`INSERT INTO ${this.table('analytics_hits')}
-          (gen, site, at, day, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, event_id, nonce, category, verification, read_kind, status, referral)
-          SELECT toUInt32(${gen}), site, at, day, page, visitor,
-            if(verification = ${SPOOFED}, class, v_class), if(verification = ${SPOOFED}, agent, v_agent),
-            user_agent, referrer, markdown_accept, toInt32(${version}), event_id, nonce,
-            if(verification = ${SPOOFED}, category, v_category),
-            toUInt8(multiIf(verification = ${SPOOFED}, verification, v_class = 1, 0, verification = 2 AND v_class = class AND v_agent = agent, 2, 1)),
-            v_read_kind, status,
-            if(verification = ${SPOOFED}, referral, if(v_class = 1, if(r_referral != 0, toNullable(r_referral), if(class = 1, referral, CAST(NULL AS Nullable(Int32)))), CAST(NULL AS Nullable(Int32))))
-          FROM (
-            SELECT site, at, day, page, visitor, class, agent, user_agent, referrer, markdown_accept, event_id, nonce, category, verification, status, referral, ref_key,
-              v_class, v_agent, v_category, v_read_kind
-            FROM (
-              SELECT site, at, day, page, visitor, class, agent, user_agent, referrer, markdown_accept, event_id, nonce, category, verification, status, referral,
-                ifNull(referrer, '') AS ref_key
-              FROM ${this.table('analytics_hits')} WHERE ${answering}
-            ) ANY INNER JOIN (SELECT user_agent, page, markdown_accept, v_class, v_agent, v_category, v_read_kind FROM ${raw(verdicts)})
-            USING (user_agent, page, markdown_accept)
-          ) ANY LEFT JOIN (SELECT ref_key, r_referral FROM ${raw(referrals)}) USING (ref_key)`,
-      });
+      // One JOIN per SELECT on 18.16: the verdicts inside, the re-verified groups around them, the referrals outermost.
+      await this.client.command({ query: copyStatement(this.table('analytics_hits'), answering, generation, { verdicts, checks, referrals }) });
       return Number(count?.n ?? 0);
     } finally {
-      await this.client.command({ query: `DROP TABLE IF EXISTS ${verdicts}` });
-      await this.client.command({ query: `DROP TABLE IF EXISTS ${referrals}` });
+      for (const table of scratchTables) await this.client.command({ query: `DROP TABLE IF EXISTS ${table}` });
     }
   }
 
@@ -192,7 +182,7 @@ export class ClickHouseReclassifier {
   }
 
   /** One verdict per distinct (user agent, page, Markdown Accept) of the hits to copy (classification reads nothing else). */
-  private async verdictLines(site: number, classifier: HitClassifier, answering: ReturnType<typeof raw>): Promise<string[]> {
+  private async verdicts(site: number, classifier: HitClassifier, answering: ReturnType<typeof raw>): Promise<StoredHitVerdict[]> {
     const keys = await this.rows<{ user_agent: number; page: number; markdown_accept: number }>(
       sql`SELECT DISTINCT user_agent, page, markdown_accept FROM ${this.table('analytics_hits')} WHERE ${answering}`,
     );
@@ -216,9 +206,33 @@ export class ClickHouseReclassifier {
       ];
       agentIds.set(verdict.classCode, await this.primary.ensureDimensions(site, AGENT_KIND_BASE + verdict.classCode, names));
     }
-    return verdicts.map(
-      ({ key, classCode, agentName, category, readKind }) =>
-        `${Number(key.user_agent)}\t${Number(key.page)}\t${Number(key.markdown_accept)}\t${classCode}\t${agentName === null ? 0 : agentIds.get(classCode)!.get(agentName)!}\t${category}\t${readKind}\n`,
+    return verdicts.map(({ key, classCode, agentName, category, readKind }) => ({
+      userAgent: Number(key.user_agent),
+      page: Number(key.page),
+      markdownAccept: Number(key.markdown_accept),
+      classCode,
+      agent: agentName === null ? null : agentIds.get(classCode)!.get(agentName)!,
+      agentName,
+      category,
+      readKind,
+    }));
+  }
+
+  /** The re-verified groups of the hits to copy (stored-reverifications.ts), as lines of the checks table. */
+  private async checkLines(site: number, ranges: RangeCatalog, verdicts: readonly StoredHitVerdict[], answering: ReturnType<typeof raw>): Promise<string[]> {
+    const keys = await this.rows<EvidenceKey>(
+      sql`SELECT DISTINCT user_agent, page, markdown_accept, assumeNotNull(address_block) AS address_block, evidence, verification
+        FROM ${this.table('analytics_hits')}
+        WHERE ${answering} AND address_block IS NOT NULL AND evidence IN ${listLiteral([EVIDENCE_CODES.address, EVIDENCE_CODES.dns])}`,
+    );
+    const checks = await reverifyKeys(ranges, verdicts, keys, async (name) => {
+      const ids = await this.primary.ensureDimensions(site, AGENT_KIND_BASE + CLASS_CODES.bot, [name]);
+      return ids.get(name)!;
+    });
+    return checks.map(
+      (check) =>
+        `${check.userAgent}\t${check.page}\t${check.markdownAccept}\t${tsvField(check.addressBlock)}\t${check.evidence}\t${check.verificationBefore}\t1\t` +
+        `${check.classCode}\t${check.agent ?? 0}\t${check.category}\t${check.verification}\n`,
     );
   }
 

@@ -2,12 +2,16 @@ import { createHitClassifier, type HitClassifier } from '../classification/class
 import type { AnalyticsStore, StoreReclassifier } from '../analytics-store.js';
 import { DAY_MS } from '../analytics-codes.js';
 import { DocwrightError } from '../../core/errors.js';
+import { classifierVersionName } from '../hit-encoder.js';
+import type { RangeCatalog } from '../verification/range-catalog.js';
 import { reclassifySite } from './reclassify-site.js';
 
 export interface ReclassificationProgress {
   state: 'idle' | 'running' | 'done' | 'failed';
   /** The agent table version hits are brought to. */
   tableVersion: string;
+  /** The fingerprint of the ranges hits are re-verified against; absent when verification is off. */
+  rangesVersion?: string;
   sites: number;
   sitesDone: number;
   /** Hits rewritten so far (each is folded again afterwards by the ordinary fold). */
@@ -18,6 +22,12 @@ export interface ReclassificationProgress {
 export interface ReclassificationOptions {
   /** Default: the shipped table's classifier. */
   classifier?: HitClassifier;
+  /**
+   * The ranges verification checks against now (VerificationService.catalog): stored hits
+   * are re-verified against them and the version they are brought to names their
+   * fingerprint, as ingest does (classifierVersionName). Absent: verification is off.
+   */
+  ranges?: RangeCatalog | null;
   onProgress?: (progress: ReclassificationProgress) => void;
   /** Checked between sites; the job stops there (a later run resumes with the sites left). */
   signal?: AbortSignal;
@@ -37,13 +47,22 @@ export interface ReclassificationOptions {
 export class ReclassificationJob {
   private current: ReclassificationProgress;
   private readonly classifier: HitClassifier;
+  private readonly ranges: RangeCatalog | null;
 
   constructor(
     private readonly store: AnalyticsStore,
     private readonly options: ReclassificationOptions = {},
   ) {
     this.classifier = options.classifier ?? createHitClassifier();
-    this.current = { state: 'idle', tableVersion: this.classifier.tableVersion, sites: 0, sitesDone: 0, hitsRewritten: 0 };
+    this.ranges = options.ranges ?? null;
+    this.current = {
+      state: 'idle',
+      tableVersion: this.classifier.tableVersion,
+      ...(this.ranges?.fingerprint === undefined ? {} : { rangesVersion: this.ranges.fingerprint }),
+      sites: 0,
+      sitesDone: 0,
+      hitsRewritten: 0,
+    };
   }
 
   get progress(): ReclassificationProgress {
@@ -53,13 +72,13 @@ export class ReclassificationJob {
   async run(): Promise<ReclassificationProgress> {
     const work = this.siteWork();
     try {
-      const versionId = await this.store.ensureClassifierVersion(this.classifier.tableVersion);
+      const versionId = await this.store.ensureClassifierVersion(classifierVersionName(this.classifier.tableVersion, this.ranges?.fingerprint));
       const fromAt = Math.ceil((await this.store.prunedBefore()) / DAY_MS) * DAY_MS;
       const sites = await work.sitesLeft(versionId, fromAt);
       this.update({ state: 'running', sites: sites.length, sitesDone: 0, hitsRewritten: 0 });
       for (const site of sites) {
         if (this.options.signal?.aborted === true) break;
-        const rewritten = await work.reclassifySite(site, this.classifier, versionId, fromAt);
+        const rewritten = await work.reclassifySite(site, this.classifier, versionId, fromAt, this.ranges);
         this.update({ sitesDone: this.current.sitesDone + 1, hitsRewritten: this.current.hitsRewritten + rewritten });
       }
       this.update({ state: this.current.sitesDone === this.current.sites ? 'done' : 'idle' });
@@ -85,7 +104,8 @@ export class ReclassificationJob {
             [fromAt, versionId],
           )
         ).map((row) => Number(row.site)),
-      reclassifySite: (site, classifier, versionId, fromAt) => rebuild((runner) => reclassifySite(runner, { site, classifier, versionId, fromAt })),
+      reclassifySite: (site, classifier, versionId, fromAt) =>
+        rebuild((runner) => reclassifySite(runner, { site, classifier, versionId, fromAt, ranges: this.ranges })),
     };
   }
 

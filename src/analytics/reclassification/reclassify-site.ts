@@ -1,6 +1,8 @@
 import type { SqlRunner } from '../analytics-store.js';
 import type { HitClassifier } from '../classification/classify-hit.js';
+import type { RangeCatalog } from '../verification/range-catalog.js';
 import { storedHitVerdicts, storedReferrals } from './stored-hit-verdicts.js';
+import { storedReverifications } from './stored-reverifications.js';
 
 export interface ReclassifySiteOptions {
   site: number;
@@ -9,11 +11,19 @@ export interface ReclassifySiteOptions {
   versionId: number;
   /** The first instant rebuilt: the first UTC midnight whose whole day still has its raw hits. */
   fromAt: number;
+  /** The ranges stored hits are re-verified against (migration 018); absent: verification follows the older rules only. */
+  ranges?: RangeCatalog | null;
 }
 
 /** Multi-row inserts into the temporary tables, this many rows a statement. */
 const ROWS_PER_INSERT = 200;
 const SPOOFED = 3;
+const HUMAN = 1;
+const SIGNATURE_EVIDENCE = 2;
+/** Hits that keep what they counted as: a spoofed label whose evidence is not re-decided, and a claim only the signature made (a browser User-Agent). */
+const KEEP = `(h.verification = ${SPOOFED} or (h.evidence = ${SIGNATURE_EVIDENCE} and v.class = ${HUMAN} and h.class <> ${HUMAN}))`;
+/** The hit is a person under the new table: it keeps nothing of its address. */
+const BECOMES_HUMAN = `(c.verification is null and not ${KEEP} and v.class = ${HUMAN})`;
 
 /** Does the site have hits from `fromAt` on that an older table classified (or that predate categories)? */
 export async function siteNeedsReclassification(runner: SqlRunner, site: number, fromAt: number, versionId: number): Promise<boolean> {
@@ -62,6 +72,12 @@ export async function reclassifySite(runner: SqlRunner, options: ReclassifySiteO
     'user_agent integer, page integer, markdown_accept integer, class integer, agent integer, category integer, read_kind integer, primary key (user_agent, page, markdown_accept)',
   );
   await temporary('reclass_referrals', 'referrer text primary key, referral integer');
+  await temporary(
+    'reclass_checks',
+    'user_agent integer, page integer, markdown_accept integer, address_block text, evidence integer, verification_before integer, ' +
+      'class integer, agent integer, category integer, verification integer, ' +
+      'primary key (user_agent, page, markdown_accept, address_block, evidence, verification_before)',
+  );
 
   const verdicts = await storedHitVerdicts(runner, classifier, site, fromAt);
   await insertRows(
@@ -69,6 +85,25 @@ export async function reclassifySite(runner: SqlRunner, options: ReclassifySiteO
     'reclass_verdicts (user_agent, page, markdown_accept, class, agent, category, read_kind)',
     verdicts.map((verdict) => [verdict.userAgent, verdict.page, verdict.markdownAccept, verdict.classCode, verdict.agent, verdict.category, verdict.readKind]),
   );
+  if (options.ranges != null) {
+    const checks = await storedReverifications(runner, options.ranges, verdicts, site, fromAt);
+    await insertRows(
+      runner,
+      'reclass_checks (user_agent, page, markdown_accept, address_block, evidence, verification_before, class, agent, category, verification)',
+      checks.map((check) => [
+        check.userAgent,
+        check.page,
+        check.markdownAccept,
+        check.addressBlock,
+        check.evidence,
+        check.verificationBefore,
+        check.classCode,
+        check.agent,
+        check.category,
+        check.verification,
+      ]),
+    );
+  }
   const referrals = await storedReferrals(runner, site, fromAt);
   await insertRows(
     runner,
@@ -89,25 +124,32 @@ export async function reclassifySite(runner: SqlRunner, options: ReclassifySiteO
   }
   const copied = await runner.run(
     `insert into analytics_hits
-       (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, category, verification, read_kind, status, referral${postgres ? ', batch' : ''})
+       (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, category, verification, read_kind, status, referral,
+        address_block, evidence${postgres ? ', batch' : ''})
      select h.site, h.at, h.page, h.visitor,
-       case when h.verification = ${SPOOFED} then h.class else v.class end,
-       case when h.verification = ${SPOOFED} then h.agent else v.agent end,
+       case when c.verification is not null then c.class when ${KEEP} then h.class else v.class end,
+       case when c.verification is not null then c.agent when ${KEEP} then h.agent else v.agent end,
        h.user_agent, h.referrer, h.markdown_accept, ?,
-       case when h.verification = ${SPOOFED} then h.category else v.category end,
+       case when c.verification is not null then c.category when ${KEEP} then h.category else v.category end,
        case
-         when h.verification = ${SPOOFED} then h.verification
-         when v.class = 1 then 0
+         when c.verification is not null then c.verification
+         when ${KEEP} then h.verification
+         when v.class = ${HUMAN} then 0
          when h.verification = 2 and v.class = h.class and coalesce(v.agent, 0) = coalesce(h.agent, 0) then 2
          else 1
        end,
        v.read_kind, h.status,
        case
-         when h.verification = ${SPOOFED} then h.referral
-         when v.class = 1 then coalesce(r.referral, case when h.class = 1 then h.referral end)
-       end${postgres ? ', ?' : ''}
+         when c.verification is not null then null
+         when ${KEEP} then h.referral
+         when v.class = ${HUMAN} then coalesce(r.referral, case when h.class = ${HUMAN} then h.referral end)
+       end,
+       case when ${BECOMES_HUMAN} then null else h.address_block end,
+       case when ${BECOMES_HUMAN} then 0 else h.evidence end${postgres ? ', ?' : ''}
      from analytics_hits h
      join reclass_verdicts v on v.user_agent = coalesce(h.user_agent, 0) and v.page = h.page and v.markdown_accept = h.markdown_accept
+     left join reclass_checks c on c.user_agent = coalesce(h.user_agent, 0) and c.page = h.page and c.markdown_accept = h.markdown_accept
+       and c.address_block = h.address_block and c.evidence = h.evidence and c.verification_before = h.verification
      left join reclass_referrals r on r.referrer = h.referrer
      where h.site = ? and h.at >= ?
      order by h.at`,

@@ -12,6 +12,8 @@ export interface StoredHitVerdict {
   classCode: number;
   /** Dimension id of the agent (kind AGENT_KIND_BASE + class); null for none. */
   agent: number | null;
+  /** The agent's name (the claim re-verification checks). */
+  agentName: string | null;
   category: number;
   readKind: number;
 }
@@ -53,6 +55,7 @@ export async function storedHitVerdicts(runner: SqlRunner, classifier: HitClassi
       markdownAccept: Number(key.markdown_accept),
       classCode: verdict.classCode,
       agent,
+      agentName: verdict.agentName,
       category: verdict.category,
       readKind: verdict.readKind,
     });
@@ -92,7 +95,7 @@ export async function storedReferrals(runner: SqlRunner, site: number, fromAt: n
 }
 
 /** The id of a dictionary row, created when missing (as the stores' ensureDimensions, inside the caller's transaction). */
-async function dimensionId(runner: SqlRunner, site: number, kind: number, name: string): Promise<number> {
+export async function dimensionId(runner: SqlRunner, site: number, kind: number, name: string): Promise<number> {
   await runner.run('insert into analytics_dimensions (site, kind, name) values (?, ?, ?) on conflict (site, kind, name) do nothing', [site, kind, name]);
   const [row] = await runner.all<{ id: number }>('select id from analytics_dimensions where site = ? and kind = ? and name = ?', [site, kind, name]);
   return Number(row!.id);

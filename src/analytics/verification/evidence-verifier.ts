@@ -1,8 +1,9 @@
 import type { Clock } from '../../core/clock.js';
 import type { Verification } from '../classification/hit-category.js';
-import type { HitVerifier, VerificationInput } from './hit-verifier.js';
+import { storedAddressBlock, type StoredAddress } from './address-block.js';
+import type { HitVerifier, VerificationInput, VerifierEvidenceSource } from './hit-verifier.js';
 import { parseAddress } from './ip-address.js';
-import { tableContains } from './ip-range-set.js';
+import { tableContains, type RangeTable } from './ip-range-set.js';
 import type { NonceRegistry } from './nonce-registry.js';
 import type { RangeCatalog } from './range-catalog.js';
 import { signerBelongsTo } from './signer-domains.js';
@@ -39,14 +40,21 @@ export class EvidenceVerifier implements HitVerifier {
   private directories = new Set<string>();
   private lookups = new Map<string, string[]>();
   private readonly memo = new SignatureMemo();
+  /** What decided the last verify() (stored with the hit for re-verification, migration 018). */
+  lastEvidence: VerifierEvidenceSource = 'address';
+  readonly rangesVersion: string;
+  private readonly tables: RangeTable[];
 
   constructor(private readonly evidence: VerifierEvidence) {
+    this.rangesVersion = evidence.ranges.fingerprint ?? evidence.ranges.version;
+    this.tables = evidence.ranges.sets.map((set) => set.table);
     for (const set of evidence.ranges.sets) {
       for (const agent of set.agents) this.setsByAgent.set(agent, [...(this.setsByAgent.get(agent) ?? []), set]);
     }
   }
 
   verify(input: VerificationInput): Verification {
+    this.lastEvidence = 'address';
     if (input.category === 'human') return 'none';
     const sets = input.agent === null ? undefined : this.setsByAgent.get(input.agent.toLowerCase());
     if (input.signature != null) {
@@ -60,8 +68,10 @@ export class EvidenceVerifier implements HitVerifier {
       // Not fetched, stale, or failed a while ago: the service fetches it again when it may.
       const refetch = verdict.result === 'pending' || verdict.result === 'unavailable' || (verdict.result === 'valid' && verdict.stale);
       if (refetch && this.directories.size < MAX_WANTS) this.directories.add(verdict.agentUrl);
-      if (verdict.result === 'invalid') return 'spoofed';
-      if (verdict.result === 'valid' && operator !== null && signerBelongsTo(operator, verdict.agentUrl)) return 'verified';
+      if (verdict.result === 'invalid' || (verdict.result === 'valid' && operator !== null && signerBelongsTo(operator, verdict.agentUrl))) {
+        this.lastEvidence = 'signature';
+        return verdict.result === 'invalid' ? 'spoofed' : 'verified';
+      }
     }
     if (sets === undefined || input.ip === null) return 'claimed';
     const address = parseAddress(input.ip);
@@ -75,11 +85,20 @@ export class EvidenceVerifier implements HitVerifier {
     }
     if (suffixes.length > 0) {
       const confirmed = this.evidence.rdnsVerdict(input.ip);
-      if (confirmed !== undefined) return confirmed ? 'verified' : 'spoofed';
+      if (confirmed !== undefined) {
+        this.lastEvidence = 'dns';
+        return confirmed ? 'verified' : 'spoofed';
+      }
       if (this.lookups.size < MAX_WANTS) this.lookups.set(input.ip, suffixes);
       return 'claimed';
     }
     return complete ? 'spoofed' : 'claimed';
+  }
+
+  /** The block of `ip` a non-human hit stores (address-block.ts), against every list; null for an unreadable address. */
+  storedAddress(ip: string): StoredAddress | null {
+    const address = parseAddress(ip);
+    return address === null ? null : storedAddressBlock(this.tables, address);
   }
 
   /** The checks wanted since the last call; the caller hands them to the verification service. */

@@ -1,4 +1,5 @@
 import type { HitCategory, Verification } from '../classification/hit-category.js';
+import type { StoredAddress } from './address-block.js';
 
 /** The signature headers of one request, with the request line parts RFC 9421 signs. */
 export interface SignatureHeaders {
@@ -44,7 +45,16 @@ export interface VerificationInput {
  */
 export interface HitVerifier {
   verify(input: VerificationInput): Verification;
+  /** What decided the last verify(); absent: nothing is checked (claim only). */
+  readonly lastEvidence?: VerifierEvidenceSource;
+  /** The version of the ranges it checks against (their fingerprint); absent when it checks none. */
+  readonly rangesVersion?: string;
+  /** What a non-human hit from `ip` stores of it for re-verification (address-block.ts); never the address. */
+  storedAddress?(ip: string): StoredAddress | null;
 }
+
+/** Which evidence decided a verification: the signature, reverse DNS, or the address (the ranges, or nothing). */
+export type VerifierEvidenceSource = 'signature' | 'dns' | 'address';
 
 /** The verifier when nothing can be checked: humans carry no verdict, everything else is only claimed. */
 export const claimOnlyVerifier: HitVerifier = Object.freeze({

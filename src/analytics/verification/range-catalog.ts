@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { buildRangeTable, rangeTableSize, type RangeTable } from './ip-range-set.js';
 import shippedRanges from './published-ranges.json' with { type: 'json' };
@@ -28,6 +29,12 @@ export type RangeSetEntry = z.infer<typeof rangeSetSchema>;
 /** The ranges as the verifier uses them; plain data, so it can be posted to an ingest worker. */
 export interface RangeCatalog {
   version: string;
+  /**
+   * A hash of what verification reads (lists, agents, completeness, prefixes): stored hits
+   * name it in their classifier version, so ranges that change content (not a refresh
+   * that fetched the same lists) start the reclassification job. Absent in hand-made catalogs.
+   */
+  fingerprint?: string;
   sets: Array<{
     id: string;
     operator: string;
@@ -43,6 +50,7 @@ export interface RangeCatalog {
 export function buildRangeCatalog(file: RangeFile): RangeCatalog {
   return {
     version: file.version,
+    fingerprint: rangesFingerprint(file),
     sets: file.sets.map((set) => ({
       id: set.id,
       operator: set.operator,
@@ -52,6 +60,20 @@ export function buildRangeCatalog(file: RangeFile): RangeCatalog {
       table: buildRangeTable(set.prefixes).table,
     })),
   };
+}
+
+/** The content hash of a range file, as RangeCatalog.fingerprint: the same lists give the same value in every process. */
+export function rangesFingerprint(file: RangeFile): string {
+  const content = file.sets
+    .map((set) => ({
+      id: set.id,
+      agents: set.agents.map((agent) => agent.toLowerCase()).sort(),
+      complete: set.complete && set.prefixes.length > 0,
+      rdns: (set.rdnsSuffixes ?? []).map((suffix) => suffix.toLowerCase()).sort(),
+      prefixes: set.prefixes.map((prefix) => prefix.trim()).sort(),
+    }))
+    .sort((a, b) => a.id.localeCompare(b.id));
+  return createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 16);
 }
 
 /** The ranges shipped with the package (src/analytics/verification/published-ranges.json). */

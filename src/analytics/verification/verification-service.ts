@@ -47,6 +47,7 @@ export class VerificationService {
   private live: EvidenceVerifier;
   private version = 0;
   private readonly listeners = new Set<(snapshot: VerifierSnapshot) => void>();
+  private readonly rangeListeners = new Set<(ranges: RangeCatalog) => void>();
   private publishTimer: NodeJS.Timeout | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
   private channels: { name: string; updates: BroadcastChannel; wants: BroadcastChannel } | null = null;
@@ -89,9 +90,23 @@ export class VerificationService {
   }
 
   setRanges(file: RangeFile): void {
+    const before = this.ranges.fingerprint;
     this.rangeFile = file;
     this.ranges = buildRangeCatalog(file);
     this.changed();
+    // Stored hits follow ranges whose content changed (the reclassification job re-verifies them).
+    if (before !== undefined && before !== this.ranges.fingerprint) for (const listener of this.rangeListeners) listener(this.ranges);
+  }
+
+  /** Hears ranges whose content changed after the first load (a refresh, setRanges); returns the removal. */
+  onRangesChanged(listener: (ranges: RangeCatalog) => void): () => void {
+    this.rangeListeners.add(listener);
+    return () => this.rangeListeners.delete(listener);
+  }
+
+  /** The ranges verification checks against now; the reclassification job re-verifies stored hits with them. */
+  get catalog(): RangeCatalog {
+    return this.ranges;
   }
 
   get rangeVersion(): string {
@@ -121,6 +136,7 @@ export class VerificationService {
 
   /** The verifier for this thread (inline ingest, the beacon): what it cannot check yet is requested at once. */
   verifier(): HitVerifier {
+    const live = (): EvidenceVerifier => this.live;
     return {
       verify: (input: VerificationInput) => {
         const verdict = this.live.verify(input);
@@ -128,6 +144,14 @@ export class VerificationService {
         if (wants !== null) this.want(wants);
         return verdict;
       },
+      // Read through `this.live`: the verifier is rebuilt when the evidence changes.
+      get lastEvidence() {
+        return live().lastEvidence;
+      },
+      get rangesVersion() {
+        return live().rangesVersion;
+      },
+      storedAddress: (ip: string) => this.live.storedAddress(ip),
     };
   }
 

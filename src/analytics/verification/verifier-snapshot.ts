@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../../core/clock.js';
 import { EvidenceVerifier, type VerificationWants } from './evidence-verifier.js';
+import type { StoredAddress } from './address-block.js';
 import type { HitVerifier } from './hit-verifier.js';
 import { snapshotKeyLookup, type DirectorySnapshot } from './key-directory-cache.js';
 import { NonceRegistry } from './nonce-registry.js';
@@ -62,5 +63,17 @@ export class WorkerVerifierHolder implements HitVerifier {
 
   takeWants(): VerificationWants | null {
     return this.current?.takeWants() ?? null;
+  }
+
+  get lastEvidence(): HitVerifier['lastEvidence'] {
+    return this.current?.lastEvidence;
+  }
+
+  get rangesVersion(): string | undefined {
+    return this.current?.rangesVersion;
+  }
+
+  storedAddress(ip: string): StoredAddress | null {
+    return this.current?.storedAddress(ip) ?? null;
   }
 }

@@ -43,5 +43,12 @@ export function createHitVerifier(data: WorkerVerifierData): HitVerifier {
       if (wanted !== null) wants.postMessage(wanted);
       return verdict;
     },
+    get lastEvidence() {
+      return holder.lastEvidence;
+    },
+    get rangesVersion() {
+      return holder.rangesVersion;
+    },
+    storedAddress: (ip: string) => holder.storedAddress(ip),
   };
 }

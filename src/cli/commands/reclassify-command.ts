@@ -43,7 +43,14 @@ export function reclassifyCommand(): Command {
         const clickhouse = config.analytics.clickhouse;
         const store = clickhouse === undefined ? sqlStore : new ClickHouseAnalyticsStore(sqlStore, clickhouse, systemClock);
         if (store instanceof ClickHouseAnalyticsStore) await store.ready();
+        // The ranges the servers check against (agent-ranges.json in the data directory, else the shipped ones), so this run and theirs agree.
+        const ranges = config.analytics.verification.enabled
+          ? await import('../../analytics/verification/range-refresh.js').then(async ({ loadRangeFile }) =>
+              (await import('../../analytics/verification/range-catalog.js')).buildRangeCatalog(await loadRangeFile(config.dataDir)),
+            )
+          : null;
         const job = new ReclassificationJob(store, {
+          ranges,
           onProgress: (progress) => {
             if (progress.state === 'running' && process.stderr.isTTY) {
               process.stderr.write(`\rreclassifying: ${progress.sitesDone}/${progress.sites} sites, ${progress.hitsRewritten} hits`);
