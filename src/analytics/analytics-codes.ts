@@ -72,7 +72,7 @@ export const DAY_MS = 86_400_000;
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 
 /**
- * analytics_hits.evidence (migration 018): what decided a non-human hit's verification, so
+ * analytics_hits.evidence (the hit-address-evidence migration): what decided a non-human hit's verification, so
  * a change of the published ranges can re-decide it (docs/classification.md). `none`: no
  * stored evidence (humans, hits stored before it); `address`: the ranges or nothing, re-decided
  * from address_block; `signature`: a Web Bot Auth signature, kept; `dns`: forward-confirmed

@@ -33,7 +33,7 @@ export interface HitBatch {
   status: Uint16Array;
   /** Dimension id (kind REFERRAL_KIND) of the AI product a human came from; 0 for none (stored as null). */
   referral: Int32Array;
-  /** Migration 018: the block of a non-human hit's address (never the address) and what decided its verification. Absent: none. */
+  /** The hit-address-evidence migration: the block of a non-human hit's address (never the address) and what decided its verification. Absent: none. */
   addressBlock?: Array<string | null>;
   evidence?: Uint8Array;
 }

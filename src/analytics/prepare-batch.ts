@@ -255,7 +255,7 @@ export function prepareBatch(
 }
 
 /**
- * What a non-human hit keeps for re-verification when the ranges change (migration 018):
+ * What a non-human hit keeps for re-verification when the ranges change (the hit-address-evidence migration):
  * the block around its address and what decided its label. Humans keep nothing.
  */
 function storeEvidence(columns: PreparedColumns, row: number, verifier: HitVerifier, ip: string | null): void {

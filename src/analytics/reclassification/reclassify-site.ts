@@ -11,7 +11,7 @@ export interface ReclassifySiteOptions {
   versionId: number;
   /** The first instant rebuilt: the first UTC midnight whose whole day still has its raw hits. */
   fromAt: number;
-  /** The ranges stored hits are re-verified against (migration 018); absent: verification follows the older rules only. */
+  /** The ranges stored hits are re-verified against (the hit-address-evidence migration); absent: verification follows the older rules only. */
   ranges?: RangeCatalog | null;
 }
 

@@ -40,7 +40,7 @@ export class EvidenceVerifier implements HitVerifier {
   private directories = new Set<string>();
   private lookups = new Map<string, string[]>();
   private readonly memo = new SignatureMemo();
-  /** What decided the last verify() (stored with the hit for re-verification, migration 018). */
+  /** What decided the last verify() (stored with the hit for re-verification, the hit-address-evidence migration). */
   lastEvidence: VerifierEvidenceSource = 'address';
   readonly rangesVersion: string;
   private readonly tables: RangeTable[];

@@ -3,7 +3,7 @@ import type { Verification } from '../classification/hit-category.js';
 import { blockState } from './address-block.js';
 import type { RangeCatalog } from './range-catalog.js';
 
-/** What a stored hit kept for re-verification (migration 018). */
+/** What a stored hit kept for re-verification (the hit-address-evidence migration). */
 export interface StoredVerificationEvidence {
   /** The claimed agent's name under the current table (not the " (spoofed)" one); null for none. */
   agent: string | null;
