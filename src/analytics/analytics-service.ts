@@ -237,6 +237,11 @@ export class AnalyticsService {
     return this.scheduler.foldNow();
   }
 
+  /** Hits stored and not folded yet (reports count them from the raw table). */
+  pendingHits(): Promise<number> {
+    return this.store.pendingHits();
+  }
+
   /** Applies retention (config.analytics.retentionDays) as of `now`. */
   async prune(now: number = this.clock.now()): Promise<PruneCounts> {
     const run = this.pruning.then(async () => {

@@ -78,6 +78,8 @@ export class FoldScheduler {
       ended = true;
       this.inFlight--;
       this.touch();
+      // A deadline step that gave way to this request or report left no timer behind.
+      if (!this.closed && this.backgroundOwed) this.schedule();
     };
   }
 

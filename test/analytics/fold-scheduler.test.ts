@@ -116,6 +116,20 @@ describe('FoldScheduler', () => {
     await settle(scheduler.close());
   });
 
+  test('after a deadline step that gave way to a long report, the fold resumes once the report ends', async () => {
+    const { store, state } = fakeStore(4);
+    const scheduler = new FoldScheduler(store, { idleMs: 10, maxDelayMs: 50 });
+    scheduler.noteIngest();
+    const ended = scheduler.readStarted();
+    await sleep(100);
+    // The deadline took one step beside the report, then gave way.
+    expect(state.steps).toBe(1);
+    ended();
+    await sleep(100);
+    expect(state.pending).toBe(0);
+    await settle(scheduler.close());
+  });
+
   test('a report schedules no fold when none is owed', async () => {
     const { store, state } = fakeStore(3);
     const scheduler = new FoldScheduler(store, { idleMs: 5, maxDelayMs: 10 });
