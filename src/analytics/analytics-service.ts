@@ -179,14 +179,14 @@ export class AnalyticsService {
   async visitors(projectId: string, query: VisitorsQuery = {}): Promise<VisitorsResult> {
     const page = checkedPageQuery(query);
     const { site, plan } = await this.prepareQuery(projectId, query);
-    return this.store.read((reader) => visitorsReport(reader, this.names, site, plan, page));
+    return this.read((reader) => visitorsReport(reader, this.names, site, plan, page));
   }
 
   /** Site-wide totals and one page of per-page views (human and ai hits), ordered like visitors. */
   async views(projectId: string, query: VisitorsQuery = {}): Promise<ViewsResult> {
     const page = checkedPageQuery(query);
     const { site, plan } = await this.prepareQuery(projectId, query);
-    return this.store.read((reader) => viewsReport(reader, this.names, site, plan, page));
+    return this.read((reader) => viewsReport(reader, this.names, site, plan, page));
   }
 
   /** Per named agent: visitors, hits, verified share, pages, Markdown and llms.txt reads (raw hits of the range). */
@@ -219,13 +219,13 @@ export class AnalyticsService {
       ]);
     }
     const { site, plan } = await this.prepareQuery(projectId, { from, to });
-    return this.store.read((reader) => dailyReport(reader, site, plan, { from, to }));
+    return this.read((reader) => dailyReport(reader, site, plan, { from, to }));
   }
 
   /** Hits and unique visitors per class (all five) and per named agent. */
   async traffic(projectId: string, query: TimeRange = {}): Promise<TrafficResult> {
     const { site, plan } = await this.prepareQuery(projectId, query);
-    return this.store.read((reader) => trafficReport(reader, this.names, site, plan));
+    return this.read((reader) => trafficReport(reader, this.names, site, plan));
   }
 
   /**
@@ -235,6 +235,11 @@ export class AnalyticsService {
    */
   fold(): Promise<number> {
     return this.scheduler.foldNow();
+  }
+
+  /** Hits stored and not folded yet (reports count them from the raw table). */
+  pendingHits(): Promise<number> {
+    return this.store.pendingHits();
   }
 
   /** Applies retention (config.analytics.retentionDays) as of `now`. */
@@ -299,9 +304,8 @@ export class AnalyticsService {
     await this.settingsOf(projectId);
     const now = this.clock.now();
     const window = reportWindow(range, await this.oldestAcceptable(now), now + MAX_FUTURE_SKEW_MS + 1, this.retentionDays);
-    this.scheduler.noteRead();
     const site = await this.siteFor(projectId, false);
-    return this.store.read((reader) => work(reader, site, window));
+    return this.read((reader) => work(reader, site, window));
   }
 
   private async prepareQuery(projectId: string, range: TimeRange) {
@@ -309,8 +313,17 @@ export class AnalyticsService {
     await this.settingsOf(projectId);
     const plan = planRange(checked.from, checked.to);
     if (plan.edges.length > 0) checkEdgesRetained(plan, checked, await this.oldestAcceptable(this.clock.now()), this.retentionDays);
-    this.scheduler.noteRead();
     return { site: await this.siteFor(projectId, false), plan };
+  }
+
+  /** One report's snapshot; the background fold takes no step while it runs (FoldScheduler.readStarted). */
+  private async read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
+    const ended = this.scheduler.readStarted();
+    try {
+      return await this.store.read(work);
+    } finally {
+      ended();
+    }
   }
 
   private async settingsOf(projectId: string): Promise<ProjectSettings> {

@@ -34,7 +34,7 @@ export class FoldScheduler {
   /** Ingest requests and reports started or ended, and when that last happened (performance.now()). */
   private activity = 0;
   private lastActivityAt = Number.NEGATIVE_INFINITY;
-  /** Ingest requests started and not finished: a background fold takes no further step while there are any. */
+  /** Ingest requests and reports started and not finished: a background fold takes no further step while there are any. */
   private inFlight = 0;
   /** A background fold is scheduled or has stopped early with hits left. */
   private backgroundOwed = false;
@@ -55,6 +55,22 @@ export class FoldScheduler {
    */
   ingestStarted(): () => void {
     this.touch();
+    return this.started();
+  }
+
+  /**
+   * Called when a report starts; call the returned function when it ends. Like an ingest
+   * request, a running report keeps the background fold from taking a step: the report
+   * counts the unfolded hits itself, and a fold step beside it (on PostgreSQL another
+   * backend on the same cores) would only slow the answer someone is waiting for. The
+   * fold resumes once reports and ingestion are quiet, or at the deadline.
+   */
+  readStarted(): () => void {
+    this.noteRead();
+    return this.started();
+  }
+
+  private started(): () => void {
     this.inFlight++;
     let ended = false;
     return () => {
@@ -62,6 +78,8 @@ export class FoldScheduler {
       ended = true;
       this.inFlight--;
       this.touch();
+      // A deadline step that gave way to this request or report left no timer behind.
+      if (!this.closed && this.backgroundOwed) this.schedule();
     };
   }
 

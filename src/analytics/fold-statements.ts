@@ -23,7 +23,8 @@ export interface FoldStatements {
    * PostgreSQL only: copies the claimed batches' hits into a temporary table, which the
    * later statements read instead of the hit table. Takes (lowest, highest, ids): the
    * bounds let the block-range index skip the table, the array is exact (batches
-   * between the bounds may be unclaimed or folded already).
+   * between the bounds may be unclaimed or folded already) and is a filter, not an
+   * index condition (see PENDING_HITS in postgres-report-snapshot.ts).
    */
   loadHits: string | null;
   /** Each takes (from, to) on SQLite, nothing on PostgreSQL. */
@@ -72,7 +73,7 @@ export function foldStatements(dialect: Dialect): FoldStatements {
     loadHits:
       dialect === 'postgres'
         ? `insert into analytics_fold_hits (site, at, page, visitor, class, agent)
-           select site, at, page, visitor, class, agent from analytics_hits where batch between ? and ? and batch = any(?::bigint[])`
+           select site, at, page, visitor, class, agent from analytics_hits where batch between ? and ? and +batch = any(?::bigint[])`
         : null,
     collectKeys: [
       `insert into analytics_fold_keys (site, dim, visitor, day, mask)

@@ -5,6 +5,14 @@ import type { AnalyticsReader, UnfoldedHits } from './analytics-store.js';
 const PENDING_BATCHES = `select '{' || string_agg(id::text, ',') || '}' as ids, min(id)::text as lowest, max(id)::text as highest from analytics_ingest_batches`;
 
 /**
+ * Hits of the pending batches: the bounds go to the block-range index, the exact list is
+ * a filter on the rows it finds (`+batch`: an array in the index condition is tested
+ * against every block range, element by element; with 8,480 pending batches over 10M
+ * hits that index scan alone took 16–24 s, against 0.06 s for the bounds).
+ */
+export const PENDING_HITS = 'batch between ? and ? and +batch = any(?::bigint[])';
+
+/**
  * A report on PostgreSQL, inside one repeatable-read, read-only transaction on `client`. Its snapshot holds
  * the pending batches and the rollups as one fold left them (a fold deletes its batches
  * in the transaction that writes their rollups), so each hit is counted once, from the
@@ -16,7 +24,7 @@ export async function readSnapshot<T>(client: pg.PoolClient, numbered: (sql: str
   const pending = rows[0]!;
   let unfolded: UnfoldedHits | null = null;
   if (pending.ids !== null) {
-    unfolded = { condition: 'batch between ? and ? and batch = any(?::bigint[])', parameters: [pending.lowest, pending.highest, pending.ids] };
+    unfolded = { condition: PENDING_HITS, parameters: [pending.lowest, pending.highest, pending.ids] };
     // As in a fold step: before autovacuum has analysed fresh hits, the planner takes
     // the table for small and would scan all of it rather than use the block-range index.
     await client.query('set local enable_seqscan = off');

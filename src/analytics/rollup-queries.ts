@@ -11,6 +11,7 @@ import {
   SITE,
   SITE_CLASSES,
   rawHits,
+  rawPagesAndSiteSql,
   rawVisitorsSql,
   unfoldedDailySql,
   unfoldedHitsSql,
@@ -90,12 +91,13 @@ async function rawVisitorCounts(store: AnalyticsReader, site: number, plan: Rang
   if (raw === null) return [];
   const whole = [site, plan.fromDay, plan.toDay];
   const probe = plan.fromDay < plan.toDay && (await store.select(FOLDED_IN_WHOLE_DAYS, whole)).length > 0;
+  const parameters = probe ? [...whole, ...raw.parameters] : raw.parameters;
+  if (store.dialect === 'postgres' && family === 'visitors') {
+    return [groupRows(await store.select<GroupCountsRow>(rawPagesAndSiteSql(raw, probe), parameters), [1, 2, 3])];
+  }
   return Promise.all(
     RAW_DIMENSIONS[family].map(async (dimension) =>
-      groupRows(
-        await store.select<GroupCountsRow>(rawVisitorsSql(raw, dimension, probe), probe ? [...whole, ...raw.parameters] : raw.parameters),
-        dimension.groups,
-      ),
+      groupRows(await store.select<GroupCountsRow>(rawVisitorsSql(raw, dimension, probe), parameters), dimension.groups),
     ),
   );
 }

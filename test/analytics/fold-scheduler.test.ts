@@ -101,6 +101,35 @@ describe('FoldScheduler', () => {
     await settle(scheduler.close());
   });
 
+  test('a background fold takes no step while a long report runs, and folds once it has ended', async () => {
+    const { store, state } = fakeStore(4);
+    const scheduler = new FoldScheduler(store, { idleMs: 10, maxDelayMs: 10_000 });
+    scheduler.noteIngest();
+    // The report starts before the fold is due and outlasts the quiet period many times over.
+    const ended = scheduler.readStarted();
+    await sleep(200);
+    expect(state.steps).toBe(0);
+    ended();
+    ended();
+    await sleep(100);
+    expect(state.pending).toBe(0);
+    await settle(scheduler.close());
+  });
+
+  test('after a deadline step that gave way to a long report, the fold resumes once the report ends', async () => {
+    const { store, state } = fakeStore(4);
+    const scheduler = new FoldScheduler(store, { idleMs: 10, maxDelayMs: 50 });
+    scheduler.noteIngest();
+    const ended = scheduler.readStarted();
+    await sleep(100);
+    // The deadline took one step beside the report, then gave way.
+    expect(state.steps).toBe(1);
+    ended();
+    await sleep(100);
+    expect(state.pending).toBe(0);
+    await settle(scheduler.close());
+  });
+
   test('a report schedules no fold when none is owed', async () => {
     const { store, state } = fakeStore(3);
     const scheduler = new FoldScheduler(store, { idleMs: 5, maxDelayMs: 10 });
