@@ -1,5 +1,5 @@
 import { parseCidr, type ParsedAddress } from './ip-address.js';
-import type { RangeTable } from './ip-range-set.js';
+import { lastAtOrBefore, type RangeTable } from './ip-range-set.js';
 
 /**
  * What a non-human hit keeps of its address so a later change of the published ranges can
@@ -20,18 +20,6 @@ export const V6_PREFIX: { readonly coarsest: number; readonly finest: number } =
 
 const V4_MAX = 0xffffffff;
 const V6_MAX = (1n << 128n) - 1n;
-
-/** The index of the last block starting at or before `value`, or -1. */
-function lastAtOrBefore<T extends number | bigint>(firsts: ArrayLike<T>, value: T): number {
-  let low = 0;
-  let high = firsts.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    if (firsts[middle]! <= value) low = middle + 1;
-    else high = middle - 1;
-  }
-  return high;
-}
 
 /**
  * The block to store for `address`: the widest aligned block (between the two prefix

@@ -65,6 +65,12 @@ export function tableContains(table: RangeTable, address: ParsedAddress): boolea
 
 function search<T extends number | bigint>(firsts: ArrayLike<T>, lasts: ArrayLike<T>, value: T): boolean {
   // The last block starting at or before the value is the only one that can hold it.
+  const index = lastAtOrBefore(firsts, value);
+  return index >= 0 && value <= lasts[index]!;
+}
+
+/** The index of the last block starting at or before `value` (blocks sorted by start), or -1. */
+export function lastAtOrBefore<T extends number | bigint>(firsts: ArrayLike<T>, value: T): number {
   let low = 0;
   let high = firsts.length - 1;
   while (low <= high) {
@@ -72,7 +78,7 @@ function search<T extends number | bigint>(firsts: ArrayLike<T>, lasts: ArrayLik
     if (firsts[middle]! <= value) low = middle + 1;
     else high = middle - 1;
   }
-  return high >= 0 && value <= lasts[high]!;
+  return high;
 }
 
 export function rangeTableSize(table: RangeTable): number {
