@@ -30,6 +30,8 @@ async function dumpDatabase(database: Database): Promise<string> {
 }
 
 const ADDRESSES = ['203.0.113.197', '198.51.100.213', '2001:db8:feed:beef::4242'];
+/** Only people come from here: nothing of this address may be kept, not even its block. */
+const PERSON_ONLY = '192.0.2.55';
 
 describe.each(ANALYTICS_BACKENDS)('visitor privacy [%s]', (dialect) => {
   let kit: AnalyticsKit;
@@ -53,6 +55,7 @@ describe.each(ANALYTICS_BACKENDS)('visitor privacy [%s]', (dialect) => {
         { path: '/guide.md', ip, userAgent: USER_AGENTS.ai, timestamp: dayTime(kit.t, -1) },
         { path: '/', ip: `::ffff:${ADDRESSES[0]}`, userAgent: USER_AGENTS.bot },
       ]);
+      events.push({ id: 'person-only', path: '/person-only', ip: PERSON_ONLY, userAgent: USER_AGENTS.human, referrer: 'https://www.google.com/' });
       const sent = await app.inject({
         method: 'POST',
         url: `/v1/analytics/${kit.projectId}/events`,
@@ -61,7 +64,7 @@ describe.each(ANALYTICS_BACKENDS)('visitor privacy [%s]', (dialect) => {
         remoteAddress: ADDRESSES[1],
       });
       expect(sent.json().accepted).toBe(events.length);
-      for (const ip of ADDRESSES) {
+      for (const ip of [...ADDRESSES, PERSON_ONLY]) {
         const beacon = await app.inject({
           method: 'POST',
           url: `/v1/analytics/${kit.projectId}/collect`,
@@ -75,7 +78,7 @@ describe.each(ANALYTICS_BACKENDS)('visitor privacy [%s]', (dialect) => {
       for (const report of ['visitors', 'visitors/daily', 'traffic'] as const) expect((await kit.get(report)).statusCode).toBe(200);
       await kit.fold();
       // A visitor is address + user agent: the assistant on an address is not the person's browser there.
-      expect((await kit.get('visitors')).json().totals).toEqual({ human: 3, ai: 3, total: 6 });
+      expect((await kit.get('visitors')).json().totals).toEqual({ human: 4, ai: 3, total: 7 });
 
       let dump = await dumpDatabase(kit.t.services.database);
       if (dialect === 'clickhouse') {
@@ -87,19 +90,24 @@ describe.each(ANALYTICS_BACKENDS)('visitor privacy [%s]', (dialect) => {
         for (const { name } of tables) dump += `\n${name}\n${JSON.stringify(await clickhouseRows(kit.t.config, `select * from ${name}`))}`;
       }
       expect(dump).toContain('/page-0');
-      for (const ip of ADDRESSES) expect(dump).not.toContain(ip);
-      expect(dump).not.toContain('203.0.113');
+      for (const ip of [...ADDRESSES, PERSON_ONLY]) expect(dump).not.toContain(ip);
+      // A non-human hit keeps only the aligned block around its address, for re-verification when the
+      // ranges change (docs/classification.md); a person keeps nothing of theirs.
+      expect(dump).not.toContain('192.0.2.');
+      const kept = dump.match(/203\.0\.113\.[0-9./]*/g) ?? [];
+      expect(kept).toContain('203.0.113.0/24');
+      for (const text of kept) expect(text).toMatch(/^203\.0\.113\.0\/2[4-8]$/);
       if (dialect === 'sqlite') {
         const directory = kit.t.testDatabase.dataDir;
         const files = readdirSync(directory).filter((file) => file.startsWith('docwright.sqlite'));
         expect(files.length).toBeGreaterThan(0);
         for (const file of files) {
           const bytes = readFileSync(`${directory}/${file}`);
-          for (const ip of ADDRESSES) expect(bytes.includes(Buffer.from(ip)), `${file} holds ${ip}`).toBe(false);
+          for (const ip of [...ADDRESSES, PERSON_ONLY]) expect(bytes.includes(Buffer.from(ip)), `${file} holds ${ip}`).toBe(false);
         }
       }
       expect(logLines.length).toBeGreaterThan(0);
-      for (const ip of ADDRESSES) expect(logLines.join('')).not.toContain(ip);
+      for (const ip of [...ADDRESSES, PERSON_ONLY]) expect(logLines.join('')).not.toContain(ip);
     } finally {
       await app.close();
     }

@@ -102,17 +102,17 @@ describe('ClickHouse migrations', () => {
     expect(statements.filter((statement) => statement.includes('ENGINE = Distributed(`main`, `dw`, `analytics_hits_local`, intHash64(site))'))).toHaveLength(1);
     for (const statement of statements.filter((statement) => statement.startsWith('CREATE MATERIALIZED VIEW')))
       expect(statement).toMatch(/TO `dw`\.`\w+_local`/);
-    // The taxonomy columns go on the replicated table and on the Distributed one that reads it.
+    // The added columns (taxonomy, generation, re-verification) go on the replicated table and on the Distributed one that reads it.
     const alters = statements.filter((statement) => statement.startsWith('ALTER TABLE'));
-    expect(alters.filter((statement) => statement.includes('`analytics_hits_local`'))).toHaveLength(6);
-    expect(alters.filter((statement) => statement.includes('`dw`.`analytics_hits` ON CLUSTER'))).toHaveLength(6);
+    expect(alters.filter((statement) => statement.includes('`analytics_hits_local`'))).toHaveLength(8);
+    expect(alters.filter((statement) => statement.includes('`dw`.`analytics_hits` ON CLUSTER'))).toHaveLength(8);
   });
 
   test('on one server: plain engines, no cluster clause, no Distributed tables', () => {
     const statements = loadClickHouseMigrations().flatMap((migration) => migration.statements({ database: 'dw', cluster: undefined }));
     for (const statement of statements) expect(statement).not.toMatch(/ON CLUSTER|Replicated|Distributed|_local/);
-    // Each taxonomy column is added once, to the one table.
-    expect(statements.filter((statement) => statement.startsWith('ALTER TABLE `dw`.`analytics_hits` ADD COLUMN'))).toHaveLength(6);
+    // Each added column (taxonomy, generation, re-verification) is added once, to the one table.
+    expect(statements.filter((statement) => statement.startsWith('ALTER TABLE `dw`.`analytics_hits` ADD COLUMN'))).toHaveLength(8);
   });
 
   test('several processes migrating one new database at once all succeed, and it is migrated once', async () => {
@@ -145,17 +145,19 @@ describe('ClickHouse migrations', () => {
         'analytics_visitor_gen_days_mv',
         'docwright_migrations',
       ]);
-      // Migration 002: the taxonomy columns, added once though four processes raced to add them.
+      // The added columns (taxonomy, generation, re-verification), each added once though four processes raced to add them.
       const columns = await (
         await clients[0]!.query({ query: `DESCRIBE TABLE ${name}.analytics_hits`, format: 'JSONEachRow' })
       ).json<{ name: string; type: string; default_expression: string }>();
-      expect(columns.slice(-6).map((column) => [column.name, column.type, column.default_expression])).toEqual([
+      expect(columns.slice(-8).map((column) => [column.name, column.type, column.default_expression])).toEqual([
         ['category', 'UInt8', '0'],
         ['verification', 'UInt8', '0'],
         ['read_kind', 'UInt8', '0'],
         ['status', 'Nullable(UInt16)', ''],
         ['referral', 'Nullable(Int32)', ''],
         ['gen', 'UInt32', "CAST(0, 'UInt32')"],
+        ['address_block', 'Nullable(String)', ''],
+        ['evidence', 'UInt8', '0'],
       ]);
     } finally {
       await Promise.all(clients.map((client) => client.close()));
