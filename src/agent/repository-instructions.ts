@@ -1,7 +1,7 @@
-import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createRedactor, isToolFailure, resolveInWorkspace } from './tools/index.js';
-import { looksBinary } from './tools/text-file.js';
+// READ_FLAGS: the tools' own open flags (no link swapped in after resolution, no FIFO hang).
+import { looksBinary, READ_FLAGS } from './tools/text-file.js';
 
 /**
  * The files a repository can give its agents standing guidance in, most specific first.
@@ -46,9 +46,6 @@ export interface ReadInstructionsOptions {
   secrets: readonly string[];
 }
 
-// O_NOFOLLOW: a link swapped in after the path was resolved is not followed; O_NONBLOCK:
-// a FIFO planted under the name cannot hang the open (it is refused as not a file).
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 // Read past the cap by this much, so a credential straddling the cut is still masked whole.
 const REDACTION_MARGIN_BYTES = 4_096;
 

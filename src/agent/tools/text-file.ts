@@ -6,7 +6,7 @@ import { withFileSystemErrors } from './file-system-failure.js';
 // Without O_NOFOLLOW a link swapped in after resolution would be followed; the resolved
 // path is already symlink-free, this closes the window between checking and opening.
 // O_NONBLOCK keeps a FIFO in the repository from hanging the open; it is refused below.
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+export const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
 const BINARY_SNIFF_BYTES = 8000;
 
