@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { firstPrompt, pullRequestHref } from '../api/jobs-api';
 import type { Job } from '../api/types';
-import { formatDateTime, formatRelative } from '../lib/format';
 import { StatusBadge } from './status-badge';
+import { RelativeTime } from './relative-time';
 
 /** One job in the list: status, its first prompt, the pull request, and when it last changed. */
 export function JobRow({ projectId, job, highlight }: { projectId: string; job: Job; highlight: boolean }) {
@@ -29,10 +29,7 @@ export function JobRow({ projectId, job, highlight }: { projectId: string; job: 
           {prompt ?? <span class="muted">Job {job.id}</span>}
         </a>
         <p class="job-row-meta muted small">
-          <code>{job.id}</code> · {job.model} · updated{' '}
-          <time dateTime={job.updatedAt} title={formatDateTime(job.updatedAt)}>
-            {formatRelative(job.updatedAt)}
-          </time>
+          <code>{job.id}</code> · {job.model} · updated <RelativeTime iso={job.updatedAt} />
           {job.error && (
             <>
               {' '}

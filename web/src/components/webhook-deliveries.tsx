@@ -2,13 +2,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { webhooksApi, type DeliveryStatus, type WebhookMessage } from '../api/webhooks-api';
 import { useResource } from '../hooks/use-resource';
 import { useSubmission } from '../hooks/use-submission';
-import { formatDateTime, formatRelative } from '../lib/format';
 import { EmptyState } from './empty-state';
 import { ErrorMessage } from './error-message';
 import { Loading } from './loading';
 import { notify } from './toast';
 import { DeliveryBadge } from './webhook-badges';
 import { WebhookAttempts } from './webhook-attempts';
+import { RelativeTime } from './relative-time';
 
 const PAGE = 20;
 /** While a delivery is pending the log refreshes itself: workers send within a poll interval. */
@@ -140,19 +140,9 @@ function MessageRows({ message, projectId, open, busy, onToggle, onRedeliver }: 
         </td>
         <td>{message.attempts}</td>
         <td>
-          <time dateTime={message.createdAt} title={formatDateTime(message.createdAt)}>
-            {formatRelative(message.createdAt)}
-          </time>
+          <RelativeTime iso={message.createdAt} />
         </td>
-        <td>
-          {message.nextAttemptAt ? (
-            <time dateTime={message.nextAttemptAt} title={formatDateTime(message.nextAttemptAt)}>
-              {formatRelative(message.nextAttemptAt)}
-            </time>
-          ) : (
-            <span class="muted">—</span>
-          )}
-        </td>
+        <td>{message.nextAttemptAt ? <RelativeTime iso={message.nextAttemptAt} /> : <span class="muted">—</span>}</td>
         <td class="error-cell">{message.lastError ?? <span class="muted">—</span>}</td>
         <td class="cell-actions">
           <button type="button" class="btn btn-small" aria-expanded={open} aria-controls={open ? detailsId : undefined} onClick={onToggle}>

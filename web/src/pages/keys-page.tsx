@@ -12,7 +12,8 @@ import { SecretCard } from '../components/secret-card';
 import { ProjectLayout } from '../components/project-layout';
 import { notify } from '../components/toast';
 import { useResource } from '../hooks/use-resource';
-import { formatDateTime, formatRelative } from '../lib/format';
+import { formatDateTime } from '../lib/format';
+import { RelativeTime } from '../components/relative-time';
 
 export function KeysPage() {
   const { params } = useRoute();
@@ -102,19 +103,9 @@ function KeysContent({ project }: { project: Project }) {
                       <span class={`scope scope-${key.scope}`}>{key.scope}</span>
                     </td>
                     <td>
-                      <time dateTime={key.createdAt} title={formatDateTime(key.createdAt)}>
-                        {formatRelative(key.createdAt)}
-                      </time>
+                      <RelativeTime iso={key.createdAt} />
                     </td>
-                    <td>
-                      {key.lastUsedAt ? (
-                        <time dateTime={key.lastUsedAt} title={formatDateTime(key.lastUsedAt)}>
-                          {formatRelative(key.lastUsedAt)}
-                        </time>
-                      ) : (
-                        <span class="muted">never</span>
-                      )}
-                    </td>
+                    <td>{key.lastUsedAt ? <RelativeTime iso={key.lastUsedAt} /> : <span class="muted">never</span>}</td>
                     <td>{key.expiresAt ? <time dateTime={key.expiresAt}>{formatDateTime(key.expiresAt)}</time> : <span class="muted">never</span>}</td>
                     <td class="cell-actions">
                       {key.revokedAt ? (

@@ -9,8 +9,8 @@ import { Loading } from '../components/loading';
 import { notify } from '../components/toast';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useResource } from '../hooks/use-resource';
-import { formatDateTime, formatRelative } from '../lib/format';
 import { useSubmission } from '../hooks/use-submission';
+import { RelativeTime } from '../components/relative-time';
 
 export function UsersPage() {
   useDocumentTitle('Users');
@@ -63,15 +63,7 @@ export function UsersPage() {
                       <td>
                         <span class={`scope scope-${user.role}`}>{user.role}</span>
                       </td>
-                      <td>
-                        {user.createdAt ? (
-                          <time dateTime={user.createdAt} title={formatDateTime(user.createdAt)}>
-                            {formatRelative(user.createdAt)}
-                          </time>
-                        ) : (
-                          '—'
-                        )}
-                      </td>
+                      <td>{user.createdAt ? <RelativeTime iso={user.createdAt} /> : '—'}</td>
                       <td class="cell-actions">
                         {user.id !== me?.id && (
                           <button type="button" class="btn btn-small btn-danger-outline" onClick={() => setRemoving(user)} aria-label={`Remove ${user.email}`}>

@@ -11,7 +11,7 @@ import { SecretCard } from '../components/secret-card';
 import { describeEvents } from '../components/webhook-events-field';
 import { EnabledBadge } from '../components/webhook-badges';
 import { useResource } from '../hooks/use-resource';
-import { formatDateTime, formatRelative } from '../lib/format';
+import { RelativeTime } from '../components/relative-time';
 
 export default function WebhooksPage() {
   const { params } = useRoute();
@@ -93,9 +93,7 @@ function WebhooksContent({ project }: { project: Project }) {
                       <EnabledBadge enabled={webhook.enabled} />
                     </td>
                     <td>
-                      <time dateTime={webhook.createdAt} title={formatDateTime(webhook.createdAt)}>
-                        {formatRelative(webhook.createdAt)}
-                      </time>
+                      <RelativeTime iso={webhook.createdAt} />
                     </td>
                   </tr>
                 ))}
