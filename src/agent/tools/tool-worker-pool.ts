@@ -153,6 +153,8 @@ export class ToolWorkerPool {
   }
 
   private receive(slot: Slot, message: FromWorker): void {
+    // A retired worker's late messages (its 'ready' while retire() waits for it) are not work.
+    if (!this.slots.includes(slot)) return;
     if (message.type === 'ready') {
       clearTimeout(slot.timer);
       slot.ready = true;
@@ -233,10 +235,33 @@ export class ToolWorkerPool {
     if (index !== -1) this.slots.splice(index, 1);
     clearTimeout(slot.timer);
     clearTimeout(slot.idleTimer);
-    return slot.worker.terminate().then(
-      () => undefined,
-      () => undefined,
-    );
+    // terminate() settles on the worker's 'exit' event, which an idle (unreferenced) worker
+    // would not keep the process alive for.
+    slot.worker.ref();
+    const stop = (): Promise<void> =>
+      slot.worker.terminate().then(
+        () => undefined,
+        () => undefined,
+      );
+    if (slot.ready) return stop();
+    // A worker stopped while it is still loading its modules sometimes never emits 'exit'
+    // (Node 20 and 22: about one close in twenty when the docs check ended while its
+    // second worker started), so terminate() never settled and a CLI whose last step is
+    // close() exited 13, "unsettled top-level await". It is stopped once loaded instead.
+    return new Promise<void>((resolve) => {
+      const go = (): void => {
+        clearTimeout(limit);
+        void stop().then(resolve);
+      };
+      const limit = setTimeout(go, this.startTimeoutMs);
+      slot.worker.on('message', (message: FromWorker) => {
+        if (message.type === 'ready') go();
+      });
+      slot.worker.once('exit', () => {
+        clearTimeout(limit);
+        resolve();
+      });
+    });
   }
 
   private post(slot: Slot, message: ToWorker): void {

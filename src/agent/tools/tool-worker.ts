@@ -11,7 +11,7 @@ import { isToolFailure } from './tool-failure.js';
 /*
  * Runs in a tool worker thread (see tool-worker-pool.ts; started through
  * tool-worker-bootstrap.mjs). One task at a time (the pool may send the next while one
- * runs; it waits in the message queue); the pool stops the thread when a task
+ * runs; it waits behind it, see serve()); the pool stops the thread when a task
  * overruns its time limit, since a synchronous compile cannot be interrupted otherwise.
  */
 
@@ -38,14 +38,20 @@ async function perform(task: ToolTask): Promise<{ result: unknown; transfer: Arr
 
 function serve(port: NonNullable<typeof parentPort>): void {
   const send = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
+  // Tasks run one after another, never side by side: the pool sends the next task while
+  // one runs and takes answers in the order it sent them, so a short read that overtook a
+  // long one would have its answer dropped and time out.
+  let previous: Promise<void> = Promise.resolve();
   port.on('message', (message: ToWorker) => {
     const { id } = message;
-    perform(message.task).then(
-      ({ result, transfer }) => send({ type: 'done', id, result }, transfer),
-      (error: unknown) => {
-        if (isToolFailure(error)) send({ type: 'failure', id, message: error.message });
-        else send({ type: 'error', id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-      },
+    previous = previous.then(() =>
+      perform(message.task).then(
+        ({ result, transfer }) => send({ type: 'done', id, result }, transfer),
+        (error: unknown) => {
+          if (isToolFailure(error)) send({ type: 'failure', id, message: error.message });
+          else send({ type: 'error', id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+        },
+      ),
     );
   });
   send({ type: 'ready' });
