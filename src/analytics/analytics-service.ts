@@ -24,7 +24,7 @@ import { HitEncoder } from './hit-encoder.js';
 import { IngestPool, type IngestVerifier } from './ingest-pool.js';
 import { siteAuthorities } from './verification/signed-authority.js';
 import { NonceLedger } from './verification/nonce-ledger.js';
-import { relabelReplays } from './relabel-replays.js';
+import { batchNonces } from './relabel-replays.js';
 import { ReclassificationJob, type ReclassificationProgress } from './reclassification/reclassification-job.js';
 import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
 import { MAX_BATCH_EVENTS, prepareBatch, type BatchContext, type PreparedBatch } from './prepare-batch.js';
@@ -166,11 +166,15 @@ export class AnalyticsService {
       );
     const { columns, rejected } = batch;
     if (columns.count === 0) return { accepted: 0, duplicates: 0, rejected };
-    // A nonce another server process already verified is a replay (NonceLedger); the
-    // claim is one statement, made only for batches that carry signed nonces.
-    if (columns.nonces.length > 0) relabelReplays(columns, await this.nonces.claim(columns.nonces));
     const site = await this.siteFor(projectId, true);
-    const { duplicates } = await this.store.insertHits(await this.encoder.encode(site, columns));
+    const hits = await this.encoder.encode(site, columns);
+    // A nonce another event already claimed, in any server process, is a replay: the store
+    // claims the batch's signed nonces in the transaction that stores its hits (nonce-ledger.ts).
+    if (columns.nonces.length > 0) {
+      hits.nonces = await batchNonces(columns, Math.floor(this.clock.now() / 1000), (agents) => this.encoder.agentIds(site, agents));
+    }
+    const { duplicates } = await this.store.insertHits(hits);
+    if (hits.nonces !== undefined) this.nonces.maybePrune();
     this.scheduler.noteIngest();
     return { accepted: columns.count, duplicates, rejected };
   }

@@ -1,7 +1,20 @@
 import type { Dialect } from '../db/database.js';
 import type { HitClassifier } from './classification/classify-hit.js';
 import type { DeletedProjectData } from './project-data-deletion.js';
+import type { NonceClaim } from './verification/nonce-ledger.js';
 import type { RangeCatalog } from './verification/range-catalog.js';
+
+/**
+ * The signed nonces of a batch (nonce-ledger.ts), claimed in the same transaction that
+ * stores its hits: both commit or neither does.
+ */
+export interface BatchNonces {
+  claims: readonly NonceClaim[];
+  /** Seconds since the epoch: a row that expired before it is taken over. */
+  nowSeconds: number;
+  /** Per claim, the dimension id of the "(spoofed)" agent its row becomes if the nonce is taken (relabel-replays.ts); 0 for none. */
+  spoofedAgent: Int32Array;
+}
 
 /**
  * Raw hits of one site to store, column by column: no IP address, every string
@@ -36,6 +49,8 @@ export interface HitBatch {
   /** The hit-address-evidence migration: the block of a non-human hit's address (never the address) and what decided its verification. Absent: none. */
   addressBlock?: Array<string | null>;
   evidence?: Uint8Array;
+  /** Signed nonces to claim in the insert's transaction; their rows are relabelled `spoofed` when already claimed. Absent: none. */
+  nonces?: BatchNonces;
 }
 
 export interface InsertHitsResult {
@@ -91,7 +106,15 @@ export interface AnalyticsStore {
   ensureDimensions(site: number, kind: number, names: readonly string[]): Promise<Map<string, number>>;
   ensureUserAgents(userAgents: readonly string[]): Promise<Map<string, number>>;
   ensureClassifierVersion(version: string): Promise<number>;
+  /** Stores the hits, claiming `batch.nonces` in the same transaction (relabelling replays) when present. */
   insertHits(batch: HitBatch): Promise<InsertHitsResult>;
+  /**
+   * Opens a write transaction of this (main) database, claims `nonces` in it, runs `work`
+   * with the rows that are replays, and commits when `work` resolves, rolls back when it
+   * throws: for a store that keeps the hits elsewhere (ClickHouse), so a claim stays only
+   * when its hits were stored. Absent on such a store itself.
+   */
+  claimAround?<T>(nonces: BatchNonces, work: (replays: ReadonlySet<number>) => Promise<T>): Promise<T>;
   /**
    * Folds the raw hits committed so far into the rollups, `chunkSize` hits per
    * transaction, until none are left or `betweenChunks` answers false; returns how many.

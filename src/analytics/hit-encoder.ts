@@ -3,6 +3,7 @@ import type { AnalyticsStore, HitBatch } from './analytics-store.js';
 import { AGENT_KIND_BASE, PAGE_KIND, REFERRAL_KIND } from './analytics-codes.js';
 import { DictionaryCache } from './dictionary-cache.js';
 import type { PreparedColumns } from './prepare-batch.js';
+import type { AgentName } from './relabel-replays.js';
 
 const NAMES_PER_DICTIONARY = 100_000;
 const USER_AGENT_CACHE_SIZE = 50_000;
@@ -39,19 +40,7 @@ export class HitEncoder {
       columns.referrals.length === 0
         ? new Int32Array(0)
         : await this.idsOf(columns.referrals, this.dictionary(site, REFERRAL_KIND), (missing) => this.store.ensureDimensions(site, REFERRAL_KIND, missing));
-    const agentIdOf = new Int32Array(columns.agents.length);
-    const agentsByClass = new Map<number, number[]>();
-    for (const [index, agent] of columns.agents.entries()) {
-      const indexes = agentsByClass.get(agent.classCode);
-      if (indexes === undefined) agentsByClass.set(agent.classCode, [index]);
-      else indexes.push(index);
-    }
-    for (const [classCode, indexes] of agentsByClass) {
-      const kind = AGENT_KIND_BASE + classCode;
-      const names = indexes.map((index) => columns.agents[index]!.name);
-      const ids = await this.idsOf(names, this.dictionary(site, kind), (missing) => this.store.ensureDimensions(site, kind, missing));
-      indexes.forEach((agentIndex, position) => (agentIdOf[agentIndex] = ids[position]!));
-    }
+    const agentIdOf = await this.agentIds(site, columns.agents);
 
     const page = new Int32Array(count);
     const agent = new Int32Array(count);
@@ -87,6 +76,24 @@ export class HitEncoder {
       addressBlock: columns.addressBlock,
       evidence: columns.evidence.subarray(0, count),
     };
+  }
+
+  /** The dimension ids of distinct (class, name) agents, in their order; created when missing. */
+  async agentIds(site: number, agents: readonly AgentName[]): Promise<Int32Array> {
+    const agentIdOf = new Int32Array(agents.length);
+    const agentsByClass = new Map<number, number[]>();
+    for (const [index, agent] of agents.entries()) {
+      const indexes = agentsByClass.get(agent.classCode);
+      if (indexes === undefined) agentsByClass.set(agent.classCode, [index]);
+      else indexes.push(index);
+    }
+    for (const [classCode, indexes] of agentsByClass) {
+      const kind = AGENT_KIND_BASE + classCode;
+      const names = indexes.map((index) => agents[index]!.name);
+      const ids = await this.idsOf(names, this.dictionary(site, kind), (missing) => this.store.ensureDimensions(site, kind, missing));
+      indexes.forEach((agentIndex, position) => (agentIdOf[agentIndex] = ids[position]!));
+    }
+    return agentIdOf;
   }
 
   /** The ids of distinct `names`, in their order. */

@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import type { Database } from '../db/database.js';
-import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts, SqlRunner } from './analytics-store.js';
+import type { AnalyticsReader, AnalyticsStore, BatchNonces, HitBatch, InsertHitsResult, PruneCounts, SqlRunner } from './analytics-store.js';
+import { claimGroupNonces } from './postgres-nonce-claims.js';
+import { claimNoncesPostgres } from './verification/nonce-ledger.js';
 import { readSnapshot } from './postgres-report-snapshot.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
@@ -158,10 +160,12 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
       return batches.map((batch) => ({ stored: batch.count, duplicates: 0 }));
     }
     return this.transaction(async (client) => {
-      const fresh = await this.storeEventIds(client, batches);
+      // Nonces first (then event ids, then hits): the claim commits with the hits or rolls back with them.
+      const group = await claimGroupNonces(client, batches);
+      const fresh = await this.storeEventIds(client, group);
       const kept: HitRow[] = [];
       const results: InsertHitsResult[] = [];
-      for (const batch of batches) {
+      for (const batch of group) {
         let stored = 0;
         for (let index = 0; index < batch.count; index++) {
           const eventId = batch.eventId[index];
@@ -203,6 +207,11 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
       integerArrayLiteral(withIds, (row) => row.batch.at[row.index]!),
     ]);
     return new Set(rows.map((row) => eventIdKey(row.site, row.event_id)));
+  }
+
+  /** For hits kept elsewhere (ClickHouse): the claim in a transaction held open across `work`; a rival claim of the same nonce waits for it. */
+  claimAround<T>(nonces: BatchNonces, work: (replays: ReadonlySet<number>) => Promise<T>): Promise<T> {
+    return this.transaction(async (client) => work(await claimNoncesPostgres(client, nonces.claims, nonces.nowSeconds)));
   }
 
   async fold(chunkSize: number, betweenChunks?: () => Promise<boolean>): Promise<number> {

@@ -1,6 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Database } from '../db/database.js';
-import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts, SqlRunner } from './analytics-store.js';
+import type { AnalyticsReader, AnalyticsStore, BatchNonces, HitBatch, InsertHitsResult, PruneCounts, SqlRunner } from './analytics-store.js';
+import { relabelReplays } from './relabel-replays.js';
+import { SqliteNonceClaimer } from './verification/nonce-ledger.js';
 import { SqliteReportConnection } from './sqlite-report-connection.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
@@ -31,12 +33,14 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
   private readonly connection: BetterSqlite3.Database;
   private readonly statements = new Map<string, Statement>();
   private readonly foldSql = foldStatements('sqlite');
+  private readonly nonces: SqliteNonceClaimer;
   /** Where reports read (public for the report tests' fault seams). */
   readonly reports: SqliteReportConnection;
 
   constructor(private readonly database: Database) {
     if (database.raw.dialect !== 'sqlite') throw new Error('SqliteAnalyticsStore needs a SQLite database');
     this.connection = database.raw.connection;
+    this.nonces = new SqliteNonceClaimer(this.connection);
     this.reports = new SqliteReportConnection(
       database.raw.file,
       (work) => this.exclusive(work),
@@ -80,20 +84,22 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
       all: <Row>(sql: string, parameters: readonly unknown[] = []) => Promise.resolve(this.prepared(sql).all(...parameters) as Row[]),
       run: (sql: string, parameters: readonly unknown[] = []) => Promise.resolve(this.prepared(sql).run(...parameters).changes),
     };
-    // Kysely's connection lock stays held across the awaits: nothing else runs on the connection meanwhile.
-    return this.reports.besideReports(() =>
-      this.database.db.connection().execute(async () => {
-        this.connection.exec('begin immediate');
-        try {
-          const result = await work(runner);
-          this.connection.exec('commit');
-          return result;
-        } catch (error) {
-          if (this.connection.inTransaction) this.connection.exec('rollback');
-          throw error;
-        }
-      }),
-    );
+    return this.reports.besideReports(() => this.heldTransaction(() => work(runner)));
+  }
+
+  /** A write transaction across awaits: Kysely's connection lock stays held, so nothing else runs on the connection meanwhile. */
+  private heldTransaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.database.db.connection().execute(async () => {
+      this.connection.exec('begin immediate');
+      try {
+        const result = await work();
+        this.connection.exec('commit');
+        return result;
+      } catch (error) {
+        if (this.connection.inTransaction) this.connection.exec('rollback');
+        throw error;
+      }
+    });
   }
 
   async siteOf(projectId: string): Promise<number | null> {
@@ -147,6 +153,8 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
     if (batch.count === 0) return { stored: 0, duplicates: 0 };
     this.reports.pool?.warm();
     return this.writeTransaction(() => {
+      // The claim commits with the hits or rolls back with them (docs/classification.md, "Replay").
+      if (batch.nonces !== undefined) batch = relabelReplays(batch, this.nonces.claim(batch.nonces.claims, batch.nonces.nowSeconds));
       const insertHit = this.prepared(INSERT_HIT);
       const insertEventId = this.prepared('insert or ignore into analytics_event_ids (site, event_id, at) values (?, ?, ?)');
       const { site, classifierVersion } = batch;
@@ -185,6 +193,15 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
       }
       return { stored, duplicates };
     });
+  }
+
+  /**
+   * For hits kept elsewhere (ClickHouse): the claim in a write transaction held open across
+   * `work`. Every other query of this process on the main database waits for `work`
+   * meanwhile; only batches carrying signed nonces come here.
+   */
+  claimAround<T>(nonces: BatchNonces, work: (replays: ReadonlySet<number>) => Promise<T>): Promise<T> {
+    return this.heldTransaction(() => work(this.nonces.claim(nonces.claims, nonces.nowSeconds)));
   }
 
   async fold(chunkSize: number, betweenChunks?: () => Promise<boolean>): Promise<number> {

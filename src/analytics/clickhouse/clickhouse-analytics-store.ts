@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock.js';
 import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from '../analytics-store.js';
 import type { DeletedProjectData } from '../project-data-deletion.js';
 import type { CountingStore } from '../range-counts.js';
+import { relabelReplays } from '../relabel-replays.js';
 import { raw, sql } from './clickhouse-literal.js';
 import { ClickHouseHitWriter } from './clickhouse-hit-writer.js';
 import { localTable, migrateClickHouse, onCluster, readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
@@ -119,10 +120,17 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     return Number(row?.n ?? 0);
   }
 
-  /** Stores the hits whose event id is new (see ClickHouseHitWriter for the guarantees). */
+  /**
+   * Stores the hits whose event id is new (see ClickHouseHitWriter for the guarantees).
+   * Signed nonces are claimed in a transaction of the main database held open around the
+   * ClickHouse insert: committed once ClickHouse has the rows, rolled back when the insert
+   * fails, so a retry is not taken for a replay (docs/analytics.md, "ClickHouse").
+   */
   async insertHits(batch: HitBatch): Promise<InsertHitsResult> {
     await this.ready();
-    return this.writer.write(batch);
+    if (batch.nonces === undefined) return this.writer.write(batch);
+    if (this.primary.claimAround === undefined) throw new Error('the main database store cannot claim nonces');
+    return this.primary.claimAround(batch.nonces, (replays) => this.writer.write(relabelReplays(batch, replays)));
   }
 
   /**

@@ -1,8 +1,9 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import type { Database } from '../../db/database.js';
 
-/** A verified nonce of a batch, to be claimed in the shared table before the batch is stored. */
+/** A verified nonce of a batch, to be claimed in the shared table in the batch's own transaction. */
 export interface NonceClaim {
   /** The batch row that used it. */
   row: number;
@@ -18,18 +19,114 @@ export interface NonceClaim {
 const PRUNE_EVERY_MS = 60_000;
 /** Rows deleted per prune statement: a long outage's backlog goes in several short steps. */
 const PRUNE_BATCH = 5_000;
+/** SQLite statements kept per claim count (one `values` list per count): bounded, the counts seen repeat. */
+const SQLITE_STATEMENTS = 64;
 
 /**
- * The nonce table every server process of a deployment shares (migration 015): the
- * process's shared-memory NonceRegistry catches replays among its own threads for free;
- * this catches the ones sent to another process. One statement per batch that carries
- * signed nonces (none for most batches), before the batch is stored: the insert claims each
- * nonce atomically (a unique key, so of two processes claiming one nonce exactly one wins),
- * taking over a row whose signature has expired. A nonce another event claimed first is a
- * replay; the same event again (a retried batch) is not.
+ * The claim (migration 015's table, which every server process of a deployment shares):
+ * each nonce inserted atomically (a unique key, so of two transactions claiming one nonce
+ * exactly one wins; PostgreSQL makes the second wait until the first commits or rolls
+ * back), taking over a row whose signature has expired. A nonce another event claimed
+ * first is a replay; the same event again (a retried batch) is not. It runs inside the
+ * transaction that stores the batch's hits, so a claim commits exactly when its hits do.
+ */
+const UPSERT_TAIL = `on conflict (nonce) do update set expires_at = excluded.expires_at, owner = excluded.owner where n.expires_at < NOW
+  returning nonce`;
+
+/**
+ * PostgreSQL: one statement text whatever the count (arrays), rows in key order so two
+ * transactions claiming overlapping sets lock them in one order and cannot deadlock.
+ */
+const POSTGRES_CLAIM = `insert into analytics_signature_nonces as n (nonce, expires_at, owner)
+  select nonce, expires_at, owner from unnest($2::text[], $3::bigint[], $4::text[]) as given (nonce, expires_at, owner) order by nonce
+  ${UPSERT_TAIL.replace('NOW', '$1::bigint')}`;
+
+/** One claim per key: the first row of a batch (or group) that carries it; later ones are replays within it. */
+function planClaims(claims: readonly NonceClaim[]): { unique: NonceClaim[]; replays: Set<number> } {
+  const replays = new Set<number>();
+  const first = new Map<string, NonceClaim>();
+  for (const claim of claims) {
+    const earlier = first.get(claim.key);
+    if (earlier === undefined) first.set(claim.key, claim);
+    else if (earlier.owner === '' || earlier.owner !== claim.owner) replays.add(claim.row);
+  }
+  const unique = [...first.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { unique, replays };
+}
+
+/** Claims lost to a live row are replays unless that row is the same event's (owner). */
+function settleLost(lost: readonly NonceClaim[], owners: ReadonlyMap<string, string>, replays: Set<number>): void {
+  for (const claim of lost) if (claim.owner === '' || owners.get(claim.key) !== claim.owner) replays.add(claim.row);
+}
+
+/**
+ * Claims on SQLite, synchronously, inside the caller's open write transaction (the
+ * connection is the caller's for the duration: `begin immediate` under Kysely's lock).
+ * Returns the rows that are replays.
+ */
+export class SqliteNonceClaimer {
+  private readonly statements = new Map<number, BetterSqlite3.Statement>();
+
+  constructor(private readonly connection: BetterSqlite3.Database) {}
+
+  claim(claims: readonly NonceClaim[], nowSeconds: number): Set<number> {
+    const { unique, replays } = planClaims(claims);
+    if (unique.length === 0) return replays;
+    const rows = this.statement(unique.length).all(...unique.flatMap((claim) => [claim.key, claim.expiresAt, claim.owner]), nowSeconds) as Array<{
+      nonce: string;
+    }>;
+    const taken = new Set(rows.map((row) => row.nonce));
+    const lost = unique.filter((claim) => !taken.has(claim.key));
+    if (lost.length > 0) {
+      const owners = this.connection
+        .prepare(`select nonce, owner from analytics_signature_nonces where nonce in (${lost.map(() => '?').join(', ')})`)
+        .all(...lost.map((claim) => claim.key)) as Array<{ nonce: string; owner: string }>;
+      settleLost(lost, new Map(owners.map((row) => [row.nonce, row.owner])), replays);
+    }
+    return replays;
+  }
+
+  private statement(count: number): BetterSqlite3.Statement {
+    let statement = this.statements.get(count);
+    if (statement === undefined) {
+      const values = Array.from({ length: count }, () => '(?, ?, ?)').join(', ');
+      statement = this.connection.prepare(`insert into analytics_signature_nonces as n (nonce, expires_at, owner) values ${values}
+        ${UPSERT_TAIL.replace('NOW', '?')}`);
+      if (this.statements.size >= SQLITE_STATEMENTS) this.statements.clear();
+      this.statements.set(count, statement);
+    }
+    return statement;
+  }
+}
+
+/** Claims on PostgreSQL inside the caller's open transaction on `client`; returns the rows that are replays. */
+export async function claimNoncesPostgres(client: pg.ClientBase, claims: readonly NonceClaim[], nowSeconds: number): Promise<Set<number>> {
+  const { unique, replays } = planClaims(claims);
+  if (unique.length === 0) return replays;
+  const { rows } = await client.query<{ nonce: string }>(POSTGRES_CLAIM, [
+    nowSeconds,
+    unique.map((claim) => claim.key),
+    unique.map((claim) => claim.expiresAt),
+    unique.map((claim) => claim.owner),
+  ]);
+  const taken = new Set(rows.map((row) => row.nonce));
+  const lost = unique.filter((claim) => !taken.has(claim.key));
+  if (lost.length > 0) {
+    // Read committed: the row that beat us is committed by now (the insert waited for it).
+    const owners = await client.query<{ nonce: string; owner: string }>('select nonce, owner from analytics_signature_nonces where nonce = any($1::text[])', [
+      lost.map((claim) => claim.key),
+    ]);
+    settleLost(lost, new Map(owners.rows.map((row) => [row.nonce, row.owner])), replays);
+  }
+  return replays;
+}
+
+/**
+ * Deletes expired rows of the nonce table, in the background and at most once a minute per
+ * process: the table holds at most a day of signed traffic. The claims themselves run in
+ * the stores' insert transactions (SqliteNonceClaimer, claimNoncesPostgres).
  */
 export class NonceLedger {
-  private sqliteStatements = new Map<number, BetterSqlite3.Statement>();
   private lastPrune = 0;
   private pruning: Promise<void> | null = null;
 
@@ -39,85 +136,20 @@ export class NonceLedger {
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
 
-  /** Claims the nonces; returns the rows whose nonce another event had claimed first (replays). */
-  async claim(claims: readonly NonceClaim[]): Promise<Set<number>> {
-    const replays = new Set<number>();
-    if (claims.length === 0) return replays;
-    const now = Math.floor(this.clock.now() / 1000);
-    // One claim per key: two rows of one batch with the same nonce are a replay within it.
-    const first = new Map<string, NonceClaim>();
-    for (const claim of claims) {
-      const earlier = first.get(claim.key);
-      if (earlier === undefined) first.set(claim.key, claim);
-      else if (earlier.owner === '' || earlier.owner !== claim.owner) replays.add(claim.row);
-    }
-    const unique = [...first.values()];
-    const taken = await this.insert(unique, now);
-    const lost = unique.filter((claim) => !taken.has(claim.key));
-    if (lost.length > 0) {
-      const owners = await this.owners(lost.map((claim) => claim.key));
-      for (const claim of lost) if (claim.owner === '' || owners.get(claim.key) !== claim.owner) replays.add(claim.row);
-    }
-    this.maybePrune(now);
-    return replays;
-  }
-
-  /** Resolves when no background prune is running; for tests. */
-  async settled(): Promise<void> {
-    await this.pruning;
-  }
-
-  private async insert(claims: readonly NonceClaim[], now: number): Promise<Set<string>> {
-    const raw = this.database.raw;
-    const values = claims.map((_, index) => (raw.dialect === 'postgres' ? `($${index * 3 + 2}, $${index * 3 + 3}::bigint, $${index * 3 + 4})` : '(?, ?, ?)'));
-    const parameters = claims.flatMap((claim) => [claim.key, claim.expiresAt, claim.owner]);
-    const now$ = raw.dialect === 'postgres' ? '$1::bigint' : '?';
-    const text = `insert into analytics_signature_nonces as n (nonce, expires_at, owner) values ${values.join(', ')}
-      on conflict (nonce) do update set expires_at = excluded.expires_at, owner = excluded.owner where n.expires_at < ${now$}
-      returning nonce`;
-    if (raw.dialect === 'postgres') {
-      const { rows } = await raw.pool.query<{ nonce: string }>(text, [now, ...parameters]);
-      return new Set(rows.map((row) => row.nonce));
-    }
-    // Under Kysely's connection lock, like every SQLite write.
-    return this.database.db.connection().execute(async () => {
-      let statement = this.sqliteStatements.get(claims.length);
-      if (statement === undefined) {
-        statement = raw.connection.prepare(text);
-        if (this.sqliteStatements.size > 64) this.sqliteStatements.clear();
-        this.sqliteStatements.set(claims.length, statement);
-      }
-      const rows = statement.all(...parameters, now) as Array<{ nonce: string }>;
-      return new Set(rows.map((row) => row.nonce));
-    });
-  }
-
-  private async owners(keys: readonly string[]): Promise<Map<string, string>> {
-    const raw = this.database.raw;
-    if (raw.dialect === 'postgres') {
-      const { rows } = await raw.pool.query<{ nonce: string; owner: string }>(
-        'select nonce, owner from analytics_signature_nonces where nonce = any($1::text[])',
-        [keys],
-      );
-      return new Map(rows.map((row) => [row.nonce, row.owner]));
-    }
-    return this.database.db.connection().execute(async () => {
-      const rows = raw.connection
-        .prepare(`select nonce, owner from analytics_signature_nonces where nonce in (${keys.map(() => '?').join(', ')})`)
-        .all(...keys) as Array<{ nonce: string; owner: string }>;
-      return new Map(rows.map((row) => [row.nonce, row.owner]));
-    });
-  }
-
-  /** Deletes expired rows in the background, at most once a minute per process: the table holds a day of signed traffic at most. */
-  private maybePrune(now: number): void {
+  /** Called after a batch with signed nonces is stored: starts a prune when one is due. */
+  maybePrune(): void {
     if (this.pruning !== null || this.clock.now() - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = this.clock.now();
-    this.pruning = this.prune(now)
+    this.pruning = this.prune(Math.floor(this.lastPrune / 1000))
       .then(() => undefined, this.onError)
       .finally(() => {
         this.pruning = null;
       });
+  }
+
+  /** Resolves when no background prune is running; for tests and close(). */
+  async settled(): Promise<void> {
+    await this.pruning;
   }
 
   /** Deletes rows expired before `now` (seconds), in steps; returns how many. */

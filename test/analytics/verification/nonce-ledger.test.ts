@@ -1,55 +1,121 @@
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AnalyticsStore } from '../../../src/analytics/analytics-store.js';
+import { PostgresAnalyticsStore } from '../../../src/analytics/postgres-analytics-store.js';
+import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
+import { NonceLedger, type NonceClaim } from '../../../src/analytics/verification/nonce-ledger.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import type { Database } from '../../../src/db/database.js';
 import { openPostgresDatabase } from '../../../src/db/postgres-database.js';
 import { openSqliteDatabase } from '../../../src/db/sqlite-database.js';
-import { NonceLedger, type NonceClaim } from '../../../src/analytics/verification/nonce-ledger.js';
+import { injectConnectionFaults } from '../../helpers/connection-faults.js';
+import { claimedBatch, claimedNonces, spoofedRows } from '../../helpers/nonce-batches.js';
 import { BACKENDS, openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
 const SECONDS = NOW / 1000;
 
-describe.each(BACKENDS)('NonceLedger: the nonce table shared by server processes [%s]', (dialect) => {
+const storeOf = (database: Database): AnalyticsStore =>
+  database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
+
+describe.each(BACKENDS)('the nonce claim inside the hit batch’s own transaction [%s]', (dialect) => {
   let first: TestDatabase;
   let second: Database;
-  let clock: ManualClock;
+  let one: AnalyticsStore;
+  let two: AnalyticsStore;
+  let site: number;
+  let version: number;
   beforeEach(async () => {
     first = await openTestDatabase(dialect);
     // Another connection (pool) to the same database: another server process.
     second = dialect === 'postgres' ? openPostgresDatabase(first.location, { maxConnections: 5 }) : openSqliteDatabase(first.location);
-    clock = new ManualClock(NOW);
+    await sql`insert into projects (id, name, repository, forge, created_at, updated_at) values ('p', 'Docs', '/docs', 'local', ${NOW}, ${NOW})`.execute(
+      first.database.db,
+    );
+    one = storeOf(first.database);
+    two = storeOf(second);
+    site = await one.ensureSite('p');
+    version = await one.ensureClassifierVersion('test');
   });
   afterEach(async () => {
+    await one.close();
+    await two.close();
     await second.close();
     await first.close();
   });
 
   const claim = (row: number, key: string, owner = '', expiresAt = SECONDS + 60): NonceClaim => ({ row, key, expiresAt, owner });
+  /** Stores the claims' batch at NOW + `tag` ms; returns the rows that came out spoofed. */
+  const store = async (target: AnalyticsStore, tag: number, claims: NonceClaim[]) => {
+    await target.insertHits(claimedBatch(site, version, NOW + tag, claims));
+    return spoofedRows(one, NOW + tag);
+  };
 
-  it('lets exactly one of two processes claiming the same nonce at once win', async () => {
-    const a = new NonceLedger(first.database, clock);
-    const b = new NonceLedger(second, clock);
+  it('lets exactly one of two processes storing the same nonces at once win', async () => {
     const keys = Array.from({ length: 50 }, (_, index) => `k${index}`);
-    const [replaysA, replaysB] = await Promise.all([a.claim(keys.map((key, row) => claim(row, key))), b.claim(keys.map((key, row) => claim(row, key)))]);
-    // Every nonce is a replay in exactly one of the two batches.
-    for (let row = 0; row < keys.length; row++) expect(Number(replaysA.has(row)) + Number(replaysB.has(row))).toBe(1);
+    // Reversed in one of them: the claims still lock in one order (no deadlock on PostgreSQL).
+    await Promise.all([
+      one.insertHits(
+        claimedBatch(
+          site,
+          version,
+          NOW + 1,
+          keys.map((key, row) => claim(row, key)),
+        ),
+      ),
+      two.insertHits(claimedBatch(site, version, NOW + 2, keys.map((key, row) => claim(row, key)).reverse())),
+    ]);
+    const [spoofedA, spoofedB] = [await spoofedRows(one, NOW + 1), await spoofedRows(one, NOW + 2)];
+    for (let row = 0; row < keys.length; row++) expect(Number(spoofedA.has(row)) + Number(spoofedB.has(row))).toBe(1);
+    expect(await claimedNonces(one)).toBe(50);
   });
 
   it('does not count the same event (same owner) as its own replay, but a repeat within one batch or without an event id is one', async () => {
-    const a = new NonceLedger(first.database, clock);
-    const b = new NonceLedger(second, clock);
-    expect(await a.claim([claim(0, 'retry', 'evt-1'), claim(1, 'bare')])).toEqual(new Set());
-    expect(await b.claim([claim(0, 'retry', 'evt-1'), claim(1, 'retry', 'evt-2'), claim(2, 'bare'), claim(3, 'new'), claim(4, 'new')])).toEqual(
+    expect(await store(one, 1, [claim(0, 'retry', 'evt-1'), claim(1, 'bare')])).toEqual(new Set());
+    expect(await store(two, 2, [claim(0, 'retry', 'evt-1'), claim(1, 'retry', 'evt-2'), claim(2, 'bare'), claim(3, 'new'), claim(4, 'new')])).toEqual(
       new Set([1, 2, 4]),
     );
   });
 
   it('takes over an expired nonce, and prunes expired rows', async () => {
-    const a = new NonceLedger(first.database, clock);
-    expect(await a.claim([claim(0, 'old', '', SECONDS - 1), claim(1, 'live')])).toEqual(new Set());
-    expect(await a.claim([claim(0, 'old'), claim(1, 'live')])).toEqual(new Set([1]));
+    const clock = new ManualClock(NOW);
+    expect(await store(one, 1, [claim(0, 'old', '', SECONDS - 1), claim(1, 'live')])).toEqual(new Set());
+    expect(await store(one, 2, [claim(0, 'old'), claim(1, 'live')])).toEqual(new Set([1]));
     clock.advance(120_000);
-    expect(await a.prune(SECONDS + 120)).toBe(2);
-    expect(await a.prune(SECONDS + 120)).toBe(0);
+    const ledger = new NonceLedger(first.database, clock);
+    expect(await ledger.prune(SECONDS + 120)).toBe(2);
+    expect(await ledger.prune(SECONDS + 120)).toBe(0);
+  });
+
+  it('leaves no nonce claimed when storing the hits fails, so the retried batch is not a replay', async () => {
+    const fail = await failNextHitInsert(first.database);
+    await expect(one.insertHits(claimedBatch(site, version, NOW + 1, [claim(0, 'n1'), claim(1, 'n2')]))).rejects.toThrow();
+    await fail.restore();
+    expect(await claimedNonces(one)).toBe(0);
+    expect(await spoofedRows(one, NOW + 1)).toEqual(new Set());
+    // The retry (another process, no event ids) keeps both as verified; a replay later is still caught.
+    expect(await store(two, 2, [claim(0, 'n1'), claim(1, 'n2')])).toEqual(new Set());
+    expect(await store(one, 3, [claim(0, 'n2'), claim(1, 'n3')])).toEqual(new Set([0]));
+    expect(await claimedNonces(one)).toBe(3);
   });
 });
+
+/**
+ * Makes the next insert of hit rows fail inside its transaction: on SQLite a temporary
+ * trigger that aborts it; on PostgreSQL the connection cut before the statement is sent
+ * (the server rolls the transaction back), as a lost connection or a killed backend would.
+ */
+async function failNextHitInsert(database: Database): Promise<{ restore(): Promise<void> }> {
+  const raw = database.raw;
+  if (raw.dialect === 'sqlite') {
+    raw.connection.exec("create temp trigger fail_hits before insert on analytics_hits begin select raise(abort, 'injected failure'); end");
+    return { restore: () => Promise.resolve(void raw.connection.exec('drop trigger temp.fail_hits')) };
+  }
+  let armed = true;
+  injectConnectionFaults(raw.pool, (statement) => {
+    if (!armed || !/insert into analytics_hits/i.test(statement)) return undefined;
+    armed = false;
+    return 'before';
+  });
+  return { restore: () => Promise.resolve() };
+}
