@@ -1,6 +1,7 @@
 import { AnalyticsService } from '../../src/analytics/analytics-service.js';
 import type { AgentReportEntry } from '../../src/analytics/reports/report-types.js';
 import { VerificationService } from '../../src/analytics/verification/verification-service.js';
+import type { ClickHouseSettings } from '../../src/config/clickhouse-settings.js';
 import type { ProjectSettings } from '../../src/projects/project.js';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createAnalyticsKit, type AnalyticsKit } from './analytics-kit.js';
@@ -16,6 +17,8 @@ import { TEST_SECRET } from './test-app.js';
 export async function signedIngestService(
   kit: AnalyticsKit,
   settings: ProjectSettings,
+  /** Another ClickHouse endpoint (a fault proxy) than the kit's, on the ClickHouse backend. */
+  clickhouse: ClickHouseSettings | undefined = kit.t.config.analytics.clickhouse,
 ): Promise<{ analytics: AnalyticsService; verification: VerificationService }> {
   const verification = new VerificationService({
     clock: kit.t.clock,
@@ -31,7 +34,7 @@ export async function signedIngestService(
     secret: TEST_SECRET,
     retentionDays: 30,
     projectSettings: async () => settings,
-    clickhouse: kit.t.config.analytics.clickhouse,
+    clickhouse,
     ingestWorkers: 0,
     verifier: { verifier: verification.verifier() },
     verification,

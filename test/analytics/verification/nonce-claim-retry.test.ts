@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AnalyticsService } from '../../../src/analytics/analytics-service.js';
+import { classifyHit } from '../../../src/analytics/classification/classify-hit.js';
+import { SPOOFED_SUFFIX } from '../../../src/analytics/verification/apply-verification.js';
+import type { VerificationService } from '../../../src/analytics/verification/verification-service.js';
+import type { ClickHouseSettings } from '../../../src/config/clickhouse-settings.js';
+import { USER_AGENTS } from '../../helpers/analytics-kit.js';
+import { injectConnectionFaults } from '../../helpers/connection-faults.js';
+import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
+import { agentRows, knowDirectory, signedIngestService, useSignedSetup } from '../../helpers/signed-ingest.js';
+import { ANALYTICS_BACKENDS } from '../../helpers/test-database.js';
+
+const CHATGPT = classifyHit({ userAgent: USER_AGENTS.ai, path: '/' }).agent!;
+const SITE = { siteHosts: ['docs.example.com'] };
+
+describe.each(ANALYTICS_BACKENDS)('a signed batch whose hits fail to be stored claims no nonce [%s]', (dialect) => {
+  const setup = useSignedSetup(dialect);
+  const opened: Array<{ analytics: AnalyticsService; verification: VerificationService }> = [];
+  let proxy: FaultProxy | undefined;
+  /** While true, the next write of hit rows fails (SQLite, PostgreSQL: inside the transaction; ClickHouse: its insert). */
+  let failHits = false;
+
+  afterEach(async () => {
+    for (const service of opened.splice(0)) await service.analytics.close();
+    await proxy?.close();
+    proxy = undefined;
+    failHits = false;
+  });
+
+  /** Another server process of the deployment: its own nonce memory, the shared database. */
+  const serverProcess = async (clickhouse?: ClickHouseSettings) => {
+    const service = await signedIngestService(setup.kit, SITE, clickhouse ?? setup.kit.t.config.analytics.clickhouse);
+    opened.push(service);
+    await knowDirectory(service.verification, setup.agentUrl);
+    return service.analytics;
+  };
+
+  const hit = (nonce: string, visitorId: string) => ({
+    path: '/guide',
+    visitorId,
+    userAgent: USER_AGENTS.ai,
+    webBotAuth: setup.signer.headers({
+      agentUrl: setup.agentUrl,
+      authority: 'docs.example.com',
+      created: Math.floor(setup.kit.t.clock.now() / 1000) - 1,
+      nonce,
+    }),
+  });
+
+  /** A process whose hit writes fail while `failHits` is set, by the backend's own kind of fault. */
+  const failingProcess = async (): Promise<AnalyticsService> => {
+    const raw = setup.kit.t.services.database.raw;
+    const clickhouse = setup.kit.t.config.analytics.clickhouse;
+    if (clickhouse !== undefined) {
+      proxy = await startFaultProxy(clickhouse.url, (request) => {
+        const query = decodeURIComponent(request.url.replace(/\+/g, ' '));
+        return failHits && /INSERT INTO \S*analytics_hits/i.test(query) ? { status: 500, body: 'injected failure' } : { forward: true };
+      });
+      return serverProcess({ ...clickhouse, url: proxy.url });
+    }
+    // The connection cut before the hit rows are sent: the server rolls the transaction back.
+    if (raw.dialect === 'postgres')
+      injectConnectionFaults(raw.pool, (statement) => (failHits && /insert into analytics_hits/i.test(statement) ? 'before' : undefined));
+    return serverProcess();
+  };
+
+  const setFailing = (on: boolean) => {
+    failHits = on;
+    const raw = setup.kit.t.services.database.raw;
+    if (raw.dialect === 'sqlite' && setup.kit.t.config.analytics.clickhouse === undefined) {
+      // A temporary trigger is the connection's own: it aborts the insert of hit rows inside the batch's transaction.
+      raw.connection.exec(
+        on
+          ? "create temp trigger fail_hits before insert on analytics_hits begin select raise(abort, 'injected failure'); end"
+          : 'drop trigger if exists temp.fail_hits',
+      );
+    }
+  };
+
+  it('stores the retried batch as verified, and still catches a real replay in the same or a later batch', async () => {
+    const one = await failingProcess();
+    const two = await serverProcess();
+    const three = await serverProcess();
+    setFailing(true);
+    await expect(one.ingest(setup.kit.projectId, [hit('n1', 'a'), hit('n2', 'b')])).rejects.toThrow();
+    setFailing(false);
+    // The client retries; a load balancer sends it to another process (whose own nonce memory is fresh).
+    await two.ingest(setup.kit.projectId, [hit('n1', 'a'), hit('n2', 'b')]);
+    // n2 replayed in a later batch (caught by the shared table), n3 twice in one batch (caught in memory).
+    await three.ingest(setup.kit.projectId, [hit('n2', 'c'), hit('n3', 'd'), hit('n3', 'e')]);
+    const rows = await agentRows(two, setup.kit.projectId);
+    expect(rows.get(CHATGPT)).toMatchObject({ hits: 3, verifiedHits: 3 });
+    expect(rows.get(`${CHATGPT}${SPOOFED_SUFFIX}`)).toMatchObject({ class: 'bot', hits: 2, verifiedHits: 0 });
+  });
+
+  it('lets exactly one of two processes storing the same nonce at once count it as verified', async () => {
+    const one = await serverProcess();
+    const two = await serverProcess();
+    await Promise.all([
+      one.ingest(setup.kit.projectId, [hit('same', 'a'), hit('own-1', 'b')]),
+      two.ingest(setup.kit.projectId, [hit('same', 'c'), hit('own-2', 'd')]),
+    ]);
+    const rows = await agentRows(one, setup.kit.projectId);
+    expect(rows.get(CHATGPT)).toMatchObject({ hits: 3, verifiedHits: 3 });
+    expect(rows.get(`${CHATGPT}${SPOOFED_SUFFIX}`)).toMatchObject({ hits: 1, verifiedHits: 0 });
+  });
+});
