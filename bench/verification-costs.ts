@@ -4,6 +4,7 @@
  * alone and the deployment-wide nonce claim of a batch.
  */
 import { randomBytes, sign, verify } from 'node:crypto';
+import { sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { importEd25519 } from '../src/analytics/verification/ed25519-jwk.js';
@@ -81,6 +82,9 @@ export async function nonceClaimCost(scratch: string, batches = 600): Promise<nu
   const database = openDatabase({ databaseUrl: undefined, dataDir });
   try {
     await migrate(database, { now: () => now });
+    await sql`insert into projects (id, name, repository, ref, forge, created_at, updated_at) values ('bench', 'Bench', '/srv/docs', 'main', 'local', 1, 1)`.execute(
+      database.db,
+    );
     const store = new SqliteAnalyticsStore(database);
     const site = await store.ensureSite('bench');
     const classifierVersion = await store.ensureClassifierVersion('bench');

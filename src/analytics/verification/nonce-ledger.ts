@@ -19,8 +19,6 @@ export interface NonceClaim {
 const PRUNE_EVERY_MS = 60_000;
 /** Rows deleted per prune statement: a long outage's backlog goes in several short steps. */
 const PRUNE_BATCH = 5_000;
-/** SQLite statements kept per claim count (one `values` list per count): bounded, the counts seen repeat. */
-const SQLITE_STATEMENTS = 64;
 
 /**
  * The claim (migration 015's table, which every server process of a deployment shares):
@@ -62,40 +60,28 @@ function settleLost(lost: readonly NonceClaim[], owners: ReadonlyMap<string, str
 /**
  * Claims on SQLite, synchronously, inside the caller's open write transaction (the
  * connection is the caller's for the duration: `begin immediate` under Kysely's lock).
+ * One single-row statement per nonce: inside an explicit transaction a multi-row upsert
+ * costs about twice the CPU of ten single-row runs (≈ 260 µs against ≈ 130 µs for ten
+ * nonces; SQLite keeps a statement journal to undo a multi-row statement on its own).
  * Returns the rows that are replays.
  */
 export class SqliteNonceClaimer {
-  private readonly statements = new Map<number, BetterSqlite3.Statement>();
+  private statements: { upsert: BetterSqlite3.Statement; owner: BetterSqlite3.Statement } | undefined;
 
   constructor(private readonly connection: BetterSqlite3.Database) {}
 
   claim(claims: readonly NonceClaim[], nowSeconds: number): Set<number> {
     const { unique, replays } = planClaims(claims);
-    if (unique.length === 0) return replays;
-    const rows = this.statement(unique.length).all(...unique.flatMap((claim) => [claim.key, claim.expiresAt, claim.owner]), nowSeconds) as Array<{
-      nonce: string;
-    }>;
-    const taken = new Set(rows.map((row) => row.nonce));
-    const lost = unique.filter((claim) => !taken.has(claim.key));
-    if (lost.length > 0) {
-      const owners = this.connection
-        .prepare(`select nonce, owner from analytics_signature_nonces where nonce in (${lost.map(() => '?').join(', ')})`)
-        .all(...lost.map((claim) => claim.key)) as Array<{ nonce: string; owner: string }>;
-      settleLost(lost, new Map(owners.map((row) => [row.nonce, row.owner])), replays);
-    }
+    // Prepared at first use: the store may be built before the migrations have run.
+    const { upsert, owner } = (this.statements ??= {
+      upsert: this.connection.prepare(`insert into analytics_signature_nonces as n (nonce, expires_at, owner) values (?, ?, ?)
+        ${UPSERT_TAIL.replace('NOW', '?')}`),
+      owner: this.connection.prepare('select owner from analytics_signature_nonces where nonce = ?').pluck(),
+    });
+    const lost: NonceClaim[] = [];
+    for (const claim of unique) if (upsert.get(claim.key, claim.expiresAt, claim.owner, nowSeconds) === undefined) lost.push(claim);
+    if (lost.length > 0) settleLost(lost, new Map(lost.map((claim) => [claim.key, owner.get(claim.key) as string])), replays);
     return replays;
-  }
-
-  private statement(count: number): BetterSqlite3.Statement {
-    let statement = this.statements.get(count);
-    if (statement === undefined) {
-      const values = Array.from({ length: count }, () => '(?, ?, ?)').join(', ');
-      statement = this.connection.prepare(`insert into analytics_signature_nonces as n (nonce, expires_at, owner) values ${values}
-        ${UPSERT_TAIL.replace('NOW', '?')}`);
-      if (this.statements.size >= SQLITE_STATEMENTS) this.statements.clear();
-      this.statements.set(count, statement);
-    }
-    return statement;
   }
 }
 
