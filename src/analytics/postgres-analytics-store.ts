@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Database } from '../db/database.js';
 import type { AnalyticsReader, AnalyticsStore, BatchNonces, HitBatch, InsertHitsResult, PruneCounts, SqlRunner } from './analytics-store.js';
-import { claimGroupNonces } from './postgres-nonce-claims.js';
+import { claimedHitsQuery, claimGroupNonces } from './postgres-nonce-claims.js';
 import { claimNoncesPostgres } from './verification/nonce-ledger.js';
 import { readSnapshot } from './postgres-report-snapshot.js';
 import { foldStatements } from './fold-statements.js';
@@ -155,8 +155,8 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   private async insertGroup(batches: HitBatch[]): Promise<InsertHitsResult[]> {
     const single = singleStatementGroup(batches);
     if (single !== null) {
-      // One statement is its own transaction: no begin and commit round trips.
-      await this.pool.query({ name: INSERT_HITS_NAME, text: INSERT_HITS, values: hitColumns(single) });
+      // One statement is its own transaction: no begin and commit round trips; signed nonces are claimed in it.
+      await this.pool.query(claimedHitsQuery(single) ?? { name: INSERT_HITS_NAME, text: INSERT_HITS, values: hitColumns(single) });
       return batches.map((batch) => ({ stored: batch.count, duplicates: 0 }));
     }
     return this.transaction(async (client) => {

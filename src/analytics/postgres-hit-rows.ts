@@ -26,15 +26,15 @@ export interface HitRow {
 }
 
 /**
- * The common group: no event ids, no signed nonces, one site and classifier version. Its rows go in one
- * statement as they are; null for any other group.
+ * The common group: no event ids, one site and classifier version. Its rows go in one
+ * statement as they are (with their signed nonces' claim, postgres-nonce-claims.ts); null
+ * for any other group.
  */
 export function singleStatementGroup(batches: HitBatch[]): HitRow[] | null {
   const first = batches[0]!;
   const rows: HitRow[] = [];
   for (const batch of batches) {
-    // Signed nonces are claimed in the same transaction as the hits: not one statement.
-    if (batch.site !== first.site || batch.classifierVersion !== first.classifierVersion || batch.nonces !== undefined) return null;
+    if (batch.site !== first.site || batch.classifierVersion !== first.classifierVersion) return null;
     for (let index = 0; index < batch.count; index++) {
       if (batch.eventId[index] !== null && batch.eventId[index] !== undefined) return null;
       rows.push({ batch, index });

@@ -1,6 +1,7 @@
 import type { AnalyticsStore, HitBatch } from '../../src/analytics/analytics-store.js';
 import { VERIFICATION_CODES } from '../../src/analytics/analytics-codes.js';
 import type { NonceClaim } from '../../src/analytics/verification/nonce-ledger.js';
+import type { Database } from '../../src/db/database.js';
 
 /**
  * A batch of verified hits whose rows carry the given signed nonces (batch row i carries
@@ -45,4 +46,35 @@ export async function spoofedRows(store: AnalyticsStore, at: number): Promise<Se
 export async function claimedNonces(store: AnalyticsStore): Promise<number> {
   const [row] = await store.select<{ n: number | string }>('select count(*) as n from analytics_signature_nonces', []);
   return Number(row?.n ?? 0);
+}
+
+/**
+ * Makes inserts of hit rows fail inside their statement while switched on, as a failed
+ * insert would (constraint, disk, a killed statement): on SQLite a temporary trigger of the
+ * connection, on PostgreSQL a trigger reading a switch table. Either way the whole
+ * transaction, or the one statement, rolls back.
+ */
+export async function hitInsertFailure(database: Database): Promise<{ set(on: boolean): Promise<void> }> {
+  const raw = database.raw;
+  if (raw.dialect === 'sqlite') {
+    return {
+      set: (on) =>
+        Promise.resolve(
+          void raw.connection.exec(
+            on
+              ? "create temp trigger fail_hits before insert on analytics_hits begin select raise(abort, 'injected failure'); end"
+              : 'drop trigger if exists temp.fail_hits',
+          ),
+        ),
+    };
+  }
+  await raw.pool.query(`create table test_fail_hits (armed boolean);
+    create function test_fail_hits() returns trigger language plpgsql as $$
+      begin if exists (select 1 from test_fail_hits) then raise exception 'injected failure'; end if; return new; end $$;
+    create trigger test_fail_hits before insert on analytics_hits for each statement execute function test_fail_hits()`);
+  return {
+    set: async (on) => {
+      await raw.pool.query(on ? 'insert into test_fail_hits values (true)' : 'delete from test_fail_hits');
+    },
+  };
 }

@@ -28,7 +28,7 @@ const PRUNE_BATCH = 5_000;
  * first is a replay; the same event again (a retried batch) is not. It runs inside the
  * transaction that stores the batch's hits, so a claim commits exactly when its hits do.
  */
-const UPSERT_TAIL = `on conflict (nonce) do update set expires_at = excluded.expires_at, owner = excluded.owner where n.expires_at < NOW
+export const UPSERT_TAIL = `on conflict (nonce) do update set expires_at = excluded.expires_at, owner = excluded.owner where n.expires_at < NOW
   returning nonce`;
 
 /**
@@ -40,7 +40,7 @@ const POSTGRES_CLAIM = `insert into analytics_signature_nonces as n (nonce, expi
   ${UPSERT_TAIL.replace('NOW', '$1::bigint')}`;
 
 /** One claim per key: the first row of a batch (or group) that carries it; later ones are replays within it. */
-function planClaims(claims: readonly NonceClaim[]): { unique: NonceClaim[]; replays: Set<number> } {
+export function planClaims(claims: readonly NonceClaim[]): { unique: NonceClaim[]; replays: Set<number> } {
   const replays = new Set<number>();
   const first = new Map<string, NonceClaim>();
   for (const claim of claims) {

@@ -5,8 +5,8 @@ import { SPOOFED_SUFFIX } from '../../../src/analytics/verification/apply-verifi
 import type { VerificationService } from '../../../src/analytics/verification/verification-service.js';
 import type { ClickHouseSettings } from '../../../src/config/clickhouse-settings.js';
 import { USER_AGENTS } from '../../helpers/analytics-kit.js';
-import { injectConnectionFaults } from '../../helpers/connection-faults.js';
 import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
+import { hitInsertFailure } from '../../helpers/nonce-batches.js';
 import { agentRows, knowDirectory, signedIngestService, useSignedSetup } from '../../helpers/signed-ingest.js';
 import { ANALYTICS_BACKENDS } from '../../helpers/test-database.js';
 
@@ -17,7 +17,7 @@ describe.each(ANALYTICS_BACKENDS)('a signed batch whose hits fail to be stored c
   const setup = useSignedSetup(dialect);
   const opened: Array<{ analytics: AnalyticsService; verification: VerificationService }> = [];
   let proxy: FaultProxy | undefined;
-  /** While true, the next write of hit rows fails (SQLite, PostgreSQL: inside the transaction; ClickHouse: its insert). */
+  /** While true, ClickHouse answers inserts of hit rows with a 500. */
   let failHits = false;
 
   afterEach(async () => {
@@ -47,43 +47,29 @@ describe.each(ANALYTICS_BACKENDS)('a signed batch whose hits fail to be stored c
     }),
   });
 
-  /** A process whose hit writes fail while `failHits` is set, by the backend's own kind of fault. */
-  const failingProcess = async (): Promise<AnalyticsService> => {
-    const raw = setup.kit.t.services.database.raw;
+  /** A process whose hit writes fail while `failHits` is set: a failing insert on SQLite and PostgreSQL, a 500 from ClickHouse. */
+  const failingProcess = async (): Promise<{ analytics: AnalyticsService; setFailing(on: boolean): Promise<void> }> => {
     const clickhouse = setup.kit.t.config.analytics.clickhouse;
     if (clickhouse !== undefined) {
       proxy = await startFaultProxy(clickhouse.url, (request) => {
         const query = decodeURIComponent(request.url.replace(/\+/g, ' '));
         return failHits && /INSERT INTO \S*analytics_hits/i.test(query) ? { status: 500, body: 'injected failure' } : { forward: true };
       });
-      return serverProcess({ ...clickhouse, url: proxy.url });
+      const analytics = await serverProcess({ ...clickhouse, url: proxy.url });
+      return { analytics, setFailing: (on) => Promise.resolve(void (failHits = on)) };
     }
-    // The connection cut before the hit rows are sent: the server rolls the transaction back.
-    if (raw.dialect === 'postgres')
-      injectConnectionFaults(raw.pool, (statement) => (failHits && /insert into analytics_hits/i.test(statement) ? 'before' : undefined));
-    return serverProcess();
-  };
-
-  const setFailing = (on: boolean) => {
-    failHits = on;
-    const raw = setup.kit.t.services.database.raw;
-    if (raw.dialect === 'sqlite' && setup.kit.t.config.analytics.clickhouse === undefined) {
-      // A temporary trigger is the connection's own: it aborts the insert of hit rows inside the batch's transaction.
-      raw.connection.exec(
-        on
-          ? "create temp trigger fail_hits before insert on analytics_hits begin select raise(abort, 'injected failure'); end"
-          : 'drop trigger if exists temp.fail_hits',
-      );
-    }
+    const failure = await hitInsertFailure(setup.kit.t.services.database);
+    return { analytics: await serverProcess(), setFailing: (on) => failure.set(on) };
   };
 
   it('stores the retried batch as verified, and still catches a real replay in the same or a later batch', async () => {
-    const one = await failingProcess();
+    const failing = await failingProcess();
+    const one = failing.analytics;
     const two = await serverProcess();
     const three = await serverProcess();
-    setFailing(true);
+    await failing.setFailing(true);
     await expect(one.ingest(setup.kit.projectId, [hit('n1', 'a'), hit('n2', 'b')])).rejects.toThrow();
-    setFailing(false);
+    await failing.setFailing(false);
     // The client retries; a load balancer sends it to another process (whose own nonce memory is fresh).
     await two.ingest(setup.kit.projectId, [hit('n1', 'a'), hit('n2', 'b')]);
     // n2 replayed in a later batch (caught by the shared table), n3 twice in one batch (caught in memory).

@@ -9,7 +9,7 @@ import type { Database } from '../../../src/db/database.js';
 import { openPostgresDatabase } from '../../../src/db/postgres-database.js';
 import { openSqliteDatabase } from '../../../src/db/sqlite-database.js';
 import { injectConnectionFaults } from '../../helpers/connection-faults.js';
-import { claimedBatch, claimedNonces, spoofedRows } from '../../helpers/nonce-batches.js';
+import { claimedBatch, claimedNonces, hitInsertFailure, spoofedRows } from '../../helpers/nonce-batches.js';
 import { BACKENDS, openTestDatabase, type TestDatabase } from '../../helpers/test-database.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
@@ -88,34 +88,32 @@ describe.each(BACKENDS)('the nonce claim inside the hit batch’s own transactio
   });
 
   it('leaves no nonce claimed when storing the hits fails, so the retried batch is not a replay', async () => {
-    const fail = await failNextHitInsert(first.database);
+    const failure = await hitInsertFailure(first.database);
+    await failure.set(true);
     await expect(one.insertHits(claimedBatch(site, version, NOW + 1, [claim(0, 'n1'), claim(1, 'n2')]))).rejects.toThrow();
-    await fail.restore();
+    // With event ids the batch takes the other path (a transaction of several statements on PostgreSQL).
+    await expect(one.insertHits(claimedBatch(site, version, NOW + 1, [claim(2, 'n4', 'evt-4')]))).rejects.toThrow();
+    await failure.set(false);
     expect(await claimedNonces(one)).toBe(0);
     expect(await spoofedRows(one, NOW + 1)).toEqual(new Set());
     // The retry (another process, no event ids) keeps both as verified; a replay later is still caught.
-    expect(await store(two, 2, [claim(0, 'n1'), claim(1, 'n2')])).toEqual(new Set());
+    expect(await store(two, 2, [claim(0, 'n1'), claim(1, 'n2'), claim(2, 'n4', 'evt-4')])).toEqual(new Set());
     expect(await store(one, 3, [claim(0, 'n2'), claim(1, 'n3')])).toEqual(new Set([0]));
-    expect(await claimedNonces(one)).toBe(3);
+    expect(await claimedNonces(one)).toBe(4);
+  });
+
+  it.runIf(dialect === 'postgres')('leaves no nonce claimed when the connection is lost inside the batch’s transaction', async () => {
+    const raw = first.database.raw;
+    if (raw.dialect !== 'postgres') return;
+    let armed = true;
+    // The connection cut before the hit rows are sent: the server rolls the transaction (and its claim) back.
+    injectConnectionFaults(raw.pool, (statement) => {
+      if (!armed || !/insert into analytics_hits/i.test(statement)) return undefined;
+      armed = false;
+      return 'before';
+    });
+    await expect(one.insertHits(claimedBatch(site, version, NOW + 1, [claim(0, 'n1', 'evt-1'), claim(1, 'n2')]))).rejects.toThrow();
+    expect(await claimedNonces(one)).toBe(0);
+    expect(await store(two, 2, [claim(0, 'n1', 'evt-1'), claim(1, 'n2')])).toEqual(new Set());
   });
 });
-
-/**
- * Makes the next insert of hit rows fail inside its transaction: on SQLite a temporary
- * trigger that aborts it; on PostgreSQL the connection cut before the statement is sent
- * (the server rolls the transaction back), as a lost connection or a killed backend would.
- */
-async function failNextHitInsert(database: Database): Promise<{ restore(): Promise<void> }> {
-  const raw = database.raw;
-  if (raw.dialect === 'sqlite') {
-    raw.connection.exec("create temp trigger fail_hits before insert on analytics_hits begin select raise(abort, 'injected failure'); end");
-    return { restore: () => Promise.resolve(void raw.connection.exec('drop trigger temp.fail_hits')) };
-  }
-  let armed = true;
-  injectConnectionFaults(raw.pool, (statement) => {
-    if (!armed || !/insert into analytics_hits/i.test(statement)) return undefined;
-    armed = false;
-    return 'before';
-  });
-  return { restore: () => Promise.resolve() };
-}
