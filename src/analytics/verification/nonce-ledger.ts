@@ -27,6 +27,7 @@ const PRUNE_BATCH = 5_000;
  * back), taking over a row whose signature has expired. A nonce another event claimed
  * first is a replay; the same event again (a retried batch) is not. It runs inside the
  * transaction that stores the batch's hits, so a claim commits exactly when its hits do.
+ * `NOW` stands for each dialect's placeholder of the current time in seconds.
  */
 export const UPSERT_TAIL = `on conflict (nonce) do update set expires_at = excluded.expires_at, owner = excluded.owner where n.expires_at < NOW
   returning nonce`;
