@@ -3,11 +3,12 @@
  * on/off rounds are summarized, and the costs measured on their own — the Ed25519 check
  * alone and the deployment-wide nonce claim of a batch.
  */
-import { randomBytes, sign, verify } from 'node:crypto';
+import { randomBytes, sign } from 'node:crypto';
 import { sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { importEd25519 } from '../src/analytics/verification/ed25519-jwk.js';
+import { ED25519_BACKEND, verifyEd25519, type Ed25519Backend } from '../src/analytics/verification/ed25519-verify.js';
 import type { HitBatch } from '../src/analytics/analytics-store.js';
 import { SqliteAnalyticsStore } from '../src/analytics/sqlite-analytics-store.js';
 import type { NonceClaim } from '../src/analytics/verification/nonce-ledger.js';
@@ -54,8 +55,8 @@ function cpuMicroseconds(): number {
   return usage.user + usage.system;
 }
 
-/** node:crypto's Ed25519 verification alone (a cached KeyObject, distinct messages), in µs of CPU. */
-export function ed25519Cost(signer: TestSigner, count: number): number {
+/** One Ed25519 verification alone (verifyEd25519 with `backend`, a cached KeyObject, distinct messages), in µs of CPU. */
+export function ed25519Cost(signer: TestSigner, count: number, backend: Ed25519Backend = ED25519_BACKEND): number {
   const key = importEd25519(signer.jwk);
   const messages = Array.from({ length: count }, (_, index) =>
     Buffer.from(`"@authority": docs.example.com\n"@signature-params": ("@authority");nonce="${index}"`),
@@ -63,7 +64,7 @@ export function ed25519Cost(signer: TestSigner, count: number): number {
   const signatures = messages.map((message) => sign(null, message, signer.privateKey));
   const started = cpuMicroseconds();
   let valid = 0;
-  for (let index = 0; index < count; index++) if (verify(null, messages[index]!, key, signatures[index]!)) valid++;
+  for (let index = 0; index < count; index++) if (verifyEd25519(messages[index]!, key, signatures[index]!, backend)) valid++;
   const micros = (cpuMicroseconds() - started) / count;
   if (valid !== count) throw new Error(`only ${valid} of ${count} Ed25519 signatures verified`);
   return micros;

@@ -24,15 +24,18 @@ const V6_MAX = (1n << 128n) - 1n;
 /**
  * The block to store for `address`: the widest aligned block (between the two prefix
  * lengths) that lies wholly inside or wholly outside every table, so its verdict under
- * these tables is the address's own.
+ * these tables is the address's own. Runs for every non-human hit when verification is on,
+ * so the prefix comes from bit lengths (one XOR per bound, `blockBits`) rather than trying
+ * each prefix length in turn with 128-bit arithmetic (≈ 2 µs per IPv6 hit before).
  */
 export function storedAddressBlock(tables: readonly RangeTable[], address: ParsedAddress): StoredAddress {
   if (address.family === 4) {
+    const value = address.value;
     let low = 0;
     let high = V4_MAX;
     for (const table of tables) {
-      const index = lastAtOrBefore(table.v4First, address.value);
-      if (index >= 0 && address.value <= table.v4Last[index]!) {
+      const index = lastAtOrBefore(table.v4First, value);
+      if (index >= 0 && value <= table.v4Last[index]!) {
         low = Math.max(low, table.v4First[index]!);
         high = Math.min(high, table.v4Last[index]!);
       } else {
@@ -40,18 +43,20 @@ export function storedAddressBlock(tables: readonly RangeTable[], address: Parse
         high = Math.min(high, index + 1 < table.v4First.length ? table.v4First[index + 1]! - 1 : V4_MAX);
       }
     }
-    for (let bits = V4_PREFIX.coarsest; ; bits++) {
-      const size = 2 ** (32 - bits);
-      const first = address.value - (address.value % size);
-      const fits = first >= low && first + size - 1 <= high;
-      if (fits || bits === V4_PREFIX.finest) return { block: `${formatV4(first)}/${bits}`, exact: fits };
-    }
+    // Bit length of the XOR with the nearest address outside [low, high] on each side.
+    const lowCut = low === 0 ? 33 : 32 - Math.clz32((value ^ (low - 1)) >>> 0);
+    const highCut = high === V4_MAX ? 33 : 32 - Math.clz32((value ^ (high + 1)) >>> 0);
+    const { bits, exact } = blockBits(32, V4_PREFIX, Math.min(lowCut, highCut));
+    const hostBits = 32 - bits;
+    const first = ((value >>> hostBits) << hostBits) >>> 0;
+    return { block: `${formatV4(first)}/${bits}`, exact };
   }
+  const value = address.value;
   let low = 0n;
   let high = V6_MAX;
   for (const table of tables) {
-    const index = lastAtOrBefore(table.v6First, address.value);
-    if (index >= 0 && address.value <= table.v6Last[index]!) {
+    const index = lastAtOrBefore(table.v6First, value);
+    if (index >= 0 && value <= table.v6Last[index]!) {
       if (table.v6First[index]! > low) low = table.v6First[index]!;
       if (table.v6Last[index]! < high) high = table.v6Last[index]!;
     } else {
@@ -61,12 +66,34 @@ export function storedAddressBlock(tables: readonly RangeTable[], address: Parse
       if (gapHigh < high) high = gapHigh;
     }
   }
-  for (let bits = V6_PREFIX.coarsest; ; bits++) {
-    const hostMask = (1n << BigInt(128 - bits)) - 1n;
-    const first = address.value & ~hostMask & V6_MAX;
-    const fits = first >= low && (first | hostMask) <= high;
-    if (fits || bits === V6_PREFIX.finest) return { block: `${formatV6(first)}/${bits}`, exact: fits };
-  }
+  const lowCut = low === 0n ? 129 : v6BitLength(value ^ (low - 1n));
+  const highCut = high === V6_MAX ? 129 : v6BitLength(value ^ (high + 1n));
+  const { bits, exact } = blockBits(128, V6_PREFIX, Math.min(lowCut, highCut));
+  const first = (value >> BigInt(128 - bits)) << BigInt(128 - bits);
+  return { block: `${formatV6(first)}/${bits}`, exact };
+}
+
+/**
+ * The prefix length of the stored block, given `cut`: the bit length of the XOR between
+ * the address and the nearest address outside the ranges' cells (above `width` when none).
+ * The aligned block with `h` host bits holds that outside address exactly when its address
+ * shares every bit above `h` with ours, i.e. when h ≥ cut; so the block fits when h < cut,
+ * and the widest block within the bounds takes h = min(cut - 1, width - coarsest).
+ */
+function blockBits(width: number, prefix: { readonly coarsest: number; readonly finest: number }, cut: number): { bits: number; exact: boolean } {
+  const hostBits = Math.min(cut - 1, width - prefix.coarsest);
+  if (hostBits < width - prefix.finest) return { bits: prefix.finest, exact: false };
+  return { bits: width - hostBits, exact: true };
+}
+
+/**
+ * The bit length of a 128-bit value, where only lengths above 64 matter (the finest IPv6
+ * block keeps 64 host bits): up to 64 reads as 64, from 81 on as 81 (the coarsest block has 80).
+ */
+function v6BitLength(value: bigint): number {
+  if (value >> 80n !== 0n) return 81;
+  const top = Number(value >> 64n);
+  return top === 0 ? 64 : 96 - Math.clz32(top);
 }
 
 /** Where a stored block lies against one table. */
@@ -84,11 +111,15 @@ export function blockState(table: RangeTable, block: string): BlockState {
 }
 
 function formatV4(value: number): string {
-  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
+  return `${value >>> 24}.${(value >>> 16) & 255}.${(value >>> 8) & 255}.${value & 255}`;
 }
 
+/** All eight groups in hex, uncompressed (the stored form); four 32-bit words, not eight 128-bit shifts. */
 function formatV6(value: bigint): string {
-  const groups: string[] = [];
-  for (let shift = 112n; shift >= 0n; shift -= 16n) groups.push(((value >> shift) & 0xffffn).toString(16));
-  return groups.join(':');
+  let text = '';
+  for (let shift = 96n; shift >= 0n; shift -= 32n) {
+    const word = Number((value >> shift) & 0xffffffffn);
+    text += `${shift === 96n ? '' : ':'}${(word >>> 16).toString(16)}:${(word & 0xffff).toString(16)}`;
+  }
+  return text;
 }

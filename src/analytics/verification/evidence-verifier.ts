@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Verification } from '../classification/hit-category.js';
 import { storedAddressBlock, type StoredAddress } from './address-block.js';
 import type { HitVerifier, VerificationInput, VerifierEvidenceSource } from './hit-verifier.js';
-import { parseAddress } from './ip-address.js';
+import { parseAddress, type ParsedAddress } from './ip-address.js';
 import { tableContains, type RangeTable } from './ip-range-set.js';
 import type { NonceRegistry } from './nonce-registry.js';
 import type { RangeCatalog } from './range-catalog.js';
@@ -44,6 +44,13 @@ export class EvidenceVerifier implements HitVerifier {
   lastEvidence: VerifierEvidenceSource = 'address';
   readonly rangesVersion: string;
   private readonly tables: RangeTable[];
+  /**
+   * The last address text parsed and its value: the pipeline calls verify() and then
+   * storedAddress() with the same hit's address, so it is parsed once. One entry, replaced
+   * by the next hit's, so no address outlives the hit after it.
+   */
+  private lastText: string | null = null;
+  private lastAddress: ParsedAddress | null = null;
 
   constructor(private readonly evidence: VerifierEvidence) {
     this.rangesVersion = evidence.ranges.fingerprint ?? evidence.ranges.version;
@@ -74,7 +81,7 @@ export class EvidenceVerifier implements HitVerifier {
       }
     }
     if (sets === undefined || input.ip === null) return 'claimed';
-    const address = parseAddress(input.ip);
+    const address = this.parse(input.ip);
     if (address === null) return 'claimed';
     let suffixes: string[] = [];
     let complete = false;
@@ -97,8 +104,16 @@ export class EvidenceVerifier implements HitVerifier {
 
   /** The block of `ip` a non-human hit stores (address-block.ts), against every list; null for an unreadable address. */
   storedAddress(ip: string): StoredAddress | null {
-    const address = parseAddress(ip);
+    const address = this.parse(ip);
     return address === null ? null : storedAddressBlock(this.tables, address);
+  }
+
+  private parse(ip: string): ParsedAddress | null {
+    if (ip !== this.lastText) {
+      this.lastAddress = parseAddress(ip);
+      this.lastText = ip;
+    }
+    return this.lastAddress;
   }
 
   /** The checks wanted since the last call; the caller hands them to the verification service. */

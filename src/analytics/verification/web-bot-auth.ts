@@ -1,4 +1,5 @@
-import { verify as verifySignature, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { verifyEd25519 } from './ed25519-verify.js';
 import type { SeenNonce, SignatureHeaders } from './hit-verifier.js';
 import { nonceDigest, ownerDigest, type NonceRegistry } from './nonce-registry.js';
 import { parseWebBotAuthSignature } from './signature-base.js';
@@ -106,13 +107,7 @@ export function verifyWebBotAuth(
 
   const memoKey = memo !== null && parsed.nonce === null ? `${agentUrl}\n${parsed.keyId}\n${headers.signature}\n${parsed.base}` : null;
   if (memoKey === null || !memo!.has(memoKey)) {
-    let good: boolean;
-    try {
-      good = verifySignature(null, Buffer.from(parsed.base, 'utf8'), key, parsed.signature);
-    } catch {
-      good = false;
-    }
-    if (!good) return { result: 'invalid', agentUrl, reason: 'the signature does not match' };
+    if (!verifyEd25519(Buffer.from(parsed.base, 'utf8'), key, parsed.signature)) return { result: 'invalid', agentUrl, reason: 'the signature does not match' };
     if (memoKey !== null) memo!.add(memoKey, parsed.expires);
   }
   if (parsed.nonce !== null && nonces !== null) {
