@@ -53,7 +53,7 @@ export interface PreparedColumns {
   userAgents: string[];
   referrer: Array<string | null>;
   eventId: Array<string | null>;
-  /** Signed nonces this process saw first, by row: claimed deployment-wide before the batch is stored. */
+  /** Signed nonces this process saw first, by row: claimed deployment-wide in the transaction that stores the batch. */
   nonces: NonceClaim[];
   /** Per row, the block of a non-human hit's address kept for re-verification (address-block.ts), else null; never the address. */
   addressBlock: Array<string | null>;

@@ -35,7 +35,7 @@ export interface VerificationInput {
    * signature proves nothing about it and the other checks decide.
    */
   authorities?: readonly string[] | null;
-  /** Hears the hit's nonce when this process saw it first; the batch claims it deployment-wide before it is stored. */
+  /** Hears the hit's nonce when this process saw it first; the batch claims it deployment-wide in the transaction that stores it. */
   onNonce?: ((nonce: SeenNonce) => void) | null;
 }
 

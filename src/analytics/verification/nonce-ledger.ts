@@ -21,7 +21,7 @@ const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 5_000;
 
 /**
- * The claim (migration 015's table, which every server process of a deployment shares):
+ * The claim (the nonces migration's table, which every server process of a deployment shares):
  * each nonce inserted atomically (a unique key, so of two transactions claiming one nonce
  * exactly one wins; PostgreSQL makes the second wait until the first commits or rolls
  * back), taking over a row whose signature has expired. A nonce another event claimed

@@ -43,7 +43,7 @@ export interface VerifyOptions {
   eventId?: string | null;
   /** The site's hosts (normalised); the signed @authority must be one. Null: not comparable, `unverifiable`. */
   authorities?: readonly string[] | null;
-  /** Hears each nonce this process saw first, for the deployment-wide check (NonceLedger). */
+  /** Hears each nonce this process saw first, for the deployment-wide claim (nonce-ledger.ts). */
   onNonce?: ((nonce: SeenNonce) => void) | null;
 }
 
@@ -117,7 +117,7 @@ export function verifyWebBotAuth(
     const digest = nonceDigest(scope, parsed.nonce);
     const owner = eventId === null ? null : ownerDigest(eventId);
     if (!nonces.rememberDigest(digest, expiresAt, now, owner)) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };
-    // Other processes' replays are caught when the batch is stored (NonceLedger): 128 bits in hex.
+    // Other processes' replays are caught when the batch is stored (nonce-ledger.ts): 128 bits in hex.
     options.onNonce?.({ key: digest.toString('hex', 0, 16), expiresAt, owner: owner === null ? '' : owner.toString('hex', 0, 16) });
   }
   return { result: 'valid', agentUrl, stale: !directory.fresh };
