@@ -3,6 +3,8 @@ import { problemSchema } from '../app/problem.js';
 import { DEFAULT_STREAM_LIMITS, type StreamSlots } from './stream-slots.js';
 
 const HEARTBEAT_MS = 15_000;
+/** At shutdown, how long a stream's last read may take before it ends with `reconnect` anyway. */
+const FINAL_READ_MS = 2_000;
 const MAX_STREAM_MS = 60 * 60_000;
 /** The reconnect delay a stream's final `reconnect` event advises. */
 export const RECONNECT_AFTER_MS = 1_000;
@@ -59,12 +61,14 @@ export function streamOwner(request: FastifyRequest): string {
 /**
  * Takes a stream slot, then answers with a Server-Sent Events stream: keep-alive comments
  * every 15 s (so idle connections are not cut), and an end after an hour with a
- * `reconnect` event. At shutdown (slots.endAll()) every stream ends with a `reconnect`
- * event and its connection closes, so the server's close is not held up by it. Throws the
+ * `reconnect` event. At shutdown (slots.endAll()) every stream first reads once more what
+ * it schedules (so a job whose turn ended during the drain still sends its final event and
+ * ends as finished), then ends with a `reconnect` event and its connection closes, so the
+ * server's close is not held up by it for more than FINAL_READ_MS. Throws the
  * slot's 429/503 problem before anything is written.
  */
 export function openEventStream(request: FastifyRequest, reply: FastifyReply, slots: StreamSlots): EventStream {
-  const release = slots.acquire(streamOwner(request), () => endWithReconnect('shutdown'));
+  const release = slots.acquire(streamOwner(request), () => endForShutdown());
   reply.hijack();
   const response = reply.raw;
   response.writeHead(200, {
@@ -79,6 +83,7 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, sl
   let closed = false;
   let queued = false;
   let flushing: Promise<void> = Promise.resolve();
+  let lastWork: (() => Promise<void>) | null = null;
   const cleanups: Array<() => void> = [];
   const close = () => {
     if (closed) return;
@@ -94,6 +99,17 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, sl
     // A shutting-down server waits for every connection: this one ends once the final
     // event is flushed (end() flushes what is buffered, then sends FIN).
     if (reason === 'shutdown') request.raw.socket.end();
+  };
+  // The events written since the last notification (a notification may still be on its
+  // way from another connection) are read once more before the stream is ended.
+  const endForShutdown = async (): Promise<void> => {
+    if (lastWork !== null && !closed) {
+      stream.schedule(lastWork);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([flushing, new Promise<void>((resolve) => (timer = setTimeout(resolve, FINAL_READ_MS)))]);
+      clearTimeout(timer);
+    }
+    endWithReconnect('shutdown');
   };
   // The response closes when the client goes away (or after end()). A client already gone
   // before this point is caught below; it would otherwise hold its slot for an hour.
@@ -120,6 +136,7 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply, sl
     close,
     endWithReconnect,
     schedule: (work) => {
+      lastWork = work;
       if (queued || closed) return;
       queued = true;
       flushing = flushing

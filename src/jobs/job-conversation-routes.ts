@@ -23,11 +23,11 @@ function formatEvent(event: JobEvent): string {
 export function registerJobConversationRoutes(app: FastifyInstance, services: Services, slots: StreamSlots = new StreamSlots()): void {
   const routes = app.withTypeProvider<ZodTypeProvider>();
   // app.close() runs preClose before it closes the listener and waits for connections:
-  // the streams end first (each with its `reconnect` event), so they cannot hold it up.
-  app.addHook('preClose', (done) => {
-    const ended = slots.endAll();
+  // the streams end first (each after a last read, with its `reconnect` event unless its
+  // job ended), so they cannot hold it up.
+  app.addHook('preClose', async () => {
+    const ended = await slots.endAll();
     if (ended > 0) app.log.info({ streams: ended }, 'shutdown: ended open event streams (clients were told to reconnect)');
-    done();
   });
 
   routes.get(

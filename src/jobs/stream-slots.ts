@@ -19,7 +19,7 @@ export class StreamSlots {
   private total = 0;
   private readonly byKey = new Map<string, number>();
   /** How to end each held slot's stream when the process shuts down. */
-  private readonly enders = new Set<() => void>();
+  private readonly enders = new Set<() => void | Promise<void>>();
 
   constructor(private readonly limits: StreamLimits = DEFAULT_STREAM_LIMITS) {}
 
@@ -27,7 +27,7 @@ export class StreamSlots {
    * Takes a slot for `keyId`, or throws without taking one; the returned function gives it
    * back (once). `end`, if given, is how endAll() ends the slot's stream.
    */
-  acquire(keyId: string, end?: () => void): () => void {
+  acquire(keyId: string, end?: () => void | Promise<void>): () => void {
     const held = this.byKey.get(keyId) ?? 0;
     if (held >= this.limits.perKey) {
       throw new DocwrightError(
@@ -54,10 +54,10 @@ export class StreamSlots {
     };
   }
 
-  /** Ends every open stream (each with its final event); how many there were. */
-  endAll(): number {
+  /** Ends every open stream (each with its final event); resolves with how many there were once all have ended. */
+  async endAll(): Promise<number> {
     const enders = [...this.enders];
-    for (const end of enders) end();
+    await Promise.all(enders.map(async (end) => end()));
     return enders.length;
   }
 
