@@ -4,7 +4,7 @@ import type { AnalyticsReader } from '../../src/analytics/analytics-store.js';
 import { foldedCheck, rawPagesAndSiteSql, type FoldedCheck } from '../../src/analytics/postgres-pages-and-site.js';
 import { planRange } from '../../src/analytics/range-plan.js';
 import { rawHits, type GroupCountsRow } from '../../src/analytics/raw-hit-queries.js';
-import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit, kitAnalyticsService } from '../helpers/analytics-kit.js';
+import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit, ingestInBatches, kitAnalyticsService } from '../helpers/analytics-kit.js';
 import { bruteForceVisitors, oracleOrder, type OracleHit } from '../helpers/analytics-oracle.js';
 
 /**
@@ -35,14 +35,7 @@ describe('PostgreSQL visitors report: probe and merge of folded visit days [post
     visitor: `v${(index * 4) % 11}`,
     userAgent: agents[(index * 7) % agents.length]!,
   }));
-  const send = async (part: readonly OracleHit[]) => {
-    for (let start = 0; start < part.length; start += 5) {
-      const events = part
-        .slice(start, start + 5)
-        .map((hit) => ({ timestamp: new Date(hit.at).toISOString(), path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent }));
-      expect((await service.ingest(kit.projectId, events)).accepted).toBe(events.length);
-    }
-  };
+  const send = (part: readonly OracleHit[]) => ingestInBatches(service, kit.projectId, part);
 
   /** The choice the report makes now, and the rows of every exact way, for whole days and for a range with an edge. */
   const snapshot = async () => {
