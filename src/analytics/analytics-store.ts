@@ -72,6 +72,8 @@ export interface PruneCounts {
 export interface UnfoldedHits {
   condition: string;
   parameters: readonly unknown[];
+  /** How many hits are unfolded, of every site (PostgreSQL: its pending batches), for choosing a plan; unset when not known. */
+  hits?: number;
 }
 
 /**

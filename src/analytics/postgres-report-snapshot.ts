@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import type { AnalyticsReader, UnfoldedHits } from './analytics-store.js';
 
-/** The pending batches of the snapshot, as an array literal and its bounds (for the block-range index); null ids when none. */
-const PENDING_BATCHES = `select '{' || string_agg(id::text, ',') || '}' as ids, min(id)::text as lowest, max(id)::text as highest from analytics_ingest_batches`;
+/** The pending batches of the snapshot, as an array literal, its bounds (for the block-range index) and their hits; null ids when none. */
+const PENDING_BATCHES = `select '{' || string_agg(id::text, ',') || '}' as ids, min(id)::text as lowest, max(id)::text as highest,
+  coalesce(sum(hits), 0)::text as hits from analytics_ingest_batches`;
 
 /**
  * Hits of the pending batches: the bounds go to the block-range index, the exact list is
@@ -20,11 +21,11 @@ export const PENDING_HITS = 'batch between ? and ? and +batch = any(?::bigint[])
  * neither waits for a fold nor holds one up.
  */
 export async function readSnapshot<T>(client: pg.PoolClient, numbered: (sql: string) => string, work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
-  const { rows } = await client.query<{ ids: string | null; lowest: string | null; highest: string | null }>(PENDING_BATCHES);
+  const { rows } = await client.query<{ ids: string | null; lowest: string | null; highest: string | null; hits: string }>(PENDING_BATCHES);
   const pending = rows[0]!;
   let unfolded: UnfoldedHits | null = null;
   if (pending.ids !== null) {
-    unfolded = { condition: PENDING_HITS, parameters: [pending.lowest, pending.highest, pending.ids] };
+    unfolded = { condition: PENDING_HITS, parameters: [pending.lowest, pending.highest, pending.ids], hits: Number(pending.hits) };
     // As in a fold step: before autovacuum has analysed fresh hits, the planner takes
     // the table for small and would scan all of it rather than use the block-range index.
     await client.query('set local enable_seqscan = off');

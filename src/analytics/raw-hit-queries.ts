@@ -1,5 +1,5 @@
 import type { AnalyticsReader } from './analytics-store.js';
-import { DAY_MS, SITE_DIMENSION } from './analytics-codes.js';
+import { DAY_MS } from './analytics-codes.js';
 import type { RangePlan, TimeWindow } from './range-plan.js';
 
 /**
@@ -59,7 +59,7 @@ export function rawHits(reader: AnalyticsReader, site: number, plan: RangePlan):
 }
 
 /** Per group: seen in the raw hits (mask) and not already counted by the rollups (folded). */
-const GROUP_COUNTS = `
+export const GROUP_COUNTS = `
   sum(case when (mask & 1) != 0 and (folded & 1) = 0 then 1 else 0 end) as g1,
   sum(case when (mask & 2) != 0 and (folded & 2) = 0 then 1 else 0 end) as g2,
   sum(case when (mask & 3) != 0 and (folded & 3) = 0 then 1 else 0 end) as g3,
@@ -104,27 +104,6 @@ export function rawVisitorsSql(raw: RawHits, dimension: RawDimension, probe: boo
   return `select dim, ${GROUP_COUNTS} from (
     select ${dimension.dim} as dim, ${dimension.mask} as mask, ${folded} as folded
     from (${raw.sql}) h where ${dimension.filter} group by ${dimension.groupBy}
-  ) counted group by dim`;
-}
-
-/**
- * PostgreSQL, visitors family: PAGES and SITE from one sort of the raw hits. Sorted by
- * (visitor, page), one pass yields the (page, visitor) groups and the (visitor) groups
- * (grouping sets), so the hits are read and sorted once instead of twice (a report's
- * queries share one connection there, so two statements ran one after the other). Same
- * rows as rawVisitorsSql for PAGES and SITE together: the site is dimension 0, and page
- * dimensions are dictionary ids, never 0. Parameters as for rawVisitorsSql.
- */
-export function rawPagesAndSiteSql(raw: RawHits, probe: boolean): string {
-  const folded = probe
-    ? `coalesce((select max(v.mask & 1) + max(v.mask & 2) + max(v.mask & 4) from analytics_visit_days v
-        where v.site = ? and v.dim = grouped.dim and v.visitor = grouped.visitor and v.day >= ? and v.day < ?), 0)`
-    : '0';
-  return `select dim, ${GROUP_COUNTS} from (
-    select dim, mask, ${folded} as folded from (
-      select case when grouping(h.page) = 0 then h.page else ${SITE_DIMENSION} end as dim, h.visitor, ${HUMAN_OR_AI_MASK} as mask
-      from (${raw.sql}) h where h.class <= 2 group by grouping sets ((h.visitor, h.page), (h.visitor))
-    ) grouped
   ) counted group by dim`;
 }
 

@@ -11,7 +11,6 @@ import {
   SITE,
   SITE_CLASSES,
   rawHits,
-  rawPagesAndSiteSql,
   rawVisitorsSql,
   unfoldedDailySql,
   unfoldedHitsSql,
@@ -19,6 +18,7 @@ import {
   type GroupCountsRow,
   type RawDimension,
 } from './raw-hit-queries.js';
+import { rawPagesAndSite } from './postgres-pages-and-site.js';
 
 /** Unique visitors of one dimension and group. */
 export interface DimensionCount {
@@ -89,12 +89,12 @@ export async function countVisitors(store: AnalyticsReader, site: number, plan: 
 async function rawVisitorCounts(store: AnalyticsReader, site: number, plan: RangePlan, family: Family): Promise<DimensionCount[][]> {
   const raw = rawHits(store, site, plan);
   if (raw === null) return [];
-  const whole = [site, plan.fromDay, plan.toDay];
+  const whole = [site, plan.fromDay, plan.toDay] as const;
+  if (store.dialect === 'postgres' && family === 'visitors') {
+    return [groupRows(await rawPagesAndSite(store, raw, whole, plan.fromDay < plan.toDay), [1, 2, 3])];
+  }
   const probe = plan.fromDay < plan.toDay && (await store.select(FOLDED_IN_WHOLE_DAYS, whole)).length > 0;
   const parameters = probe ? [...whole, ...raw.parameters] : raw.parameters;
-  if (store.dialect === 'postgres' && family === 'visitors') {
-    return [groupRows(await store.select<GroupCountsRow>(rawPagesAndSiteSql(raw, probe), parameters), [1, 2, 3])];
-  }
   return Promise.all(
     RAW_DIMENSIONS[family].map(async (dimension) =>
       groupRows(await store.select<GroupCountsRow>(rawVisitorsSql(raw, dimension, probe), parameters), dimension.groups),

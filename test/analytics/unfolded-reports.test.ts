@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { AnalyticsService } from '../../src/analytics/analytics-service.js';
-import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit, kitAnalyticsService } from '../helpers/analytics-kit.js';
+import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit, ingestInBatches, kitAnalyticsService } from '../helpers/analytics-kit.js';
 import { bruteForceClasses, bruteForceVisitors, oracleOrder, type OracleHit } from '../helpers/analytics-oracle.js';
 import { BACKENDS } from '../helpers/test-database.js';
 
@@ -32,15 +32,7 @@ describe.each(BACKENDS)('reports over unfolded hits [%s]', (dialect) => {
     userAgent: agents[(index * 5) % agents.length]!,
   }));
   const place = () => hits.forEach((hit, index) => (hit.at = (today - 1 - (index % 4)) * DAY + index * 60_000));
-  /** In batches of 5: on PostgreSQL a fold step takes whole batches. */
-  const send = async (part: readonly OracleHit[]) => {
-    for (let start = 0; start < part.length; start += 5) {
-      const events = part
-        .slice(start, start + 5)
-        .map((hit) => ({ timestamp: new Date(hit.at).toISOString(), path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent }));
-      expect((await service.ingest(kit.projectId, events)).accepted).toBe(events.length);
-    }
-  };
+  const send = (part: readonly OracleHit[]) => ingestInBatches(service, kit.projectId, part);
   const check = async (stored: readonly OracleHit[]) => {
     const from = (today - 3) * DAY + DAY / 3;
     const to = today * DAY;

@@ -6,6 +6,7 @@ import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-s
 import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
 import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from './test-app.js';
 import type { AnalyticsBackend } from './test-database.js';
+import type { OracleHit } from './analytics-oracle.js';
 
 /** Real user agents per class (classified as such by src/analytics/classification). */
 export const USER_AGENTS = {
@@ -95,4 +96,19 @@ export function kitAnalyticsService(kit: AnalyticsKit, fold: FoldSchedulerOption
     fold,
     clickhouse: kit.t.config.analytics.clickhouse,
   });
+}
+
+/**
+ * Ingests oracle hits through `service`, `size` events per call, and fails unless every
+ * one is accepted. Small batches: on PostgreSQL a fold step takes whole batches, so tests
+ * can fold part of them.
+ */
+export async function ingestInBatches(service: AnalyticsService, projectId: string, hits: readonly OracleHit[], size = 5): Promise<void> {
+  for (let start = 0; start < hits.length; start += size) {
+    const events = hits
+      .slice(start, start + size)
+      .map((hit) => ({ timestamp: new Date(hit.at).toISOString(), path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent }));
+    const { accepted } = await service.ingest(projectId, events);
+    if (accepted !== events.length) throw new Error(`${accepted} of ${events.length} events accepted`);
+  }
 }
