@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -40,3 +41,9 @@ export function packagePath(...segments: string[]): string {
 export function workerEntry(name: string): URL {
   return pathToFileURL(RUNNING_COMPILED ? packagePath('dist', `${name}.js`) : packagePath('src', `${name}-bootstrap.mjs`));
 }
+
+/**
+ * `require` as the package itself resolves it (its node_modules), the same from src/ and
+ * dist/: for an optional CommonJS dependency loaded synchronously inside a try.
+ */
+export const requireFromPackage: NodeJS.Require = createRequire(packagePath('package.json'));

@@ -1,5 +1,5 @@
 import { verify, type KeyObject } from 'node:crypto';
-import { createRequire } from 'node:module';
+import { requireFromPackage } from '../../core/runtime-paths.js';
 
 /** The one libsodium call used; sodium-native ships no type declarations. */
 interface SodiumVerify {
@@ -17,7 +17,7 @@ const SIGNATURE_BYTES = 64;
  */
 function loadSodium(): SodiumVerify | null {
   try {
-    return createRequire(import.meta.url)('sodium-native') as SodiumVerify;
+    return requireFromPackage('sodium-native') as SodiumVerify;
   } catch {
     return null;
   }
