@@ -104,7 +104,7 @@ export class ToolWorkerPool {
       slot.next?.reject(stopped);
       slot.job = null;
       slot.next = null;
-      return this.retire(slot);
+      return this.retire(slot, true);
     });
     await Promise.all(exits);
   }
@@ -230,7 +230,12 @@ export class ToolWorkerPool {
     this.pump();
   }
 
-  private retire(slot: Slot): Promise<void> {
+  /**
+   * Takes the worker out of the pool and stops it. `untilLoaded` is for a caller that waits
+   * on the result (close()): a worker still loading is then stopped once loaded, see below.
+   * The others do not wait, so a loading worker (one past its start limit, say) stops now.
+   */
+  private retire(slot: Slot, untilLoaded = false): Promise<void> {
     const index = this.slots.indexOf(slot);
     if (index !== -1) this.slots.splice(index, 1);
     clearTimeout(slot.timer);
@@ -243,7 +248,7 @@ export class ToolWorkerPool {
         () => undefined,
         () => undefined,
       );
-    if (slot.ready) return stop();
+    if (slot.ready || !untilLoaded) return stop();
     // A worker stopped while it is still loading its modules sometimes never emits 'exit'
     // (Node 20 and 22: about one close in twenty when the docs check ended while its
     // second worker started), so terminate() never settled and a CLI whose last step is
