@@ -135,6 +135,9 @@ function parseSegments(pattern: string): Segment[] {
     }
     const tokens = parseTokens(part);
     const literal = tokens.every((token) => token.kind === 'char') ? tokens.map((token) => (token as { char: string }).char).join('') : null;
+    // An escaped `\.` is the same directory as a bare `.`; kept, it would make the crawler
+    // start at `.` and list `./docs/…` instead of `docs/…`.
+    if (literal === '.') continue;
     segments.push({ kind: 'plain', tokens: collapseStars(tokens), literal });
   }
   return segments;

@@ -120,6 +120,14 @@ describe('globWorkspace with hostile patterns', () => {
     expect(await globWorkspace(root, 'docs/*.md', { maxPatternLength: 1000 })).toEqual(['docs/intro.md']);
   });
 
+  it('treats an escaped dot segment as the directory itself, so paths never start with ./', async () => {
+    await mkdir(path.join(root, 'docs'), { recursive: true });
+    await writeFile(path.join(root, 'docs', 'intro.md'), 'x');
+    expect(compileGlob('\\./docs/*.md')).toMatchObject({ literalPrefix: 'docs', maxDepth: 2 });
+    expect(await globWorkspace(root, '\\./docs/*.md', { maxPatternLength: 1000 })).toEqual(['docs/intro.md']);
+    expect(await globWorkspace(root, 'docs/\\./*.md', { maxPatternLength: 1000 })).toEqual(['docs/intro.md']);
+  });
+
   it('never crawls outside the workspace through a literal prefix that expands to ..', async () => {
     expect(
       await globWorkspace(root, '{..,..}/**', { maxPatternLength: 1000 }).catch((error: unknown) =>
