@@ -1,3 +1,5 @@
+import pRetry from 'p-retry';
+import { backoffDelayMs } from '../core/backoff.js';
 import { isDocwrightError } from '../core/errors.js';
 import { abortableSleep } from '../../packages/sdk/src/index.js';
 
@@ -26,22 +28,27 @@ export function isRetryableError(error: unknown): boolean {
 
 /**
  * Runs `operation`, retrying retryable failures with exponential backoff and jitter
- * (so several clients that failed together do not come back together). The last error
- * is thrown once the retries are used up.
+ * (core/backoff.ts's "equal jitter", so several clients that failed together do not come
+ * back together). The last error is thrown once the retries are used up or the signal
+ * aborts.
+ *
+ * p-retry runs the attempts; the wait is made in its onFailedAttempt hook (the pattern its
+ * README shows) rather than by its own timer, because p-retry 7 — the last major that runs
+ * on Node 20 — does not tell the hook how long it will wait, and the CLI prints that delay.
  */
 export async function withRetries<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
   const sleep = options.sleep ?? abortableSleep;
-  const random = options.random ?? Math.random;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await operation(attempt);
-    } catch (error) {
-      if (attempt >= options.retries || !isRetryableError(error) || options.signal?.aborted) throw error;
-      const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** attempt);
-      const delayMs = Math.round(ceiling * (0.5 + random() / 2));
-      options.onRetry?.(error, attempt + 1, delayMs);
+  const backoff = { baseMs: options.baseDelayMs, capMs: options.maxDelayMs, random: options.random ?? Math.random };
+  const worthRetrying = (error: unknown): boolean => isRetryableError(error) && options.signal?.aborted !== true;
+  return pRetry((attemptNumber) => operation(attemptNumber - 1), {
+    retries: options.retries,
+    minTimeout: 0,
+    shouldRetry: ({ error }) => worthRetrying(error),
+    onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+      if (retriesLeft === 0 || !worthRetrying(error)) return;
+      const delayMs = backoffDelayMs(attemptNumber, backoff);
+      options.onRetry?.(error, attemptNumber, delayMs);
       await sleep(delayMs, options.signal);
-      if (options.signal?.aborted) throw error;
-    }
-  }
+    },
+  });
 }
