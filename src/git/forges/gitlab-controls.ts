@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import pRetry from 'p-retry';
 import { isDocwrightError } from '../../core/errors.js';
 import type { PullRequestControls } from './forge.js';
 
@@ -117,19 +118,21 @@ export async function enableGitLabAutoMerge(
     ...(controls.mergeMethod === 'squash' ? { squash: true } : {}),
   };
   const action = `setting !${mergeRequest.iid} to merge automatically`;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await call('PUT', `${projectPath}/merge_requests/${mergeRequest.iid}/merge`, body, action);
-      return null;
-    } catch (error) {
-      // Right after it is opened, GitLab answers 405 until its mergeability check is done.
-      const status = isDocwrightError(error) ? (error.cause as { status?: unknown } | undefined)?.status : undefined;
-      if (status === NOT_YET && attempt < timing.attempts) {
-        await sleep(timing.delayMs * attempt);
-        continue;
-      }
-      const said = error instanceof Error ? error.message : String(error);
-      return `${said} Auto-merge is not set: the merge request stays open for review.`;
-    }
+  // Right after it is opened, GitLab answers 405 until its mergeability check is done.
+  const notYet = (error: unknown): boolean => (isDocwrightError(error) ? (error.cause as { status?: unknown } | undefined)?.status : undefined) === NOT_YET;
+  try {
+    await pRetry(() => call('PUT', `${projectPath}/merge_requests/${mergeRequest.iid}/merge`, body, action), {
+      retries: Math.max(0, timing.attempts - 1),
+      // The wait grows linearly (n × delayMs), which p-retry's exponential timer cannot express.
+      minTimeout: 0,
+      shouldRetry: ({ error }) => notYet(error),
+      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
+        if (retriesLeft > 0 && notYet(error)) await sleep(timing.delayMs * attemptNumber);
+      },
+    });
+    return null;
+  } catch (error) {
+    const said = error instanceof Error ? error.message : String(error);
+    return `${said} Auto-merge is not set: the merge request stays open for review.`;
   }
 }
