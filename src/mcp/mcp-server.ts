@@ -3,6 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isDocwrightError } from '../core/errors.js';
 import type { DocwrightApi } from './mcp-api.js';
+import { JOB_STATUSES, type JobStatus } from '../jobs/job.js';
+import { createBodySchema, MAX_PROMPT_LENGTH } from '../jobs/job-schemas.js';
 
 /** Bounds of the tools' answers: an MCP client hands them to a model, so they stay small. */
 export const MCP_LIMITS = {
@@ -14,9 +16,6 @@ export const MCP_LIMITS = {
   defaultAgents: 20,
   maxMessageChars: 4_000,
 } as const;
-
-const MAX_PROMPT_LENGTH = 32_000;
-const JOB_STATUSES = ['active', 'completed', 'archived', 'failed'] as const;
 
 const jobId = z
   .string()
@@ -93,10 +92,11 @@ export function createMcpServer(options: McpServerOptions): McpServer {
     {
       title: 'Create agent job',
       description:
-        'Start an agent job: the agent edits the docs repository by the prompt and opens a pull request. Answers the job (status "active"); poll get_job.',
-      inputSchema: { prompt },
+        'Start an agent job: the agent edits the docs repository by the prompt and opens a pull request. The optional controls are those of the HTTP API (ref, branchName, draft, reviewers, labels, autoMerge, mergeMethod). Answers the job (status "active"); poll get_job.',
+      // The API's own create body, so the tool offers every control and the same limits.
+      inputSchema: createBodySchema.shape,
     },
-    run(({ prompt: body }) => api({ method: 'POST', path: `/v2/agent/${project}/job`, body: { prompt: body } })),
+    run((body) => api({ method: 'POST', path: `/v2/agent/${project}/job`, body })),
   );
   server.registerTool(
     'get_job',
@@ -149,7 +149,7 @@ export function createMcpServer(options: McpServerOptions): McpServer {
       title: 'List agent jobs',
       description: "The project's jobs, newest first, optionally by status; page with offset while hasMore is true.",
       inputSchema: {
-        status: z.enum(JOB_STATUSES).optional(),
+        status: z.enum(JOB_STATUSES as [JobStatus, ...JobStatus[]]).optional(),
         limit: limitField('Jobs', MCP_LIMITS.defaultListJobs, MCP_LIMITS.maxListJobs),
         offset: offsetField,
       },

@@ -171,7 +171,18 @@ describe.each(BACKENDS)('MCP (%s)', (backend) => {
     expect(badRange.text).toMatch(/^validation_failed: /);
     const tooMany = await call(client, 'list_jobs', { limit: 500 });
     expect(tooMany.isError).toBe(true);
-    for (const answer of [empty, traversal, unknown, badRange, tooMany]) expect(answer.text).not.toContain(h.key);
+    // create_job takes the API's controls, and the API's rules refuse what they refuse.
+    const draftMerge = await call(client, 'create_job', { prompt: 'Add a page.', draft: true, autoMerge: true });
+    expect(draftMerge.isError).toBe(true);
+    expect(draftMerge.text).toMatch(/^validation_failed: [^]*autoMerge: cannot be combined with draft/);
+    const labelled = await call(client, 'create_job', { prompt: 'Add a page.', labels: ['docs'] });
+    expect(labelled.text).toMatch(/^pull_request_options_unsupported: /);
+    const named = await json(client, 'create_job', { prompt: 'hang, please', branchName: 'mcp-guide' });
+    expect(named.status).toBe('active');
+    const taken = await call(client, 'create_job', { prompt: 'Add a page.', branchName: 'mcp-guide' });
+    expect(taken).toMatchObject({ isError: true, text: expect.stringMatching(/^branch_taken: /) as unknown });
+    await json(client, 'cancel_job', { jobId: named.id });
+    for (const answer of [empty, traversal, unknown, badRange, tooMany, draftMerge, labelled, taken]) expect(answer.text).not.toContain(h.key);
   });
 
   test('cancel_job stops a job during a slow model call; a second cancel is a tool error', async () => {
