@@ -1,5 +1,5 @@
 import { api, enc, query } from './client';
-import type { Job, JobList, JobStatus, Turn } from './types';
+import type { Job, JobControls, JobList, JobStatus, Turn } from './types';
 
 const base = (projectId: string) => `/v2/agent/${enc(projectId)}`;
 
@@ -7,7 +7,7 @@ export const jobsApi = {
   list: (projectId: string, params: { status?: JobStatus | undefined; limit?: number; offset?: number }, signal?: AbortSignal) =>
     api.get<JobList>(`${base(projectId)}/jobs${query({ status: params.status, limit: params.limit, offset: params.offset })}`, { signal }),
   get: (projectId: string, jobId: string, signal?: AbortSignal) => api.get<Job>(`${base(projectId)}/job/${enc(jobId)}`, { signal }),
-  create: (projectId: string, prompt: string) => api.post<Job>(`${base(projectId)}/job`, { prompt }),
+  create: (projectId: string, prompt: string, controls: JobControls = {}) => api.post<Job>(`${base(projectId)}/job`, { prompt, ...controls }),
   messages: async (projectId: string, jobId: string, signal?: AbortSignal) =>
     (await api.get<{ messages: Turn[] }>(`${base(projectId)}/job/${enc(jobId)}/messages`, { signal })).messages,
   followUp: (projectId: string, jobId: string, prompt: string) => api.post<Job>(`${base(projectId)}/job/${enc(jobId)}/message`, { prompt }),

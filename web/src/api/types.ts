@@ -109,6 +109,17 @@ export interface DocsProblem {
   new?: boolean;
 }
 
+/** The optional pull request controls of a new job (docs/agent-jobs.md). */
+export interface JobControls {
+  ref?: string;
+  branchName?: string;
+  draft?: boolean;
+  reviewers?: string[];
+  labels?: string[];
+  autoMerge?: boolean;
+  mergeMethod?: 'merge' | 'squash' | 'rebase';
+}
+
 export interface Turn {
   sequence: number;
   prompt: string;
@@ -119,8 +130,10 @@ export interface Turn {
   commit: string | null;
   problems: DocsProblem[];
   refusedFiles: Array<{ path: string; reason: string }>;
+  /** Pull request controls the forge refused (a reviewer it does not know, auto-merge not allowed). */
+  warnings: string[];
   error: JobError | null;
-  usage: { inputTokens: number; outputTokens: number };
+  usage: { inputTokens: number; outputTokens: number; estimatedCostUsd: number | null };
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;

@@ -1,23 +1,26 @@
 import { useState } from 'preact/hooks';
 import { jobsApi, rememberFirstPrompt } from '../api/jobs-api';
-import type { Job } from '../api/types';
+import type { ForgeKind, Job } from '../api/types';
 import { useSubmission } from '../hooks/use-submission';
 import { ErrorMessage } from './error-message';
 import { Field } from './field';
+import { NO_OPTIONS, PullRequestOptions, toControls } from './pull-request-options';
 
 const MAX_PROMPT = 32_000;
 
-export function NewJobForm({ projectId, onCreated }: { projectId: string; onCreated: (job: Job) => void }) {
+export function NewJobForm({ projectId, forge, onCreated }: { projectId: string; forge: ForgeKind; onCreated: (job: Job) => void }) {
   const [prompt, setPrompt] = useState('');
+  const [options, setOptions] = useState(NO_OPTIONS);
   const { busy, error, run } = useSubmission();
   const submit = async (event: Event) => {
     event.preventDefault();
     const text = prompt.trim();
     if (text === '') return;
     await run(async () => {
-      const job = await jobsApi.create(projectId, text);
+      const job = await jobsApi.create(projectId, text, toControls(options));
       rememberFirstPrompt(job.id, text);
       setPrompt('');
+      setOptions(NO_OPTIONS);
       onCreated(job);
     });
   };
@@ -45,6 +48,7 @@ export function NewJobForm({ projectId, onCreated }: { projectId: string; onCrea
           />
         )}
       </Field>
+      <PullRequestOptions forge={forge} state={options} onChange={setOptions} errors={error?.fieldErrors() ?? {}} />
       {error && <ErrorMessage error={error} title={error.status === 429 ? 'Rate limit reached' : 'Could not start the job'} />}
       <div class="form-actions">
         <button type="submit" class="btn btn-primary" disabled={busy || prompt.trim() === ''}>

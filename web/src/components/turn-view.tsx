@@ -96,6 +96,16 @@ export function TurnView({ turn, author }: { turn: Turn; author: string }) {
             </ul>
           </div>
         )}
+        {turn.warnings.length > 0 && (
+          <div class="alert alert-warning turn-warnings">
+            <p class="alert-title">The forge refused some pull request options</p>
+            <ul class="alert-list">
+              {turn.warnings.map((warning) => (
+                <li key={warning}>{warning}</li>
+              ))}
+            </ul>
+          </div>
+        )}
         {turn.problems.length > 0 && (
           <details class="steps">
             <summary>
@@ -118,6 +128,7 @@ export function TurnView({ turn, author }: { turn: Turn; author: string }) {
         {(turn.usage.inputTokens > 0 || turn.usage.outputTokens > 0) && (
           <p class="muted small">
             {formatNumber(turn.usage.inputTokens)} input and {formatNumber(turn.usage.outputTokens)} output tokens
+            {turn.usage.estimatedCostUsd !== null && `, about $${turn.usage.estimatedCostUsd.toFixed(turn.usage.estimatedCostUsd < 1 ? 4 : 2)}`}
           </p>
         )}
       </article>

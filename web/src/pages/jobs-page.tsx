@@ -73,6 +73,7 @@ function JobsContent({ project }: { project: Project }) {
         <h2 id="new-job-heading">Ask the agent</h2>
         <NewJobForm
           projectId={project.id}
+          forge={project.forge}
           onCreated={(job) => {
             setFresh(job.id);
             list.setData((previous) => ({ jobs: upsert(previous?.jobs ?? [], job, status), hasMore: previous?.hasMore ?? false }));
