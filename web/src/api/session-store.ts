@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, setCsrfToken } from './client';
 import { toApiError, type ApiError } from './api-error';
-import type { Session, SignedIn, User } from './types';
+import type { Session, SessionUser as User, SignedIn } from './types';
 
 export type SessionState =
   | { status: 'loading' }

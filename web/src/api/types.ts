@@ -1,62 +1,30 @@
-// The JSON shapes of the server's answers the dashboard reads (docs/dashboard.md,
-// docs/agent-jobs.md, docs/analytics.md). Only the fields the pages use are listed.
+// The JSON shapes of the server's answers the dashboard reads. Where the OpenAPI document
+// describes a shape, the type is the SDK's, generated from that document (packages/sdk,
+// `npm run sdk:generate`), so the dashboard cannot drift from the server; a type import
+// only, nothing of the SDK is bundled. The rest are the dashboard's own (docs/dashboard.md).
+import type { components, operations } from '../../../packages/sdk/src/schema';
+
+type Schemas = components['schemas'];
 
 export type Role = 'admin' | 'member';
 
-export interface User {
-  id: string;
-  email: string;
-  role: Role;
-  createdAt?: string;
-}
+export type User = Schemas['User'];
+/** The signed-in user as the session answers it (no createdAt). */
+export type SessionUser = Schemas['SessionUser'];
 
-export interface Session {
-  setupRequired: boolean;
-  user: User | null;
-  csrfToken: string;
-}
+export type Session = Schemas['SessionState'];
 
-export interface SignedIn {
-  user: User;
-  csrfToken: string;
-}
+export type SignedIn = Schemas['SignedIn'];
 
 export type ForgeKind = 'local' | 'github' | 'gitlab';
 
-export interface ProjectSettings {
-  model?: string;
-  rateLimitPerHour?: number;
-  allowedOrigins?: string[];
-  /** The docs site's hosts a Web Bot Auth signature must name; default: allowedOrigins' hosts. */
-  siteHosts?: string[];
-  rotateVisitorIdsDaily?: boolean;
-  writePolicy?: { allow?: string[]; deny?: string[] };
-}
+export type ProjectSettings = Schemas['Project']['settings'];
 
-export interface Project {
-  id: string;
-  name: string;
-  repository: string;
-  ref: string;
-  forge: ForgeKind;
-  settings: ProjectSettings;
-  hasForgeCredentials: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Project = Schemas['Project'];
 
 export type KeyScope = 'admin' | 'ingest';
 
-export interface ApiKeyInfo {
-  id: string;
-  name: string | null;
-  hint: string;
-  scope: KeyScope;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-}
+export type ApiKeyInfo = Schemas['ApiKeyInfo'];
 
 export interface CreatedKey {
   key: ApiKeyInfo;
@@ -73,19 +41,7 @@ export interface JobError {
   message: string;
 }
 
-export interface Job {
-  id: string;
-  status: JobStatus;
-  source: { repository: string; ref: string };
-  model: string;
-  prLink: string | null;
-  /** Local forge only; absent on servers without the pull-request API. */
-  prStatus?: PullRequestStatus | null;
-  createdAt: string;
-  archivedAt: string | null;
-  updatedAt: string;
-  error: JobError | null;
-}
+export type Job = Schemas['AgentJob'];
 
 export interface JobList {
   jobs: Job[];
@@ -109,66 +65,14 @@ export interface DocsProblem {
   new?: boolean;
 }
 
-/** The optional pull request controls of a new job (docs/agent-jobs.md). */
-export interface JobControls {
-  ref?: string;
-  branchName?: string;
-  draft?: boolean;
-  reviewers?: string[];
-  labels?: string[];
-  autoMerge?: boolean;
-  mergeMethod?: 'merge' | 'squash' | 'rebase';
-}
+/** The optional pull request controls of a new job: the create body without the prompt. */
+export type JobControls = Omit<NonNullable<operations['createAgentJob']['requestBody']>['content']['application/json'], 'prompt'>;
 
-export interface Turn {
-  sequence: number;
-  prompt: string;
-  status: TurnStatus;
-  finalMessage: string | null;
-  steps: ToolStep[];
-  filesChanged: string[];
-  commit: string | null;
-  problems: DocsProblem[];
-  refusedFiles: Array<{ path: string; reason: string }>;
-  /** Pull request controls the forge refused (a reviewer it does not know, auto-merge not allowed). */
-  warnings: string[];
-  error: JobError | null;
-  usage: { inputTokens: number; outputTokens: number; estimatedCostUsd: number | null };
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
+export type Turn = Schemas['AgentJobTurn'];
 
-export interface PullRequestFile {
-  path: string;
-  /** The old path of a renamed or copied file. */
-  previousPath?: string;
-  status: string;
-  additions: number;
-  deletions: number;
-  binary: boolean;
-}
+export type PullRequestFile = Schemas['LocalPullRequest']['files'][number];
 
-export interface PullRequest {
-  number: number;
-  title: string;
-  body: string;
-  /** Sanitised by the server; the only HTML the dashboard inserts as HTML. */
-  bodyHtml: string;
-  status: PullRequestStatus;
-  base: string;
-  head: string;
-  jobId: string | null;
-  files: PullRequestFile[];
-  filesTruncated: boolean;
-  diff: string;
-  diffTruncated: boolean;
-  /** False when a branch is gone: diff and files are then empty. */
-  diffAvailable: boolean;
-  mergeCommit: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type PullRequest = Schemas['LocalPullRequest'];
 
 export interface VisitorCounts {
   human: number;
@@ -194,11 +98,7 @@ export interface DailyReport {
 
 export type HitClass = 'human' | 'ai' | 'ai-search' | 'ai-training' | 'bot';
 
-export interface TrafficReport {
-  classes: Array<{ class: HitClass; hits: number; visitors: number }>;
-  agents: Array<{ agent: string; class: HitClass; hits: number; visitors: number }>;
-  hasMoreAgents: boolean;
-}
+export type TrafficReport = Schemas['Traffic'];
 
 /** An RFC 9457 problem body as Docwright sends it. */
 export interface Problem {
@@ -212,49 +112,13 @@ export interface Problem {
 }
 
 /** An entry of GET /v1/analytics/{projectId}/agents. */
-export interface AgentReportEntry {
-  agent: string;
-  class: HitClass;
-  category: string;
-  visitors: number;
-  hits: number;
-  verifiedHits: number;
-  verifiedShare: number;
-  spoofedHits: number;
-  pages: number;
-  markdownReads: number;
-  llmsTxtReads: number;
-  llmsFullTxtReads: number;
-}
+export type AgentReportEntry = Schemas['AgentReportEntry'];
 
-export interface AgentsReport {
-  dateFrom: string;
-  dateTo: string;
-  agents: AgentReportEntry[];
-  hasMore: boolean;
-}
+export type AgentsReport = Schemas['AgentsReport'];
 
 /** An entry of GET /v1/analytics/{projectId}/pages. */
-export interface PageReportEntry {
-  path: string;
-  humanReaders: number;
-  aiReaders: number;
-  aiReadersByCategory: Record<string, number>;
-  aiReferrals: number;
-  agentSkew: number;
-}
+export type PageReportEntry = Schemas['PageReportEntry'];
 
-export interface PagesReport {
-  dateFrom: string;
-  dateTo: string;
-  pages: PageReportEntry[];
-  hasMore: boolean;
-  referralSources: Array<{ source: string; referrals: number; visitors: number }>;
-}
+export type PagesReport = Schemas['PagesReport'];
 
-export interface AgentErrorsReport {
-  dateFrom: string;
-  dateTo: string;
-  errors: Array<{ path: string; status: number; hits: number; visitors: number; agents: string[] }>;
-  hasMore: boolean;
-}
+export type AgentErrorsReport = Schemas['AgentErrorsReport'];
