@@ -51,6 +51,36 @@ export function errorFor(errors: Record<string, string>, name: string): string |
   return undefined;
 }
 
+type TextName = 'ref' | 'branchName' | 'reviewers' | 'labels';
+
+interface TextOptionProps {
+  name: TextName;
+  label: string;
+  hint: string;
+  /** Names and branches are not words; labels may be. */
+  spellcheck?: boolean;
+  state: PullRequestOptionsState;
+  errors: Record<string, string>;
+  onText: (name: TextName, value: string) => void;
+}
+
+function TextOption({ name, label, hint, spellcheck = false, state, errors, onText }: TextOptionProps) {
+  return (
+    <Field label={label} hint={hint} error={errorFor(errors, name)}>
+      {(id, describedBy, invalid) => (
+        <input
+          id={id}
+          value={state[name]}
+          spellcheck={spellcheck}
+          aria-invalid={invalid}
+          aria-describedby={describedBy}
+          onInput={(event) => onText(name, event.currentTarget.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
 interface Props {
   forge: ForgeKind;
   state: PullRequestOptionsState;
@@ -69,63 +99,22 @@ export function PullRequestOptions({ forge, state, onChange, errors }: Props) {
   const changed = JSON.stringify(state) !== JSON.stringify(NO_OPTIONS);
   const hasError = Object.keys(errors).some((path) => path !== 'prompt');
   const autoMergeError = errorFor(errors, 'autoMerge');
+  const field = { state, errors, onText: (name: TextName, value: string) => set(name, value) };
   return (
     <details class="steps pull-request-options" open={changed || hasError}>
       <summary>Pull request options</summary>
       <div class="field-row options-grid">
-        <Field label="Base branch" hint="Start from and open the pull request against this branch; default the project's." error={errorFor(errors, 'ref')}>
-          {(id, describedBy, invalid) => (
-            <input
-              id={id}
-              value={state.ref}
-              spellcheck={false}
-              aria-invalid={invalid}
-              aria-describedby={describedBy}
-              onInput={(event) => set('ref', event.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="Branch name" hint="Pushed as docwright/NAME; default docwright/JOB-ID." error={errorFor(errors, 'branchName')}>
-          {(id, describedBy, invalid) => (
-            <input
-              id={id}
-              value={state.branchName}
-              spellcheck={false}
-              aria-invalid={invalid}
-              aria-describedby={describedBy}
-              onInput={(event) => set('branchName', event.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <TextOption name="ref" label="Base branch" hint="Start from and open the pull request against this branch; default the project's." {...field} />
+        <TextOption name="branchName" label="Branch name" hint="Pushed as docwright/NAME; default docwright/JOB-ID." {...field} />
         {remote && (
           <>
-            <Field
+            <TextOption
+              name="reviewers"
               label="Reviewers"
               hint={forge === 'github' ? 'GitHub logins or org/team, separated by commas.' : 'GitLab usernames, separated by commas.'}
-              error={errorFor(errors, 'reviewers')}
-            >
-              {(id, describedBy, invalid) => (
-                <input
-                  id={id}
-                  value={state.reviewers}
-                  spellcheck={false}
-                  aria-invalid={invalid}
-                  aria-describedby={describedBy}
-                  onInput={(event) => set('reviewers', event.currentTarget.value)}
-                />
-              )}
-            </Field>
-            <Field label="Labels" hint="Separated by commas; created if missing." error={errorFor(errors, 'labels')}>
-              {(id, describedBy, invalid) => (
-                <input
-                  id={id}
-                  value={state.labels}
-                  aria-invalid={invalid}
-                  aria-describedby={describedBy}
-                  onInput={(event) => set('labels', event.currentTarget.value)}
-                />
-              )}
-            </Field>
+              {...field}
+            />
+            <TextOption name="labels" label="Labels" hint="Separated by commas; created if missing." spellcheck {...field} />
             <div class="check-field">
               <input id="job-draft" type="checkbox" checked={state.draft} onChange={(event) => set('draft', event.currentTarget.checked)} />
               <label for="job-draft">Open as a draft</label>
