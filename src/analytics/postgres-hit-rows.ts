@@ -1,5 +1,5 @@
 import type { HitBatch } from './analytics-store.js';
-import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
+import { binaryBigintArray, binaryIntegerArray, binaryTextArray, INT2, INT4, INT8, type IntegerType } from './postgres-binary-array.js';
 
 /**
  * A batch row and its hits, in one statement: the batch is visible exactly when its hits
@@ -46,27 +46,32 @@ export function singleStatementGroup(batches: HitBatch[]): HitRow[] | null {
 /** 0 is "none" in the batch arrays and null in the table. */
 const orNull = (value: number): number | null => (value === 0 ? null : value);
 
-/** The parameters of INSERT_HITS for rows of one site and classifier version. */
+/**
+ * The parameters of INSERT_HITS for rows of one site and classifier version: the columns
+ * as binary arrays (postgres-binary-array.ts), which PostgreSQL reads without parsing.
+ */
 export function hitColumns(rows: HitRow[]): unknown[] {
-  const column = (read: (batch: HitBatch, index: number) => number | bigint | null): string => integerArrayLiteral(rows, (row) => read(row.batch, row.index));
+  const count = rows.length;
+  const column = (type: IntegerType, read: (batch: HitBatch, index: number) => number | null): Buffer =>
+    binaryIntegerArray(type, count, (position) => read(rows[position]!.batch, rows[position]!.index));
   return [
     rows[0]!.batch.site,
     rows[0]!.batch.classifierVersion,
-    rows.length,
-    column((batch, index) => batch.at[index]!),
-    column((batch, index) => batch.page[index]!),
-    column((batch, index) => batch.visitor[index]!),
-    column((batch, index) => batch.classCode[index]!),
-    column((batch, index) => orNull(batch.agent[index]!)),
-    column((batch, index) => orNull(batch.userAgent[index]!)),
-    textArrayLiteral(rows, (row) => row.batch.referrer[row.index] ?? null),
-    column((batch, index) => batch.markdownAccept[index]!),
-    column((batch, index) => batch.category[index]!),
-    column((batch, index) => batch.verification[index]!),
-    column((batch, index) => batch.readKind[index]!),
-    column((batch, index) => orNull(batch.status[index]!)),
-    column((batch, index) => orNull(batch.referral[index]!)),
-    textArrayLiteral(rows, (row) => row.batch.addressBlock?.[row.index] ?? null),
-    column((batch, index) => batch.evidence?.[index] ?? 0),
+    count,
+    column(INT8, (batch, index) => batch.at[index]!),
+    column(INT4, (batch, index) => batch.page[index]!),
+    binaryBigintArray(count, (position) => rows[position]!.batch.visitor[rows[position]!.index]!),
+    column(INT2, (batch, index) => batch.classCode[index]!),
+    column(INT4, (batch, index) => orNull(batch.agent[index]!)),
+    column(INT4, (batch, index) => orNull(batch.userAgent[index]!)),
+    binaryTextArray(count, (position) => rows[position]!.batch.referrer[rows[position]!.index] ?? null),
+    column(INT2, (batch, index) => batch.markdownAccept[index]!),
+    column(INT2, (batch, index) => batch.category[index]!),
+    column(INT2, (batch, index) => batch.verification[index]!),
+    column(INT2, (batch, index) => batch.readKind[index]!),
+    column(INT2, (batch, index) => orNull(batch.status[index]!)),
+    column(INT4, (batch, index) => orNull(batch.referral[index]!)),
+    binaryTextArray(count, (position) => rows[position]!.batch.addressBlock?.[rows[position]!.index] ?? null),
+    column(INT2, (batch, index) => batch.evidence?.[index] ?? 0),
   ];
 }
