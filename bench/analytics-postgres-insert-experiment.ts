@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL hit insert alone, no HTTP and no worker, for comparing statement shapes:
- *   node --import tsx bench/analytics-postgres-insert-experiment.ts [--hits N] [--group N] [--rounds N] [--variants a,b]
+ *   node --import tsx bench/analytics-postgres-insert-experiment.ts [--hits N] [--group N] [--rounds N] [--variants a,b] [--setup SQL]
  * Encodes the first N dataset hits once (as the raw-insert baseline does), then inserts
  * them into a fresh migrated database with each variant in turn, interleaved round by
  * round (a, b, a, b…), each into an emptied table, one statement per group of `--group`
@@ -26,6 +26,7 @@ const { values } = parseArgs({
     group: { type: 'string', default: '16000' },
     rounds: { type: 'string', default: '3' },
     variants: { type: 'string', default: 'text,binary' },
+    setup: { type: 'string', default: '' },
   },
 });
 const hits = Number(values.hits);
@@ -96,6 +97,8 @@ try {
   await database.close();
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  // --setup SQL: run once after the migrations, e.g. to see what an index costs.
+  if (values.setup !== '') await client.query(values.setup);
   const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
   const backend = rows[0]!.pid;
   const perHit = (seconds: number): string => `${((seconds * 1e6) / hits).toFixed(2)} µs`;

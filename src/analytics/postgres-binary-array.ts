@@ -28,34 +28,47 @@ function header(buffer: Buffer, oid: number, count: number, hasNull: boolean): v
   buffer.writeInt32BE(1, 16);
 }
 
-function checkRange(value: number, type: IntegerType): void {
-  const limit = 2 ** (type.bytes * 8 - 1);
-  const ok = type.bytes === 8 ? Number.isSafeInteger(value) : Number.isInteger(value) && value >= -limit && value < limit;
-  if (!ok) throw new TypeError(`binary array: ${String(value)} is not a ${type.bytes * 8}-bit integer`);
+/** A row of a column-oriented batch: `column(batch)[index]` is its value. */
+export interface ColumnRow<Batch> {
+  batch: Batch;
+  index: number;
 }
 
 /**
- * An integer array of `count` elements; `read(i)` gives element i, null for NULL. Numbers
- * must be integers that fit the type (an int8 column takes any safe integer).
+ * An integer array with one element per row, read from each row's batch column (rows of a
+ * batch are usually adjacent, so the column is looked up once per run of them). A missing
+ * column reads as 0; with `zeroIsNull` a 0 is sent as NULL. Values must be integers that
+ * fit the type (int8 takes any safe integer).
  */
-export function binaryIntegerArray(type: IntegerType, count: number, read: (position: number) => number | null): Buffer {
-  let nulls = 0;
-  const values: Array<number | null> = new Array<number | null>(count);
-  for (let position = 0; position < count; position++) {
-    const value = read(position);
-    if (value === null) nulls += 1;
-    else checkRange(value, type);
-    values[position] = value;
-  }
-  const buffer = Buffer.allocUnsafe(HEADER_BYTES + count * 4 + (count - nulls) * type.bytes);
-  header(buffer, type.oid, count, nulls > 0);
+export function binaryIntegerColumn<Batch>(
+  type: IntegerType,
+  rows: readonly ColumnRow<Batch>[],
+  column: (batch: Batch) => ArrayLike<number> | undefined,
+  zeroIsNull = false,
+): Buffer {
+  const count = rows.length;
+  // Sized for no nulls; the unused tail is cut off at the end.
+  const buffer = Buffer.allocUnsafe(HEADER_BYTES + count * (4 + type.bytes));
   let offset = HEADER_BYTES;
-  for (const value of values) {
-    if (value === null) {
+  let hasNull = false;
+  let batch: Batch | undefined;
+  let values: ArrayLike<number> | undefined;
+  const limit = 2 ** (type.bytes * 8 - 1);
+  for (let position = 0; position < count; position++) {
+    const row = rows[position]!;
+    if (row.batch !== batch) {
+      batch = row.batch;
+      values = column(batch);
+    }
+    const value = values === undefined ? 0 : values[row.index]!;
+    if (value === 0 && zeroIsNull) {
+      hasNull = true;
       buffer.writeInt32BE(NULL_LENGTH, offset);
       offset += 4;
       continue;
     }
+    const fits = type.bytes === 8 ? Number.isSafeInteger(value) : Number.isInteger(value) && value >= -limit && value < limit;
+    if (!fits) throw new TypeError(`binary array: ${String(value)} is not a ${type.bytes * 8}-bit integer`);
     buffer.writeInt32BE(type.bytes, offset);
     offset += 4;
     if (type.bytes === 2) buffer.writeInt16BE(value, offset);
@@ -68,17 +81,26 @@ export function binaryIntegerArray(type: IntegerType, count: number, read: (posi
     }
     offset += type.bytes;
   }
-  return buffer;
+  header(buffer, type.oid, count, hasNull);
+  return buffer.subarray(0, offset);
 }
 
-/** An int8 array from 64-bit values as they are (visitor hashes use the whole range). */
-export function binaryBigintArray(count: number, read: (position: number) => bigint): Buffer {
+/** An int8 array from a 64-bit column as it is (visitor hashes use the whole range). */
+export function binaryBigintColumn<Batch>(rows: readonly ColumnRow<Batch>[], column: (batch: Batch) => BigInt64Array): Buffer {
+  const count = rows.length;
   const buffer = Buffer.allocUnsafe(HEADER_BYTES + count * 12);
   header(buffer, INT8.oid, count, false);
   let offset = HEADER_BYTES;
+  let batch: Batch | undefined;
+  let values: BigInt64Array | undefined;
   for (let position = 0; position < count; position++) {
+    const row = rows[position]!;
+    if (row.batch !== batch) {
+      batch = row.batch;
+      values = column(batch);
+    }
     buffer.writeInt32BE(8, offset);
-    buffer.writeBigInt64BE(read(position), offset + 4);
+    buffer.writeBigInt64BE(values![row.index]!, offset + 4);
     offset += 12;
   }
   return buffer;

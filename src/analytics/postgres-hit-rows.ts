@@ -1,5 +1,5 @@
 import type { HitBatch } from './analytics-store.js';
-import { binaryBigintArray, binaryIntegerArray, binaryTextArray, INT2, INT4, INT8, type IntegerType } from './postgres-binary-array.js';
+import { binaryBigintColumn, binaryIntegerColumn, binaryTextArray, INT2, INT4, INT8, type IntegerType } from './postgres-binary-array.js';
 
 /**
  * A batch row and its hits, in one statement: the batch is visible exactly when its hits
@@ -43,35 +43,34 @@ export function singleStatementGroup(batches: HitBatch[]): HitRow[] | null {
   return rows;
 }
 
-/** 0 is "none" in the batch arrays and null in the table. */
-const orNull = (value: number): number | null => (value === 0 ? null : value);
-
 /**
  * The parameters of INSERT_HITS for rows of one site and classifier version: the columns
- * as binary arrays (postgres-binary-array.ts), which PostgreSQL reads without parsing.
+ * as binary arrays (postgres-binary-array.ts), which PostgreSQL reads without parsing. A
+ * 0 in a nullable id or status column is "none", stored as null.
  */
 export function hitColumns(rows: HitRow[]): unknown[] {
-  const count = rows.length;
-  const column = (type: IntegerType, read: (batch: HitBatch, index: number) => number | null): Buffer =>
-    binaryIntegerArray(type, count, (position) => read(rows[position]!.batch, rows[position]!.index));
+  const int = (type: IntegerType, column: (batch: HitBatch) => ArrayLike<number> | undefined, zeroIsNull = false): Buffer =>
+    binaryIntegerColumn(type, rows, column, zeroIsNull);
+  const text = (column: (batch: HitBatch) => ReadonlyArray<string | null> | undefined): Buffer =>
+    binaryTextArray(rows.length, (position) => column(rows[position]!.batch)?.[rows[position]!.index] ?? null);
   return [
     rows[0]!.batch.site,
     rows[0]!.batch.classifierVersion,
-    count,
-    column(INT8, (batch, index) => batch.at[index]!),
-    column(INT4, (batch, index) => batch.page[index]!),
-    binaryBigintArray(count, (position) => rows[position]!.batch.visitor[rows[position]!.index]!),
-    column(INT2, (batch, index) => batch.classCode[index]!),
-    column(INT4, (batch, index) => orNull(batch.agent[index]!)),
-    column(INT4, (batch, index) => orNull(batch.userAgent[index]!)),
-    binaryTextArray(count, (position) => rows[position]!.batch.referrer[rows[position]!.index] ?? null),
-    column(INT2, (batch, index) => batch.markdownAccept[index]!),
-    column(INT2, (batch, index) => batch.category[index]!),
-    column(INT2, (batch, index) => batch.verification[index]!),
-    column(INT2, (batch, index) => batch.readKind[index]!),
-    column(INT2, (batch, index) => orNull(batch.status[index]!)),
-    column(INT4, (batch, index) => orNull(batch.referral[index]!)),
-    binaryTextArray(count, (position) => rows[position]!.batch.addressBlock?.[rows[position]!.index] ?? null),
-    column(INT2, (batch, index) => batch.evidence?.[index] ?? 0),
+    rows.length,
+    int(INT8, (batch) => batch.at),
+    int(INT4, (batch) => batch.page),
+    binaryBigintColumn(rows, (batch) => batch.visitor),
+    int(INT2, (batch) => batch.classCode),
+    int(INT4, (batch) => batch.agent, true),
+    int(INT4, (batch) => batch.userAgent, true),
+    text((batch) => batch.referrer),
+    int(INT2, (batch) => batch.markdownAccept),
+    int(INT2, (batch) => batch.category),
+    int(INT2, (batch) => batch.verification),
+    int(INT2, (batch) => batch.readKind),
+    int(INT2, (batch) => batch.status, true),
+    int(INT4, (batch) => batch.referral, true),
+    text((batch) => batch.addressBlock),
+    int(INT2, (batch) => batch.evidence),
   ];
 }
