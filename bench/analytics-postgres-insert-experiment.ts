@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL hit insert alone, no HTTP and no worker, for comparing statement shapes:
- *   node --import tsx bench/analytics-postgres-insert-experiment.ts [--hits N] [--group N] [--rounds N] [--variants a,b] [--setup SQL]
+ *   node --import tsx bench/analytics-postgres-insert-experiment.ts [--hits N] [--group N] [--rounds N] [--variants text,binary,binary-tlist,text-tlist] [--setup SQL]
  * Encodes the first N dataset hits once (as the raw-insert baseline does), then inserts
  * them into a fresh migrated database with each variant in turn, interleaved round by
  * round (a, b, a, b…), each into an emptied table, one statement per group of `--group`
@@ -59,7 +59,24 @@ function textColumns(rows: HitRow[]): unknown[] {
   ];
 }
 
-const VARIANTS: Record<string, (rows: HitRow[]) => unknown[]> = { text: textColumns, binary: hitColumns };
+/** The insert as main had it before the select-list unnest: the arrays unnested in FROM (a tuplestore per array). */
+const INSERT_HITS_FROM = `with batch as (insert into analytics_ingest_batches (hits) values ($3) returning id)
+  insert into analytics_hits
+  (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, batch,
+   category, verification, read_kind, status, referral, address_block, evidence)
+  select $1::integer, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, $2::integer, (select id from batch),
+    category, verification, read_kind, status, referral, address_block, evidence
+  from unnest($4::bigint[], $5::integer[], $6::bigint[], $7::smallint[], $8::integer[], $9::integer[], $10::text[], $11::smallint[],
+    $12::smallint[], $13::smallint[], $14::smallint[], $15::smallint[], $16::integer[], $17::text[], $18::smallint[])
+    as given (at, page, visitor, class, agent, user_agent, referrer, markdown_accept, category, verification, read_kind, status, referral,
+      address_block, evidence)`;
+
+const VARIANTS: Record<string, { build: (rows: HitRow[]) => unknown[]; text: string }> = {
+  text: { build: textColumns, text: INSERT_HITS_FROM },
+  binary: { build: hitColumns, text: INSERT_HITS_FROM },
+  'binary-tlist': { build: hitColumns, text: INSERT_HITS },
+  'text-tlist': { build: textColumns, text: INSERT_HITS },
+};
 
 const dataset = new AnalyticsDataset(datasetSpec(1));
 const encoded = encodeHits(dataset, 0, hits, 'experiment-secret', 'prj_experiment');
@@ -104,8 +121,8 @@ try {
   const perHit = (seconds: number): string => `${((seconds * 1e6) / hits).toFixed(2)} µs`;
   for (let round = 0; round < rounds; round++) {
     for (const name of values.variants.split(',')) {
-      const build = VARIANTS[name];
-      if (build === undefined) throw new Error(`unknown variant ${name}`);
+      const variant = VARIANTS[name];
+      if (variant === undefined) throw new Error(`unknown variant ${name}`);
       await client.query('truncate analytics_hits, analytics_ingest_batches');
       await client.query('checkpoint');
       const load = (await import('node:os')).loadavg()[0]!.toFixed(1);
@@ -114,10 +131,10 @@ try {
       let nodeCpu = 0;
       for (const group of groups) {
         const cpuBefore = process.cpuUsage();
-        const parameters = build(group);
+        const parameters = variant.build(group);
         const used = process.cpuUsage(cpuBefore);
         nodeCpu += (used.user + used.system) / 1e6;
-        await client.query({ name: `insert_${name}`, text: INSERT_HITS, values: parameters });
+        await client.query({ name: `insert_${name}`, text: variant.text, values: parameters });
       }
       const seconds = (performance.now() - started) / 1000;
       const backendUsed = processCpuSeconds({ pid: backend }) - backendBefore;

@@ -4,18 +4,19 @@ import { binaryBigintColumn, binaryIntegerColumn, binaryTextArray, INT2, INT4, I
 /**
  * A batch row and its hits, in one statement: the batch is visible exactly when its hits
  * are. Site and classifier version are the same for every row ($1, $2), $3 is the
- * number of rows, and the rest come as arrays, one per column (see hitColumns).
+ * number of rows, and the rest come as arrays of that length, one per column (see
+ * hitColumns). The arrays are unnested in the select list, which PostgreSQL steps through
+ * in lockstep one row at a time; `unnest(…) as given (…)` in FROM first copied every array
+ * into a tuplestore of its own, about 0.8 µs of PostgreSQL's CPU per hit of 2.8.
  */
 export const INSERT_HITS = `with batch as (insert into analytics_ingest_batches (hits) values ($3) returning id)
   insert into analytics_hits
   (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, batch,
    category, verification, read_kind, status, referral, address_block, evidence)
-  select $1::integer, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, $2::integer, (select id from batch),
-    category, verification, read_kind, status, referral, address_block, evidence
-  from unnest($4::bigint[], $5::integer[], $6::bigint[], $7::smallint[], $8::integer[], $9::integer[], $10::text[], $11::smallint[],
-    $12::smallint[], $13::smallint[], $14::smallint[], $15::smallint[], $16::integer[], $17::text[], $18::smallint[])
-    as given (at, page, visitor, class, agent, user_agent, referrer, markdown_accept, category, verification, read_kind, status, referral,
-      address_block, evidence)`;
+  select $1::integer, unnest($4::bigint[]), unnest($5::integer[]), unnest($6::bigint[]), unnest($7::smallint[]), unnest($8::integer[]),
+    unnest($9::integer[]), unnest($10::text[]), unnest($11::smallint[]), $2::integer, (select id from batch),
+    unnest($12::smallint[]), unnest($13::smallint[]), unnest($14::smallint[]), unnest($15::smallint[]), unnest($16::integer[]),
+    unnest($17::text[]), unnest($18::smallint[])`;
 
 /** Prepared once per connection: planning the statement would otherwise cost as much as a few hundred rows. */
 export const INSERT_HITS_NAME = 'docwright_insert_hits';
