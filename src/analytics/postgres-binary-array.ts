@@ -42,7 +42,7 @@ export interface ColumnRow<Batch> {
  */
 export function binaryIntegerColumn<Batch>(
   type: IntegerType,
-  rows: readonly ColumnRow<Batch>[],
+  rows: ReadonlyArray<ColumnRow<Batch>>,
   column: (batch: Batch) => ArrayLike<number> | undefined,
   zeroIsNull = false,
 ): Buffer {
@@ -86,7 +86,7 @@ export function binaryIntegerColumn<Batch>(
 }
 
 /** An int8 array from a 64-bit column as it is (visitor hashes use the whole range). */
-export function binaryBigintColumn<Batch>(rows: readonly ColumnRow<Batch>[], column: (batch: Batch) => BigInt64Array): Buffer {
+export function binaryBigintColumn<Batch>(rows: ReadonlyArray<ColumnRow<Batch>>, column: (batch: Batch) => BigInt64Array): Buffer {
   const count = rows.length;
   const buffer = Buffer.allocUnsafe(HEADER_BYTES + count * 12);
   header(buffer, INT8.oid, count, false);
