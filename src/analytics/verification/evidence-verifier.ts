@@ -51,6 +51,8 @@ export class EvidenceVerifier implements HitVerifier {
    */
   private lastText: string | null = null;
   private lastAddress: ParsedAddress | null = null;
+  /** IPv4 blocks already built, by block (address-block.ts); the tables are this verifier's for its life. */
+  private readonly blocks = new Map<number, StoredAddress>();
 
   constructor(private readonly evidence: VerifierEvidence) {
     this.rangesVersion = evidence.ranges.fingerprint ?? evidence.ranges.version;
@@ -105,7 +107,7 @@ export class EvidenceVerifier implements HitVerifier {
   /** The block of `ip` a non-human hit stores (address-block.ts), against every list; null for an unreadable address. */
   storedAddress(ip: string): StoredAddress | null {
     const address = this.parse(ip);
-    return address === null ? null : storedAddressBlock(this.tables, address);
+    return address === null ? null : storedAddressBlock(this.tables, address, this.blocks);
   }
 
   private parse(ip: string): ParsedAddress | null {

@@ -29,7 +29,9 @@ const PRUNE_BATCH = 5_000;
  * transaction that stores the batch's hits, so a claim commits exactly when its hits do.
  * `NOW` stands for each dialect's placeholder of the current time in seconds.
  */
-export const UPSERT_TAIL = `on conflict (nonce) do update set expires_at = excluded.expires_at, owner = excluded.owner where n.expires_at < NOW
+export const UPSERT_CONFLICT = `on conflict (nonce) do update set expires_at = excluded.expires_at, owner = excluded.owner where n.expires_at < NOW`;
+/** UPSERT_CONFLICT naming the nonces it took (PostgreSQL, which claims a batch in one statement). */
+export const UPSERT_TAIL = `${UPSERT_CONFLICT}
   returning nonce`;
 
 /**
@@ -64,7 +66,9 @@ function settleLost(lost: readonly NonceClaim[], owners: ReadonlyMap<string, str
  * One single-row statement per nonce: inside an explicit transaction a multi-row upsert
  * costs about twice the CPU of ten single-row runs (≈ 260 µs against ≈ 130 µs for ten
  * nonces; SQLite keeps a statement journal to undo a multi-row statement on its own).
- * Returns the rows that are replays.
+ * Without `returning`: SQLite buffers a returning statement's rows in a table of its own
+ * even for one row, and the change count says the same (1: inserted or an expired row taken
+ * over; 0: a live row holds the nonce). Returns the rows that are replays.
  */
 export class SqliteNonceClaimer {
   private statements: { upsert: BetterSqlite3.Statement; owner: BetterSqlite3.Statement } | undefined;
@@ -76,11 +80,11 @@ export class SqliteNonceClaimer {
     // Prepared at first use: the store may be built before the migrations have run.
     const { upsert, owner } = (this.statements ??= {
       upsert: this.connection.prepare(`insert into analytics_signature_nonces as n (nonce, expires_at, owner) values (?, ?, ?)
-        ${UPSERT_TAIL.replace('NOW', '?')}`),
+        ${UPSERT_CONFLICT.replace('NOW', '?')}`),
       owner: this.connection.prepare('select owner from analytics_signature_nonces where nonce = ?').pluck(),
     });
     const lost: NonceClaim[] = [];
-    for (const claim of unique) if (upsert.get(claim.key, claim.expiresAt, claim.owner, nowSeconds) === undefined) lost.push(claim);
+    for (const claim of unique) if (upsert.run(claim.key, claim.expiresAt, claim.owner, nowSeconds).changes === 0) lost.push(claim);
     if (lost.length > 0) settleLost(lost, new Map(lost.map((claim) => [claim.key, owner.get(claim.key) as string])), replays);
     return replays;
   }
@@ -152,14 +156,13 @@ export class NonceLedger {
         );
         deleted = result.rowCount ?? 0;
       } else {
-        deleted = await this.database.db
-          .connection()
-          .execute(
-            async () =>
-              raw.connection
-                .prepare('delete from analytics_signature_nonces where nonce in (select nonce from analytics_signature_nonces where expires_at < ? limit ?)')
-                .run(now, PRUNE_BATCH).changes,
-          );
+        deleted = await this.database.db.connection().execute(
+          async () =>
+            raw.connection
+              // A rowid table (the nonce-claim-order migration): rows go by their rowid, found in the expiry index.
+              .prepare('delete from analytics_signature_nonces where seq in (select seq from analytics_signature_nonces where expires_at < ? limit ?)')
+              .run(now, PRUNE_BATCH).changes,
+        );
       }
       total += deleted;
       if (deleted < PRUNE_BATCH) return total;

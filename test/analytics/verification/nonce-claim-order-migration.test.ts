@@ -1,0 +1,66 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import type { AnalyticsStore } from '../../../src/analytics/analytics-store.js';
+import { PostgresAnalyticsStore } from '../../../src/analytics/postgres-analytics-store.js';
+import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
+import { NonceLedger, type NonceClaim } from '../../../src/analytics/verification/nonce-ledger.js';
+import { ManualClock, systemClock } from '../../../src/core/clock.js';
+import type { Database } from '../../../src/db/database.js';
+import { loadMigrations, migrate } from '../../../src/db/migrator.js';
+import { claimedBatch, spoofedRows } from '../../helpers/nonce-batches.js';
+import { BACKENDS, openTestDatabase } from '../../helpers/test-database.js';
+
+const NOW = Date.UTC(2026, 10, 24, 12);
+const SECONDS = NOW / 1000;
+
+const storeOf = (database: Database): AnalyticsStore =>
+  database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
+
+/** The nonce-claim-order migration: the nonces claimed before it keep their replay protection after it. */
+describe.each(BACKENDS)('the nonce table after the nonce-claim-order migration [%s]', (dialect) => {
+  it('keeps every claimed nonce: a live one is still a replay, an expired one is taken over, and the prune still finds expired rows', async () => {
+    const t = await openTestDatabase(dialect, { migrate: false });
+    try {
+      const all = loadMigrations(dialect);
+      const reorder = all.find((migration) => migration.name === 'nonce-claim-order');
+      expect(reorder).toBeDefined();
+      await migrate(
+        t.database,
+        systemClock,
+        all.filter((migration) => migration.version < reorder!.version),
+      );
+      const db = t.database.db;
+      await sql`insert into analytics_signature_nonces (nonce, expires_at, owner) values
+        ('live', ${SECONDS + 60}, ''), ('owned', ${SECONDS + 60}, 'evt'), ('old', ${SECONDS - 1}, '')`.execute(db);
+      await migrate(t.database, systemClock);
+
+      await sql`insert into projects (id, name, repository, forge, created_at, updated_at) values ('p', 'Docs', '/docs', 'local', ${NOW}, ${NOW})`.execute(db);
+      const store = storeOf(t.database);
+      try {
+        const site = await store.ensureSite('p');
+        const version = await store.ensureClassifierVersion('test');
+        const claim = (row: number, key: string, owner = ''): NonceClaim => ({ row, key, expiresAt: SECONDS + 60, owner });
+        await store.insertHits(
+          claimedBatch(site, version, NOW, [claim(0, 'live'), claim(1, 'owned', 'evt'), claim(2, 'old'), claim(3, 'new'), claim(4, 'live')]),
+        );
+        // 'live' was claimed before the migration (and again within the batch); 'owned' is the same event retried.
+        expect(await spoofedRows(store, NOW)).toEqual(new Set([0, 4]));
+        const rows = await store.select<{ nonce: string; expires_at: number | string }>(
+          'select nonce, expires_at from analytics_signature_nonces order by nonce',
+          [],
+        );
+        expect(rows.map((row) => [row.nonce, Number(row.expires_at)])).toEqual([
+          ['live', SECONDS + 60],
+          ['new', SECONDS + 60],
+          ['old', SECONDS + 60],
+          ['owned', SECONDS + 60],
+        ]);
+        expect(await new NonceLedger(t.database, new ManualClock(NOW)).prune(SECONDS + 61)).toBe(4);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
