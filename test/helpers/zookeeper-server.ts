@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port.js';
+
+/**
+ * Debian's `zookeeper` package (3.8, `apt-get install zookeeper`, which .ci/run does): its
+ * jar names the jars it needs in its manifest's Class-Path, so `java -cp` this one jar runs
+ * the server. ClickHouse 18.16 needs ZooKeeper for replicated tables and ON CLUSTER DDL.
+ */
+export const ZOOKEEPER_JAR = process.env.DOCWRIGHT_TEST_ZOOKEEPER_JAR ?? '/usr/share/java/zookeeper.jar';
+export const JAVA = process.env.DOCWRIGHT_TEST_JAVA ?? '/usr/bin/java';
+
+export interface ZooKeeperServer {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Why ZooKeeper cannot run here, or undefined when it can. */
+export function zookeeperMissing(): string | undefined {
+  if (!existsSync(JAVA)) return `${JAVA} is missing: install a Java runtime (Debian's zookeeper package depends on one)`;
+  if (!existsSync(ZOOKEEPER_JAR)) return `${ZOOKEEPER_JAR} is missing: install Debian's zookeeper package (apt-get install zookeeper), as .ci/run does`;
+  return undefined;
+}
+
+/** The answer to a four-letter command ("srvr", whitelisted by default), or '' while the server is not up. */
+function fourLetters(port: number, command: string): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const socket = connect(port, '127.0.0.1', () => socket.end(command));
+    socket.setTimeout(2_000, () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    socket.on('error', () => resolve(''));
+    socket.on('close', () => resolve(text));
+  });
+}
+
+/**
+ * Starts a standalone ZooKeeper as a child process (ZooKeeperServerMain PORT DATADIR):
+ * a free loopback port, its data in a directory under /tmp that stop() removes, no admin
+ * HTTP server (it would take port 8080). Resolves once it answers "srvr".
+ */
+export async function startZooKeeper(): Promise<ZooKeeperServer> {
+  const missing = zookeeperMissing();
+  if (missing !== undefined) throw new Error(missing);
+  const root = mkdtempSync(join(tmpdir(), 'docwright-zk-'));
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    JAVA,
+    [
+      '-Xmx256m',
+      '-Dzookeeper.admin.enableServer=false',
+      // Test data: no fsync per transaction (the machine's disk is shared with the whole suite).
+      '-Dzookeeper.forceSync=no',
+      '-cp',
+      ZOOKEEPER_JAR,
+      'org.apache.zookeeper.server.ZooKeeperServerMain',
+      String(port),
+      root,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(root, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`ZooKeeper exited with ${child.exitCode} before it answered: ${stderr}`);
+    }
+    if ((await fourLetters(port, 'srvr')).includes('Mode: standalone')) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`ZooKeeper did not answer on port ${port} within 60 s: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { port, stop };
+}
