@@ -87,26 +87,27 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
       }),
     );
 
+  // The database the service tests below use (their process finds it migrated, or migrates it itself when run alone).
   test('several processes on both shards migrate one new database at once; every server has the schema and sees every version', async () => {
-    const target = { database: 'migrated', cluster: cluster.name };
+    const target = { database: 'dw', cluster: cluster.name };
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const extra = cluster.servers.map((server) => clientOf(server.url));
     try {
       const applied = await Promise.all([...clients, ...extra].map((client) => migrateClickHouse(client, target, clock)));
       expect(applied.flat().length).toBeGreaterThanOrEqual(5);
       for (const client of clients) {
-        const tables = await rows<{ name: string; engine: string }>(client, `SELECT name, engine FROM system.tables WHERE database = 'migrated' ORDER BY name`);
+        const tables = await rows<{ name: string; engine: string }>(client, `SELECT name, engine FROM system.tables WHERE database = 'dw' ORDER BY name`);
         expect(Object.fromEntries(tables.map((table) => [table.name, table.engine]))).toEqual(TABLES);
         // The Distributed table was made again over the altered local one: it has every added column.
         const columns = (table: string) =>
-          rows<{ name: string; type: string }>(client, `SELECT name, type FROM system.columns WHERE database = 'migrated' AND table = '${table}' ORDER BY name`);
+          rows<{ name: string; type: string }>(client, `SELECT name, type FROM system.columns WHERE database = 'dw' AND table = '${table}' ORDER BY name`);
         expect(await columns('analytics_hits')).toEqual(await columns('analytics_hits_local'));
         expect((await columns('analytics_hits')).map((column) => column.name)).toEqual(expect.arrayContaining(['category', 'gen', 'address_block', 'evidence']));
       }
       // The versions reach every server (one table replicated everywhere), so a later start on either shard has nothing to do.
       for (const client of clients) {
         await eventually(
-          async () => (await rows(client, 'SELECT DISTINCT version FROM migrated.docwright_migrations_local')).length === 5,
+          async () => (await rows(client, 'SELECT DISTINCT version FROM dw.docwright_migrations_local')).length === 5,
           'the migration versions on every server',
         );
         expect(await migrateClickHouse(client, target, clock)).toEqual([]);
@@ -211,9 +212,23 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
       // The prune leaves the day states: the old visitor still counts for the whole days around its hit.
       expect((await service.visitors(projects[0]!, { from: old - DAY, to: old + DAY })).totals).toEqual({ human: 1, ai: 0, total: 1 });
 
+      // A deletion waits for every shard: with mutations held on the second shard (the one
+      // the service does not talk to), it does not return while the rows there remain.
+      const remote = (await Promise.all(sites.map((site) => perShard('dw', 'analytics_hits', site)))).findIndex((counts) => counts[1]! > 0);
+      expect(remote).toBeGreaterThanOrEqual(0);
+      await clients[1]!.command({ query: 'SYSTEM STOP MERGES dw.analytics_hits_local' });
+      let settled = false;
+      const deleting = service.deleteProjectData(projects[remote]!).finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(settled).toBe(false);
+      expect(await perShard('dw', 'analytics_hits', sites[remote]!)).toEqual([0, 1]);
+      await clients[1]!.command({ query: 'SYSTEM START MERGES dw.analytics_hits_local' });
+      // (18.16's replication queue then sleeps up to 10 s before it runs the held mutation.)
+      expect((await deleting).hits).toBe(1);
+
       for (const [index, projectId] of projects.entries()) {
         const deleted = await service.deleteProjectData(projectId);
-        expect(deleted.hits).toBe(1);
+        expect(deleted.hits).toBe(index === remote ? 0 : 1);
         for (const table of ['analytics_hits', 'analytics_visitor_gen_days', 'analytics_hit_gen_days'])
           expect(await perShard('dw', table, sites[index]!), `${table} of site ${sites[index]}`).toEqual([0, 0]);
         expect((await service.visitors(projectId)).totals).toEqual({ human: 0, ai: 0, total: 0 });
