@@ -26,7 +26,10 @@ export async function waitForMutations(client: ClickHouseClient, target: ClickHo
   const deadline = Date.now() + TIMEOUT_MS;
   for (;;) {
     const pending = await count(client, sql`SELECT count() AS n FROM ${mutations} WHERE database = ${database} AND table = ${local} AND is_done = 0`);
-    const left = pending === 0 && cluster !== undefined && where !== undefined ? await count(client, `SELECT count() AS n FROM ${readTable(target, table)} WHERE ${where}`) : 0;
+    const left =
+      pending === 0 && cluster !== undefined && where !== undefined
+        ? await count(client, `SELECT count() AS n FROM ${readTable(target, table)} WHERE ${where}`)
+        : 0;
     if (pending === 0 && left === 0) return;
     if (Date.now() > deadline) throw new Error(`ClickHouse mutations of ${local} did not finish within ${TIMEOUT_MS / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));

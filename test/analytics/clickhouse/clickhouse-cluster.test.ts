@@ -102,7 +102,9 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
         const columns = (table: string) =>
           rows<{ name: string; type: string }>(client, `SELECT name, type FROM system.columns WHERE database = 'dw' AND table = '${table}' ORDER BY name`);
         expect(await columns('analytics_hits')).toEqual(await columns('analytics_hits_local'));
-        expect((await columns('analytics_hits')).map((column) => column.name)).toEqual(expect.arrayContaining(['category', 'gen', 'address_block', 'evidence']));
+        expect((await columns('analytics_hits')).map((column) => column.name)).toEqual(
+          expect.arrayContaining(['category', 'gen', 'address_block', 'evidence']),
+        );
       }
       // The versions reach every server (one table replicated everywhere), so a later start on either shard has nothing to do.
       for (const client of clients) {
@@ -139,8 +141,14 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
       await t?.close();
     });
 
-    const send = async (projectId: string, hits: readonly (OracleHit & { id?: string })[]) => {
-      const events = hits.map((hit) => ({ id: hit.id, timestamp: new Date(hit.at).toISOString(), path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent }));
+    const send = async (projectId: string, hits: ReadonlyArray<OracleHit & { id?: string }>) => {
+      const events = hits.map((hit) => ({
+        id: hit.id,
+        timestamp: new Date(hit.at).toISOString(),
+        path: hit.path,
+        visitorId: hit.visitor,
+        userAgent: hit.userAgent,
+      }));
       const result = await service.ingest(projectId, events);
       expect(result.rejected).toEqual([]);
       return result;
@@ -154,33 +162,41 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
         userAgent: fc.constantFrom(...AGENTS),
         at: fc.integer({ min: 0, max: DAYS * DAY - 1 }).map((ms) => start + ms),
       });
-      const boundArbitrary = fc.option(fc.integer({ min: -1, max: DAYS + 1 }).chain((day) => fc.constantFrom(start + day * DAY, start + day * DAY + DAY / 3)), {
-        nil: null,
-      });
+      const boundArbitrary = fc.option(
+        fc.integer({ min: -1, max: DAYS + 1 }).chain((day) => fc.constantFrom(start + day * DAY, start + day * DAY + DAY / 3)),
+        {
+          nil: null,
+        },
+      );
       const sites: number[] = [];
       await fc.assert(
-        fc.asyncProperty(fc.array(hitArbitrary, { minLength: 1, maxLength: 40 }), fc.nat(), fc.tuple(boundArbitrary, boundArbitrary), async (hits, cut, [from, to]) => {
-          const projectId = (await createTestProject(t.services)).id;
-          // Two batches, the second repeating the first's ids: duplicates across inserts are found through the Distributed table.
-          const withIds = hits.map((hit, index) => ({ ...hit, id: `e${index}` }));
-          await send(projectId, withIds.slice(0, cut % (hits.length + 1)));
-          expect((await send(projectId, withIds)).duplicates).toBe(cut % (hits.length + 1));
-          sites.push((await service.store.siteOf(projectId))!);
-          const range = { ...(from === null ? {} : { from }), ...(to === null || (from !== null && to <= from) ? {} : { to }) };
-          const [lower, upper] = [range.from ?? null, range.to ?? null];
-          const visitors = await service.visitors(projectId, range);
-          expect({ totals: visitors.totals, visitors: visitors.visitors }).toEqual(bruteForceVisitors(hits, lower, upper));
-          const views = await service.views(projectId, range);
-          expect(views.totals).toEqual(bruteForceViews(hits, lower, upper).totals);
-          expect((await service.traffic(projectId, range)).classes).toEqual(bruteForceClasses(hits, lower, upper));
-          // visitors/daily needs both bounds: the scenario's where it has both, else the hits' days.
-          const [dailyFrom, dailyTo] = lower !== null && upper !== null ? [lower, upper] : [start, (today + 1) * DAY];
-          for (const entry of (await service.daily(projectId, { from: dailyFrom, to: dailyTo })).days) {
-            const dayStart = Date.parse(`${entry.date}T00:00:00Z`);
-            const expected = bruteForceVisitors(hits, Math.max(dailyFrom, dayStart), Math.min(dailyTo, dayStart + DAY)).totals;
-            expect({ human: entry.human, ai: entry.ai, total: entry.total }).toEqual(expected);
-          }
-        }),
+        fc.asyncProperty(
+          fc.array(hitArbitrary, { minLength: 1, maxLength: 40 }),
+          fc.nat(),
+          fc.tuple(boundArbitrary, boundArbitrary),
+          async (hits, cut, [from, to]) => {
+            const projectId = (await createTestProject(t.services)).id;
+            // Two batches, the second repeating the first's ids: duplicates across inserts are found through the Distributed table.
+            const withIds = hits.map((hit, index) => ({ ...hit, id: `e${index}` }));
+            await send(projectId, withIds.slice(0, cut % (hits.length + 1)));
+            expect((await send(projectId, withIds)).duplicates).toBe(cut % (hits.length + 1));
+            sites.push((await service.store.siteOf(projectId))!);
+            const range = { ...(from === null ? {} : { from }), ...(to === null || (from !== null && to <= from) ? {} : { to }) };
+            const [lower, upper] = [range.from ?? null, range.to ?? null];
+            const visitors = await service.visitors(projectId, range);
+            expect({ totals: visitors.totals, visitors: visitors.visitors }).toEqual(bruteForceVisitors(hits, lower, upper));
+            const views = await service.views(projectId, range);
+            expect(views.totals).toEqual(bruteForceViews(hits, lower, upper).totals);
+            expect((await service.traffic(projectId, range)).classes).toEqual(bruteForceClasses(hits, lower, upper));
+            // visitors/daily needs both bounds: the scenario's where it has both, else the hits' days.
+            const [dailyFrom, dailyTo] = lower !== null && upper !== null ? [lower, upper] : [start, (today + 1) * DAY];
+            for (const entry of (await service.daily(projectId, { from: dailyFrom, to: dailyTo })).days) {
+              const dayStart = Date.parse(`${entry.date}T00:00:00Z`);
+              const expected = bruteForceVisitors(hits, Math.max(dailyFrom, dayStart), Math.min(dailyTo, dayStart + DAY)).totals;
+              expect({ human: entry.human, ai: entry.ai, total: entry.total }).toEqual(expected);
+            }
+          },
+        ),
         { numRuns: 8 },
       );
       // The sites' rows were spread over both shards (intHash64(site) picks the shard), so the answers merged both.
@@ -221,7 +237,7 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
       const deleting = service.deleteProjectData(projects[remote]!).finally(() => (settled = true));
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       expect(settled).toBe(false);
-      expect(await perShard('dw', 'analytics_hits', sites[remote]!)).toEqual([0, 1]);
+      expect(await perShard('dw', 'analytics_hits', sites[remote])).toEqual([0, 1]);
       await clients[1]!.command({ query: 'SYSTEM START MERGES dw.analytics_hits_local' });
       // (18.16's replication queue then sleeps up to 10 s before it runs the held mutation.)
       expect((await deleting).hits).toBe(1);
@@ -230,7 +246,7 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
         const deleted = await service.deleteProjectData(projectId);
         expect(deleted.hits).toBe(index === remote ? 0 : 1);
         for (const table of ['analytics_hits', 'analytics_visitor_gen_days', 'analytics_hit_gen_days'])
-          expect(await perShard('dw', table, sites[index]!), `${table} of site ${sites[index]}`).toEqual([0, 0]);
+          expect(await perShard('dw', table, sites[index]), `${table} of site ${sites[index]}`).toEqual([0, 0]);
         expect((await service.visitors(projectId)).totals).toEqual({ human: 0, ai: 0, total: 0 });
       }
     });
