@@ -117,6 +117,25 @@ async function distributedIsCurrent(client: ClickHouseClient, target: ClickHouse
 /** Concurrent `IF NOT EXISTS` on the same name may still lose the race inside the server. */
 const ALREADY_EXISTS = /already exists|already being created/i;
 
+/** A table of the statement is missing: on a cluster, another process may be between the DROP and CREATE of a redistribute. */
+const UNKNOWN_TABLE = /Code: 60\b/;
+const REDISTRIBUTE_WAIT_MS = 30_000;
+
+async function runStatement(client: ClickHouseClient, target: ClickHouseTarget, statement: string): Promise<void> {
+  const deadline = Date.now() + REDISTRIBUTE_WAIT_MS;
+  for (;;) {
+    try {
+      await client.command({ query: statement });
+      return;
+    } catch (error) {
+      if (error instanceof Error && ALREADY_EXISTS.test(error.message)) return;
+      const retry = target.cluster !== undefined && error instanceof Error && UNKNOWN_TABLE.test(error.message) && Date.now() < deadline;
+      if (!retry) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /**
  * Applies the migrations this database has not recorded. Safe when several processes
  * start together: every statement is idempotent, so a second runner repeats harmless
@@ -151,11 +170,7 @@ export async function migrateClickHouse(
     if (done.has(migration.version)) continue;
     for (const statement of migration.statements(target)) {
       if (statement.startsWith(REDISTRIBUTE) && (await distributedIsCurrent(client, target, statement))) continue;
-      try {
-        await client.command({ query: statement });
-      } catch (error) {
-        if (!(error instanceof Error && ALREADY_EXISTS.test(error.message))) throw error;
-      }
+      await runStatement(client, target, statement);
     }
     await client.command({
       query: sql`INSERT INTO ${raw(table)} VALUES (${migration.version}, ${migration.name}, ${clock.now()})`,

@@ -2,13 +2,15 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AnalyticsService } from '../../../src/analytics/analytics-service.js';
-import { createHitClassifier } from '../../../src/analytics/classification/classify-hit.js';
+import { createHitClassifier, HIT_CLASSES } from '../../../src/analytics/classification/classify-hit.js';
+import { HIT_CATEGORIES, READ_KINDS, VERIFICATIONS } from '../../../src/analytics/classification/hit-category.js';
 import { ClickHouseAnalyticsStore } from '../../../src/analytics/clickhouse/clickhouse-analytics-store.js';
 import { migrateClickHouse } from '../../../src/analytics/clickhouse/clickhouse-migrations.js';
 import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
 import { parseClickHouseSettings } from '../../../src/config/clickhouse-settings.js';
 import { ManualClock } from '../../../src/core/clock.js';
-import { DAY, USER_AGENTS } from '../../helpers/analytics-kit.js';
+import { createAnalyticsKit, DAY, kitAnalyticsService, USER_AGENTS } from '../../helpers/analytics-kit.js';
+import { storeTaxonomyHits } from '../../helpers/taxonomy-hits.js';
 import { bruteForceClasses, bruteForceViews, bruteForceVisitors, type OracleHit } from '../../helpers/analytics-oracle.js';
 import { clusterUnavailable, startClickHouseCluster, type ClickHouseCluster } from '../../helpers/clickhouse-cluster.js';
 import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from '../../helpers/test-app.js';
@@ -202,6 +204,54 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
       // The sites' rows were spread over both shards (intHash64(site) picks the shard), so the answers merged both.
       expect((await perShard('dw', 'analytics_hits')).every((count) => count > 0)).toBe(true);
       expect(new Set(sites).size).toBe(8);
+    });
+
+    test('visitors, views, daily, traffic, agents, pages, agent-errors and the summary answer as on SQLite for the same stored hits', async () => {
+      const sqlite = await createAnalyticsKit('sqlite', { DOCWRIGHT_ANALYTICS_RETENTION_DAYS: '30' });
+      const sqliteService = kitAnalyticsService(sqlite);
+      const projectId = (await createTestProject(t.services)).id;
+      const adminKey = (await t.services.keys.create({ projectId, scope: 'admin' })).key;
+      const clustered = {
+        get: (report: string, query: Record<string, string> = {}) =>
+          t.app.inject({ method: 'GET', url: `/v1/analytics/${projectId}/${report}`, query, headers: { authorization: `Bearer ${adminKey}` } }),
+      };
+      try {
+        const midnight = Math.floor(sqlite.t.clock.now() / DAY) * DAY;
+        const hit = fc.record({
+          at: fc.integer({ min: -9 * DAY, max: DAY / 2 }).map((ms) => midnight + ms),
+          path: fc.constantFrom('/', '/guide', '/guide.md', '/llms.txt', '/api'),
+          visitor: fc.integer({ min: 1, max: 6 }),
+          class: fc.constantFrom(...HIT_CLASSES),
+          agent: fc.option(fc.constantFrom('ChatGPT', 'GPTBot', 'Cursor'), { nil: undefined }),
+          category: fc.option(fc.constantFrom(...HIT_CATEGORIES), { nil: undefined, freq: 4 }),
+          verification: fc.constantFrom(...VERIFICATIONS),
+          readKind: fc.constantFrom(...READ_KINDS),
+          status: fc.option(fc.constantFrom(200, 404, 410, 500), { nil: undefined }),
+          referral: fc.option(fc.constantFrom('chatgpt.com', 'claude.ai'), { nil: undefined, freq: 3 }),
+        });
+        const [hits] = fc.sample(fc.array(hit, { minLength: 20, maxLength: 60 }), { numRuns: 1, seed: 13 });
+        await storeTaxonomyHits(sqliteService, sqlite.projectId, hits!);
+        await storeTaxonomyHits(service, projectId, hits!);
+        const day = (days: number) => new Date(midnight + days * DAY).toISOString();
+        const ranges: Array<Record<string, string>> = [
+          {},
+          { dateFrom: day(-7).slice(0, 10), dateTo: day(0).slice(0, 10) },
+          { dateFrom: day(-5 + 1 / 3), dateTo: day(-1 / 4) },
+        ];
+        for (const range of ranges)
+          for (const report of ['visitors', 'views', 'visitors/daily', 'traffic', 'agents', 'pages', 'agent-errors', 'summary'] as const) {
+            const [expected, actual] = await Promise.all([sqlite.get(report, range), clustered.get(report, range)]);
+            expect(actual.statusCode, `${report} ${JSON.stringify(range)}`).toBe(expected.statusCode);
+            expect(actual.json(), `${report} ${JSON.stringify(range)}`).toEqual(expected.json());
+          }
+        // Not alike by being empty: the sample has visitors, agents and agent errors.
+        expect((await clustered.get('visitors')).json().totals.total).toBeGreaterThan(0);
+        expect((await clustered.get('agents')).json().agents.length).toBeGreaterThan(0);
+        expect((await clustered.get('agent-errors')).json().errors.length).toBeGreaterThan(0);
+      } finally {
+        await sqliteService.close();
+        await sqlite.close();
+      }
     });
 
     test('project deletion and the retention prune have removed the rows on every shard when they return', async () => {
