@@ -15,6 +15,8 @@ export const JAVA = process.env.DOCWRIGHT_TEST_JAVA ?? '/usr/bin/java';
 
 export interface ZooKeeperServer {
   port: number;
+  /** Creates znodes (parents first), through the package's own command-line client. */
+  create(paths: readonly string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -90,5 +92,20 @@ export async function startZooKeeper(): Promise<ZooKeeperServer> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { port, stop };
+  const create = (paths: readonly string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const cli = spawn(JAVA, ['-cp', ZOOKEEPER_JAR, 'org.apache.zookeeper.ZooKeeperMain', '-server', `127.0.0.1:${port}`], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let output = '';
+      for (const stream of [cli.stdout, cli.stderr]) stream.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+      cli.once('error', reject);
+      cli.once('exit', (code) => {
+        const missing = paths.filter((path) => !output.includes(`Created ${path}`) && !output.includes(`Node already exists: ${path}`));
+        if (code === 0 && missing.length === 0) resolve();
+        else reject(new Error(`ZooKeeper's client did not create ${missing.join(', ')} (exit ${code}): ${output}`));
+      });
+      cli.stdin.end(`${paths.map((path) => `create ${path}`).join('\n')}\nquit\n`);
+    });
+  return { port, create, stop };
 }
