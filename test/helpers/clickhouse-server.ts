@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startChildService } from './child-service.js';
 import { freePort } from './free-port.js';
 
 /** Debian's package (`apt-get install clickhouse-server`, which .ci/run does): 18.16. */
@@ -79,41 +79,15 @@ export async function startClickHouse(options: ClickHouseServerOptions = {}): Pr
 </yandex>
 `,
   );
-  const child: ChildProcess = spawn(CLICKHOUSE_SERVER, [`--config-file=${join(root, 'config.xml')}`], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // A run that ends without its teardown (process.exit, a crash) must not leave the server running.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  void exited.then(() => process.off('exit', killOnExit));
   const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(root, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`clickhouse-server exited with ${child.exitCode} before it answered: ${stderr}`);
-    }
-    try {
-      const response = await fetch(`${url}/ping`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`clickhouse-server did not answer /ping within 60 s: ${stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { port, tcpPort: options.tcpPort, url, pid: child.pid ?? 0, stop };
+  const { pid, stop } = await startChildService({
+    name: 'clickhouse-server',
+    command: CLICKHOUSE_SERVER,
+    args: [`--config-file=${join(root, 'config.xml')}`],
+    root,
+    ready: async () => (await fetch(`${url}/ping`)).ok,
+    pollMs: 50,
+    killAfterMs: 15_000,
+  });
+  return { port, tcpPort: options.tcpPort, url, pid, stop };
 }

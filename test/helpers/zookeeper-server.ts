@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startChildService } from './child-service.js';
 import { freePort } from './free-port.js';
 
 /**
@@ -49,9 +50,10 @@ export async function startZooKeeper(): Promise<ZooKeeperServer> {
   if (missing !== undefined) throw new Error(missing);
   const root = mkdtempSync(join(tmpdir(), 'docwright-zk-'));
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    JAVA,
-    [
+  const { stop } = await startChildService({
+    name: 'ZooKeeper',
+    command: JAVA,
+    args: [
       '-Xmx256m',
       '-Dzookeeper.admin.enableServer=false',
       // Test data: no fsync per transaction (the machine's disk is shared with the whole suite).
@@ -62,36 +64,11 @@ export async function startZooKeeper(): Promise<ZooKeeperServer> {
       String(port),
       root,
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  void exited.then(() => process.off('exit', killOnExit));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(root, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`ZooKeeper exited with ${child.exitCode} before it answered: ${stderr}`);
-    }
-    if ((await fourLetters(port, 'srvr')).includes('Mode: standalone')) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`ZooKeeper did not answer on port ${port} within 60 s: ${stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    root,
+    ready: async () => (await fourLetters(port, 'srvr')).includes('Mode: standalone'),
+    pollMs: 100,
+    killAfterMs: 10_000,
+  });
   const create = (paths: readonly string[]) =>
     new Promise<void>((resolve, reject) => {
       const cli = spawn(JAVA, ['-cp', ZOOKEEPER_JAR, 'org.apache.zookeeper.ZooKeeperMain', '-server', `127.0.0.1:${port}`], {
