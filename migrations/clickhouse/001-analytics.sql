@@ -6,6 +6,8 @@
 --   {{on_cluster}}     ON CLUSTER `name` on a cluster, else nothing
 --   {{engine:KIND:NAME}} KIND, or ReplicatedKIND(zookeeper path, '{replica}') on a cluster
 --   {{distributed:NAME}} the Distributed table over NAME_local on a cluster; skipped on one server
+--   {{redistribute:NAME}} on a cluster, that Distributed table dropped and created again after
+--                      NAME_local was altered (unless it already has its columns); skipped on one server
 -- Written for ClickHouse 18.16 (no LowCardinality, no query parameters) and later.
 
 -- Raw hits: what the SQL backends keep in analytics_hits. No IP address; strings are

@@ -5,7 +5,7 @@
 -- switches to it with one insert, so every query reads exactly one generation of each
 -- (site, day): never half a rewrite, never a hit twice. Idempotent like 001.
 ALTER TABLE {{local:analytics_hits}}{{on_cluster}} ADD COLUMN gen UInt32 DEFAULT 0;
-{{cluster_only}}ALTER TABLE {{table:analytics_hits}}{{on_cluster}} ADD COLUMN gen UInt32 DEFAULT 0;
+{{redistribute:analytics_hits}};
 
 -- One row per event of a generation: state 1 = claimed (being written; writers also
 -- write their hits into it, and a claim older than the staleness limit is taken over),

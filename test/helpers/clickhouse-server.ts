@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startChildService } from './child-service.js';
 import { freePort } from './free-port.js';
 
 /** Debian's package (`apt-get install clickhouse-server`, which .ci/run does): 18.16. */
@@ -9,6 +9,8 @@ export const CLICKHOUSE_SERVER = process.env.DOCWRIGHT_TEST_CLICKHOUSE_SERVER ??
 
 export interface ClickHouseServer {
   port: number;
+  /** The native TCP port (servers of a cluster talk over it), or undefined when it is not opened. */
+  tcpPort: number | undefined;
   /** http://127.0.0.1:port, no database: each test names its own. */
   url: string;
   /** The server's process id (for CPU accounting in benchmarks). */
@@ -18,25 +20,42 @@ export interface ClickHouseServer {
 
 const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
+export interface ClickHouseServerOptions {
+  directoryPrefix?: string;
+  queryLog?: boolean;
+  /** The HTTP port (default: a free one). */
+  port?: number;
+  /** Native TCP and interserver HTTP ports, for a server of a cluster (test/helpers/clickhouse-cluster.ts). */
+  tcpPort?: number;
+  interserverPort?: number;
+  /** More top-level config.xml elements (zookeeper, remote_servers, macros, distributed_ddl). */
+  extraConfig?: string;
+}
+
 /**
  * Starts a throw-away clickhouse-server for a test run or a benchmark: config.xml and
  * users.xml generated into a directory under /tmp (removed on stop), HTTP on a free
- * loopback port, and no native TCP or interserver port (a port left out of the config is
- * not opened). Resolves once /ping answers.
+ * loopback port, and no native TCP or interserver port unless asked for (a port left out
+ * of the config is not opened). Resolves once /ping answers.
  */
-export async function startClickHouse(options: { directoryPrefix?: string; queryLog?: boolean } = {}): Promise<ClickHouseServer> {
+export async function startClickHouse(options: ClickHouseServerOptions = {}): Promise<ClickHouseServer> {
   if (!existsSync(CLICKHOUSE_SERVER)) {
     throw new Error(`${CLICKHOUSE_SERVER} is missing: install Debian's clickhouse-server package (apt-get install clickhouse-server), as .ci/run does`);
   }
   const root = mkdtempSync(join(tmpdir(), options.directoryPrefix ?? 'docwright-ch-'));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
+  const clusterPorts =
+    (options.tcpPort === undefined ? '' : `\n  <tcp_port>${options.tcpPort}</tcp_port>`) +
+    (options.interserverPort === undefined
+      ? ''
+      : `\n  <interserver_http_port>${options.interserverPort}</interserver_http_port>\n  <interserver_http_host>127.0.0.1</interserver_http_host>`);
   const data = join(root, 'data');
   writeFileSync(
     join(root, 'config.xml'),
     `<?xml version="1.0"?>
 <yandex>
   <logger><level>warning</level><log>${xml(join(root, 'server.log'))}</log><errorlog>${xml(join(root, 'server.err.log'))}</errorlog><console>0</console></logger>
-  <http_port>${port}</http_port>
+  <http_port>${port}</http_port>${clusterPorts}
   <listen_host>127.0.0.1</listen_host>
   <path>${xml(data)}/</path>
   <tmp_path>${xml(data)}/tmp/</tmp_path>
@@ -46,7 +65,7 @@ export async function startClickHouse(options: { directoryPrefix?: string; query
   <default_profile>default</default_profile>
   <default_database>default</default_database>
   <mark_cache_size>268435456</mark_cache_size>
-  <max_concurrent_queries>200</max_concurrent_queries>${options.queryLog === true ? '\n  <query_log><database>system</database><table>query_log</table><flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log>' : ''}
+  <max_concurrent_queries>200</max_concurrent_queries>${options.queryLog === true ? '\n  <query_log><database>system</database><table>query_log</table><flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log>' : ''}${options.extraConfig ?? ''}
 </yandex>
 `,
   );
@@ -60,41 +79,15 @@ export async function startClickHouse(options: { directoryPrefix?: string; query
 </yandex>
 `,
   );
-  const child: ChildProcess = spawn(CLICKHOUSE_SERVER, [`--config-file=${join(root, 'config.xml')}`], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // A run that ends without its teardown (process.exit, a crash) must not leave the server running.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  void exited.then(() => process.off('exit', killOnExit));
   const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    rmSync(root, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop();
-      throw new Error(`clickhouse-server exited with ${child.exitCode} before it answered: ${stderr}`);
-    }
-    try {
-      const response = await fetch(`${url}/ping`);
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`clickhouse-server did not answer /ping within 60 s: ${stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return { port, url, pid: child.pid ?? 0, stop };
+  const { pid, stop } = await startChildService({
+    name: 'clickhouse-server',
+    command: CLICKHOUSE_SERVER,
+    args: [`--config-file=${join(root, 'config.xml')}`],
+    root,
+    ready: async () => (await fetch(`${url}/ping`)).ok,
+    pollMs: 50,
+    killAfterMs: 15_000,
+  });
+  return { port, tcpPort: options.tcpPort, url, pid, stop };
 }

@@ -172,10 +172,10 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     };
   }
 
-  /** ALTER … DELETE is asynchronous on every release; waits until the table's mutations are done. */
+  /** ALTER … DELETE is asynchronous on every release; waits until the table's mutations are done (on every shard). */
   private async mutate(table: string, where: string): Promise<void> {
     await this.client.command({ query: `ALTER TABLE ${localTable(this.target, table)}${onCluster(this.target)} DELETE WHERE ${where}` });
-    await waitForMutations(this.client, this.target, table);
+    await waitForMutations(this.client, this.target, table, where);
   }
 
   /**

@@ -17,7 +17,7 @@ export interface ClickHouseMigration {
 }
 
 const FILE_PATTERN = /^(\d{3,})-([a-z0-9-]+)\.sql$/;
-const PLACEHOLDER = /\{\{(local|table|on_cluster|cluster_only|engine|distributed)(?::(\w+))?(?::(\w+))?\}\}/g;
+const PLACEHOLDER = /\{\{(local|table|on_cluster|engine|distributed|redistribute)(?::(\w+))?(?::(\w+))?\}\}/g;
 
 /** `db`.`name` of the table holding rows: on a cluster the replicated `name_local`. */
 export function localTable(target: ClickHouseTarget, name: string): string {
@@ -31,12 +31,19 @@ export function readTable(target: ClickHouseTarget, name: string): string {
 
 export const onCluster = (target: ClickHouseTarget): string => (target.cluster === undefined ? '' : ` ON CLUSTER ${identifier(target.cluster)}`);
 
+/**
+ * Starts the DROP of a Distributed table that {{redistribute:NAME}} recreates; the migrator
+ * skips that DROP when the table already has every column of NAME_local (clickhouse-migrations.ts).
+ */
+const REDISTRIBUTE = '/* redistribute */ ';
+
+const createDistributed = (target: ClickHouseTarget, name: string, cluster: string): string =>
+  `CREATE TABLE IF NOT EXISTS ${readTable(target, name)}${onCluster(target)} AS ${localTable(target, name)} ENGINE = Distributed(${identifier(cluster)}, ${identifier(target.database)}, ${identifier(`${name}_local`)}, intHash64(site))`;
+
 function expand(text: string, target: ClickHouseTarget): string {
   return text.replace(PLACEHOLDER, (_match, kind: string, first: string | undefined, second: string | undefined) => {
     const { database, cluster } = target;
     if (kind === 'on_cluster') return onCluster(target);
-    // At the start of a one-line statement: a comment on one server, so the line is dropped.
-    if (kind === 'cluster_only') return cluster === undefined ? '-- ' : '';
     if (kind === 'local') return localTable(target, first!);
     if (kind === 'table') return readTable(target, first!);
     if (kind === 'engine') {
@@ -45,16 +52,24 @@ function expand(text: string, target: ClickHouseTarget): string {
       return `Replicated${first!}('/clickhouse/tables/{shard}/${database}/${second!}_local', '{replica}')`;
     }
     if (cluster === undefined) return '';
-    return `CREATE TABLE IF NOT EXISTS ${readTable(target, first!)}${onCluster(target)} AS ${localTable(target, first!)} ENGINE = Distributed(${identifier(cluster)}, ${identifier(database)}, ${identifier(`${first!}_local`)}, intHash64(site))`;
+    if (kind === 'distributed') return createDistributed(target, first!, cluster);
+    // ALTER … ON CLUSTER of a Distributed table fails where shards set internal_replication
+    // (as replicated tables need): "isn't replicated, but shard #N is replicated according to
+    // its cluster definition". The Distributed table holds no rows (inserts are synchronous),
+    // so it is dropped and created again over the altered local table instead.
+    return `${REDISTRIBUTE}DROP TABLE IF EXISTS ${readTable(target, first!)}${onCluster(target)};\n${createDistributed(target, first!, cluster)}`;
   });
 }
 
-/** Statements of a migration file: comment lines dropped, split at a `;` ending a line, empty ones skipped. */
-function splitStatements(text: string): string[] {
-  const code = text
+/** Comment lines dropped before the placeholders are expanded (comments name them too). */
+const withoutComments = (text: string): string =>
+  text
     .split('\n')
     .filter((line) => !line.trimStart().startsWith('--'))
     .join('\n');
+
+/** Statements of expanded migration code: split at a `;` ending a line, empty ones skipped. */
+function splitStatements(code: string): string[] {
   return code
     .split(/;\s*$/m)
     .map((statement) => statement.trim())
@@ -71,13 +86,55 @@ export function loadClickHouseMigrations(root = MIGRATIONS_ROOT): ClickHouseMigr
     const match = FILE_PATTERN.exec(file);
     if (!match) throw new Error(`ClickHouse migration file name "${file}" must look like 001-create-things.sql`);
     if (Number(match[1]) !== index + 1) throw new Error(`ClickHouse migrations must be numbered 1, 2, 3… without gaps; found ${file}`);
-    const text = readFileSync(join(directory, file), 'utf8');
-    return { version: index + 1, name: match[2]!, statements: (target) => splitStatements(expand(text, target)) };
+    const code = withoutComments(readFileSync(join(directory, file), 'utf8'));
+    return { version: index + 1, name: match[2]!, statements: (target) => splitStatements(expand(code, target)) };
   });
+}
+
+/**
+ * Whether the Distributed table a redistribute DROP names already has its local table's
+ * columns: then another process has recreated it, and dropping it again would make it
+ * vanish for a moment under the processes already serving.
+ */
+async function distributedIsCurrent(client: ClickHouseClient, target: ClickHouseTarget, statement: string): Promise<boolean> {
+  const name = /DROP TABLE IF EXISTS `[^`]+`\.`(\w+)`/.exec(statement)?.[1];
+  if (name === undefined) throw new Error(`unexpected redistribute statement: ${statement}`);
+  const columns = async (table: string) =>
+    (
+      await (
+        await client.query({
+          query: sql`SELECT name, type FROM system.columns WHERE database = ${target.database} AND table = ${table} ORDER BY name`,
+          format: 'JSONEachRow',
+        })
+      ).json<{ name: string; type: string }>()
+    )
+      .map((column) => `${column.name} ${column.type}`)
+      .join(', ');
+  const distributed = await columns(name);
+  return distributed !== '' && distributed === (await columns(`${name}_local`));
 }
 
 /** Concurrent `IF NOT EXISTS` on the same name may still lose the race inside the server. */
 const ALREADY_EXISTS = /already exists|already being created/i;
+
+/** A table of the statement is missing: on a cluster, another process may be between the DROP and CREATE of a redistribute. */
+const UNKNOWN_TABLE = /Code: 60\b/;
+const REDISTRIBUTE_WAIT_MS = 30_000;
+
+async function runStatement(client: ClickHouseClient, target: ClickHouseTarget, statement: string): Promise<void> {
+  const deadline = Date.now() + REDISTRIBUTE_WAIT_MS;
+  for (;;) {
+    try {
+      await client.command({ query: statement });
+      return;
+    } catch (error) {
+      if (error instanceof Error && ALREADY_EXISTS.test(error.message)) return;
+      const retry = target.cluster !== undefined && error instanceof Error && UNKNOWN_TABLE.test(error.message) && Date.now() < deadline;
+      if (!retry) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
 
 /**
  * Applies the migrations this database has not recorded. Safe when several processes
@@ -93,8 +150,14 @@ export async function migrateClickHouse(
 ): Promise<number[]> {
   const table = localTable(target, 'docwright_migrations');
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${identifier(target.database)}${onCluster(target)}` });
+  // On a cluster one table replicated on every server (its path names no shard, its
+  // replicas are named by shard and replica): a process of any shard sees every version.
+  const engine =
+    target.cluster === undefined
+      ? 'ReplacingMergeTree'
+      : `ReplicatedReplacingMergeTree('/clickhouse/tables/all/${target.database}/docwright_migrations_local', '{shard}_{replica}')`;
   await client.command({
-    query: `CREATE TABLE IF NOT EXISTS ${table}${onCluster(target)} (version UInt32, name String, applied_at Int64) ENGINE = ${expand('{{engine:ReplacingMergeTree:docwright_migrations}}', target)} ORDER BY version`,
+    query: `CREATE TABLE IF NOT EXISTS ${table}${onCluster(target)} (version UInt32, name String, applied_at Int64) ENGINE = ${engine} ORDER BY version`,
   });
   const rows = await (await client.query({ query: `SELECT DISTINCT version FROM ${table}`, format: 'JSONEachRow' })).json<{ version: number }>();
   const done = new Set(rows.map((row) => Number(row.version)));
@@ -106,11 +169,8 @@ export async function migrateClickHouse(
   for (const migration of migrations) {
     if (done.has(migration.version)) continue;
     for (const statement of migration.statements(target)) {
-      try {
-        await client.command({ query: statement });
-      } catch (error) {
-        if (!(error instanceof Error && ALREADY_EXISTS.test(error.message))) throw error;
-      }
+      if (statement.startsWith(REDISTRIBUTE) && (await distributedIsCurrent(client, target, statement))) continue;
+      await runStatement(client, target, statement);
     }
     await client.command({
       query: sql`INSERT INTO ${raw(table)} VALUES (${migration.version}, ${migration.name}, ${clock.now()})`,
