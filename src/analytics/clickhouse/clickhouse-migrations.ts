@@ -1,3 +1,4 @@
+import pRetry from 'p-retry';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClickHouseClient } from '@clickhouse/client';
@@ -122,18 +123,22 @@ const UNKNOWN_TABLE = /Code: 60\b/;
 const REDISTRIBUTE_WAIT_MS = 30_000;
 
 async function runStatement(client: ClickHouseClient, target: ClickHouseTarget, statement: string): Promise<void> {
-  const deadline = Date.now() + REDISTRIBUTE_WAIT_MS;
-  for (;;) {
+  const attempt = async (): Promise<void> => {
     try {
       await client.command({ query: statement });
-      return;
     } catch (error) {
       if (error instanceof Error && ALREADY_EXISTS.test(error.message)) return;
-      const retry = target.cluster !== undefined && error instanceof Error && UNKNOWN_TABLE.test(error.message) && Date.now() < deadline;
-      if (!retry) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      throw error;
     }
-  }
+  };
+  await pRetry(attempt, {
+    // Every 100 ms while the other process recreates the table, for at most REDISTRIBUTE_WAIT_MS.
+    retries: Number.POSITIVE_INFINITY,
+    minTimeout: 100,
+    factor: 1,
+    maxRetryTime: REDISTRIBUTE_WAIT_MS,
+    shouldRetry: ({ error }) => target.cluster !== undefined && UNKNOWN_TABLE.test(error.message),
+  });
 }
 
 /**
