@@ -20,11 +20,18 @@ export const V6_PREFIX: { readonly coarsest: number; readonly finest: number } =
 
 const V4_MAX = 0xffffffff;
 /**
- * Distinct IPv4 blocks a caller's memo keeps (started over when full). Crawlers come from
- * few blocks, so most agent hits of a batch share their block's text: one string, built and
- * handed to the database driver once, instead of one per hit.
+ * Distinct IPv4 blocks a caller's memo should keep (an lru-cache of this size in
+ * evidence-verifier.ts). Crawlers come from few blocks, so most agent hits of a batch share
+ * their block's text: one string, built and handed to the database driver once, instead of
+ * one per hit.
  */
-const BLOCK_MEMO_SIZE = 4_096;
+export const BLOCK_MEMO_SIZE = 4_096;
+
+/** The memo storedAddressBlock reads and fills: a bounded cache keyed by block, never by address. */
+export interface BlockMemo {
+  get(key: number): StoredAddress | undefined;
+  set(key: number, value: StoredAddress): unknown;
+}
 const V6_MAX = (1n << 128n) - 1n;
 
 /**
@@ -34,7 +41,7 @@ const V6_MAX = (1n << 128n) - 1n;
  * so the prefix comes from bit lengths (one XOR per bound, `blockBits`) rather than trying
  * each prefix length in turn with 128-bit arithmetic (≈ 2 µs per IPv6 hit before).
  */
-export function storedAddressBlock(tables: readonly RangeTable[], address: ParsedAddress, memo?: Map<number, StoredAddress>): StoredAddress {
+export function storedAddressBlock(tables: readonly RangeTable[], address: ParsedAddress, memo?: BlockMemo): StoredAddress {
   if (address.family === 4) {
     const value = address.value;
     let low = 0;
@@ -60,7 +67,6 @@ export function storedAddressBlock(tables: readonly RangeTable[], address: Parse
     const key = (first * 64 + bits) * 2 + (exact ? 1 : 0);
     let stored = memo.get(key);
     if (stored === undefined) {
-      if (memo.size >= BLOCK_MEMO_SIZE) memo.clear();
       stored = { block: `${formatV4(first)}/${bits}`, exact };
       memo.set(key, stored);
     }

@@ -1,6 +1,7 @@
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../core/clock.js';
 import type { Verification } from '../classification/hit-category.js';
-import { storedAddressBlock, type StoredAddress } from './address-block.js';
+import { BLOCK_MEMO_SIZE, storedAddressBlock, type StoredAddress } from './address-block.js';
 import type { HitVerifier, VerificationInput, VerifierEvidenceSource } from './hit-verifier.js';
 import { parseAddress, type ParsedAddress } from './ip-address.js';
 import { tableContains, type RangeTable } from './ip-range-set.js';
@@ -52,7 +53,7 @@ export class EvidenceVerifier implements HitVerifier {
   private lastText: string | null = null;
   private lastAddress: ParsedAddress | null = null;
   /** IPv4 blocks already built, by block (address-block.ts); the tables are this verifier's for its life. */
-  private readonly blocks = new Map<number, StoredAddress>();
+  private readonly blocks = new LRUCache<number, StoredAddress>({ max: BLOCK_MEMO_SIZE });
 
   constructor(private readonly evidence: VerifierEvidence) {
     this.rangesVersion = evidence.ranges.fingerprint ?? evidence.ranges.version;
