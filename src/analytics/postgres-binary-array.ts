@@ -7,6 +7,11 @@
  *
  * Layout: ndim, has-null flag, element type oid, length, lower bound (int32 each), then
  * per element its byte length (-1 for null) and its bytes, all big-endian.
+ *
+ * Written here because the pg ecosystem's packages go the other way (pg-types and
+ * postgres-array parse results; none writes array_recv buffers), and the format is small
+ * and fixed; test/analytics/postgres-binary-array.test.ts round-trips it through a real
+ * PostgreSQL (every integer width and edge value, nulls, hostile strings).
  */
 
 const HEADER_BYTES = 20;
