@@ -14,7 +14,7 @@ export function openSqliteDatabase(file: string): Database {
   const connection = new BetterSqlite3(file);
   // busy_timeout first: switching to WAL takes a lock another starting process may hold.
   connection.pragma('busy_timeout = 15000');
-  connection.pragma('journal_mode = WAL');
+  switchToWal(connection);
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   // Kysely prepares every query afresh; the SQL texts are few, so reusing their prepared
@@ -69,4 +69,28 @@ function prepareDatabaseFile(file: string): void {
   ensurePrivateDirectory(dirname(file), { narrow: false });
   ensurePrivateFile(file);
   for (const companion of [`${file}-wal`, `${file}-shm`, `${file}-journal`]) narrowIfPresent(companion, PRIVATE_FILE_MODE);
+}
+
+const WAL_SWITCH_ATTEMPTS = 50;
+const WAL_SWITCH_PAUSE_MS = 20;
+
+/**
+ * `journal_mode = WAL` on a brand-new file that another process is switching at the same
+ * moment can fail at once with SQLITE_BUSY, busy_timeout or not: both hold a shared lock and
+ * want an exclusive one, and SQLite refuses one of them rather than let them wait on each
+ * other (2 of 300 concurrent opens of a new file here; `docwright migrate` from two
+ * processes failed so in CI). The loser tries again after a pause, by which time the file
+ * is in WAL mode and the switch is a no-op. Synchronous because opening is (better-sqlite3),
+ * so p-retry, which is asynchronous, cannot run it; it happens once per process, at start.
+ */
+function switchToWal(connection: BetterSqlite3.Database): void {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      connection.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || attempt >= WAL_SWITCH_ATTEMPTS) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, WAL_SWITCH_PAUSE_MS * (0.5 + Math.random()));
+    }
+  }
 }
