@@ -29,13 +29,17 @@ export async function signIn(page: Page, server: DashboardServer, email = ADMIN_
   await page.waitForURL(`${server.url}/`);
 }
 
-/** Creates a project in the "New project" dialog; answers its id (the dialog opens its keys page). */
-export async function createProjectInUi(page: Page, name: string, repository: string): Promise<string> {
+/** Creates a project in the "New project" dialog (a GitHub or GitLab one with `forge`); answers its id (the dialog opens its keys page). */
+export async function createProjectInUi(page: Page, name: string, repository: string, forge?: { kind: 'github' | 'gitlab'; token: string }): Promise<string> {
   await page.goto('/');
   await page.getByRole('button', { name: 'New project' }).first().click();
   const dialog = page.getByRole('dialog', { name: 'New project' });
   await dialog.getByLabel('Name').fill(name);
   await dialog.getByLabel('Repository').fill(repository);
+  if (forge !== undefined) {
+    await dialog.getByLabel('Forge', { exact: true }).selectOption(forge.kind);
+    await dialog.getByLabel('Forge token').fill(forge.token);
+  }
   await dialog.getByRole('button', { name: 'Create project' }).click();
   await page.waitForURL(/\/projects\/[^/]+\/keys$/);
   await expectHeading(page, name);

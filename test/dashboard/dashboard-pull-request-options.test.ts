@@ -9,7 +9,7 @@ import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-
 import { createDocsRepository } from '../helpers/docs-repository.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
 import { fakeModelEnvironment, launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
-import { expectHeading, setUpFirstAdmin } from './dashboard-flows.js';
+import { createProjectInUi, setUpFirstAdmin } from './dashboard-flows.js';
 import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
 
 const TOKEN = 'ghp_dashboardOptionsToken0123456789abcd';
@@ -44,16 +44,7 @@ describe('pull request options of a new job, on a GitHub project, in Chromium', 
     ({ context, page, problems } = await openPage(browser, server.url));
     await setUpFirstAdmin(page, server);
 
-    await page.getByRole('button', { name: 'New project' }).first().click();
-    const dialog = page.getByRole('dialog', { name: 'New project' });
-    await dialog.getByLabel('Name').fill('Acme Docs');
-    await dialog.getByLabel('Repository').fill('https://github.com/acme/docs');
-    await dialog.getByLabel('Forge', { exact: true }).selectOption('github');
-    await dialog.getByLabel('Forge token').fill(TOKEN);
-    await dialog.getByRole('button', { name: 'Create project' }).click();
-    await page.waitForURL(/\/projects\/[^/]+\/keys$/);
-    await expectHeading(page, 'Acme Docs');
-    projectId = decodeURIComponent(/\/projects\/([^/]+)\/keys$/.exec(page.url())![1]!);
+    projectId = await createProjectInUi(page, 'Acme Docs', 'https://github.com/acme/docs', { kind: 'github', token: TOKEN });
   });
   afterAll(async () => {
     await context?.close();
