@@ -100,6 +100,46 @@ describe.each(BACKENDS)('real answers match /openapi.json (%s)', (backend) => {
     expect(JSON.parse(tooLarge.body)).toMatchObject({ status: 431, code: 'headers_too_large' });
   });
 
+  test('cancel, usage, webhooks, the AI-reader reports and /mcp', async () => {
+    const jobs = `/v2/agent/${projectId}`;
+    const { id } = (await t.services.jobs.create(await t.services.projects.get(projectId), 'Cancel me')).job;
+    expect((await call('POST', `${jobs}/job/${id}/cancel`)).status).toBe(200);
+    expect((await call('POST', `${jobs}/job/nope/cancel`)).status).toBe(404);
+    expect((await call('GET', `${jobs}/usage?from=2026-01&to=2026-02`)).status).toBe(200);
+    expect((await call('GET', `${jobs}/usage?from=2026-13`)).status).toBe(400);
+
+    const hooks = `/v1/projects/${projectId}/webhooks`;
+    const created = await call('POST', hooks, { body: JSON.stringify({ url: 'https://hooks.example.com/docwright', events: ['job.completed'] }) });
+    expect(created.status).toBe(201);
+    const hook = (JSON.parse(created.body) as { webhook: { id: string } }).webhook;
+    expect(created.headers.location).toBe(`${hooks}/${hook.id}`);
+    expect((await call('POST', hooks, { body: JSON.stringify({ url: 'https://127.0.0.1/hook' }) })).status).toBe(400);
+    expect((await call('GET', hooks)).status).toBe(200);
+    expect((await call('GET', `${hooks}/${hook.id}`)).status).toBe(200);
+    expect((await call('PATCH', `${hooks}/${hook.id}`, { body: JSON.stringify({ enabled: false }) })).status).toBe(200);
+    expect((await call('POST', `${hooks}/${hook.id}/rotate-secret`, { body: JSON.stringify({ overlapSeconds: 3600 }) })).status).toBe(200);
+    expect((await call('GET', `${hooks}/${hook.id}/deliveries`)).status).toBe(200);
+    expect((await call('GET', `${hooks}/${hook.id}/deliveries/nope`)).status).toBe(404);
+    expect((await call('DELETE', `${hooks}/${hook.id}`)).status).toBe(204);
+    expect((await call('GET', `${hooks}/${hook.id}`)).status).toBe(404);
+
+    const analytics = `/v1/analytics/${projectId}`;
+    for (const report of ['views', 'visitors/daily', 'traffic', 'agents', 'pages', 'agent-errors', 'summary']) {
+      expect((await call('GET', `${analytics}/${report}?dateFrom=2026-01-01&dateTo=2026-02-01`)).status, report).toBe(200);
+    }
+
+    const initialize = await call('POST', '/mcp', {
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'openapi-test', version: '1' } },
+      }),
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+    expect(initialize.status).toBe(200);
+  });
+
   test('a wrong method on a known path is 405 with Allow; an unknown path stays 404', async () => {
     const wrong = await fetch(`${base}/v2/agent/${projectId}/job/abc`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     expect(wrong.status).toBe(405);
@@ -128,6 +168,9 @@ describe.each(BACKENDS)('real answers match /openapi.json (%s)', (backend) => {
         'POST 415',
         'POST 413',
         'GET 414',
+        'PATCH 200',
+        'DELETE 204',
+        'POST 404',
       ]),
     );
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { ENABLE_AUTO_MERGE_MUTATION } from '../../src/git/forges/github-auto-merge.js';
+import { git } from '../helpers/docs-repository.js';
 import type { TestApp } from '../helpers/test-app.js';
 import { startRunScenario, type RunScenario } from '../helpers/run-scenario.js';
 import { BACKENDS } from '../helpers/test-database.js';
@@ -94,20 +95,29 @@ describe.each(BACKENDS)('draft, reviewers, labels and auto-merge on GitLab [%s]'
     scenario = null;
   });
 
-  test('a draft merge request with labels and reviewers by user id; an unknown username is a warning; a follow-up keeps it a draft', async () => {
+  test('a draft merge request from another ref, with labels and reviewers by user id; an unknown username is a warning; a follow-up keeps it a draft', async () => {
     scenario = await startRunScenario(dialect, 'gitlab', docsAgentScript, { gitlab: { users: GITLAB_USERS, members: ['alice', 'bob'] } });
-    const { t, project, gitlab } = scenario;
+    const { t, project, gitlab, remote } = scenario;
+    // release is one empty commit ahead of main, so a branch cut from main would be told apart.
+    git(remote, 'update-ref', 'refs/heads/release', git(remote, 'commit-tree', 'main^{tree}', '-p', 'main', '-m', 'Release'));
     scenario.startRescuer();
     const { job } = await t.services.jobs.create(
       project,
       'Add a troubleshooting page',
       {},
-      { draft: true, reviewers: ['Alice', 'ghost', 'outsider'], labels: ['docs', 'agent'], branchName: 'troubleshooting' },
+      { ref: 'release', draft: true, reviewers: ['Alice', 'ghost', 'outsider'], labels: ['docs', 'agent'], branchName: 'troubleshooting' },
     );
     const done = await scenario.waitForSettled(job.id);
-    expect(done).toMatchObject({ status: 'completed', prLink: 'https://gitlab.com/acme/docs/-/merge_requests/1' });
+    expect(done).toMatchObject({ status: 'completed', source: { ref: 'release' }, prLink: 'https://gitlab.com/acme/docs/-/merge_requests/1' });
     const create = gitlab!.requests.find((request) => request.method === 'POST' && request.path.endsWith('/merge_requests'));
-    expect(create?.body).toMatchObject({ source_branch: 'docwright/troubleshooting', labels: 'docs,agent', reviewer_ids: [11, 13] });
+    expect(create?.body).toMatchObject({
+      source_branch: 'docwright/troubleshooting',
+      target_branch: 'release',
+      labels: 'docs,agent',
+      reviewer_ids: [11, 13],
+    });
+    // The branch starts from the ref asked for: its parent is the tip of release.
+    expect(git(remote, 'rev-parse', 'docwright/troubleshooting^')).toBe(git(remote, 'rev-parse', 'release'));
     expect(String((create?.body as { title: string }).title)).toMatch(/^Draft: /);
     const lookups = gitlab!.requests.filter((request) => request.path === '/api/v4/users').map((request) => request.query.username);
     expect(lookups.sort()).toEqual(['Alice', 'ghost', 'outsider']);
