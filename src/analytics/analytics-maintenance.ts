@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { DocwrightError } from '../core/errors.js';
 import type { AnalyticsService } from './analytics-service.js';
 import type { PruneCounts } from './analytics-store.js';
 
@@ -15,15 +16,22 @@ export function pruneAnalytics(service: AnalyticsService, now?: number): Promise
  * (docs/classification.md, "Reclassification"). A no-op when nothing is left.
  */
 export async function reclassifyAnalytics(service: AnalyticsService, logger: Pick<FastifyBaseLogger, 'error' | 'info'>): Promise<void> {
-  const result = await service.reclassify((progress) => {
-    if (progress.state === 'running' && progress.sites > 0) {
-      logger.info(
-        { reclassification: progress },
-        `analytics reclassification: ${progress.sitesDone} of ${progress.sites} sites, ${progress.hitsRewritten} hits rewritten`,
-      );
-    }
-  });
-  if (result === null) logger.info('analytics reclassification is not available on this store; hits keep the agent table they were stored with');
+  const unavailable = 'analytics reclassification is not available on this store; hits keep the agent table they were stored with';
+  const result = await service
+    .reclassify((progress) => {
+      if (progress.state === 'running' && progress.sites > 0) {
+        logger.info(
+          { reclassification: progress },
+          `analytics reclassification: ${progress.sitesDone} of ${progress.sites} sites, ${progress.hitsRewritten} hits rewritten`,
+        );
+      }
+    })
+    .catch((error: unknown) => {
+      // A store that can never do it (a ClickHouse cluster) is said once, not failed at every run.
+      if (error instanceof DocwrightError && error.code === 'reclassification_unsupported') return null;
+      throw error;
+    });
+  if (result === null) logger.info(unavailable);
 }
 
 /**

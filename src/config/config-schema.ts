@@ -95,6 +95,8 @@ export const environmentSchema = z
     DOCWRIGHT_BEACON_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(120),
     DOCWRIGHT_AGENT_VERIFICATION: z.enum(['on', 'off']).default('on'),
     DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS: z.coerce.number().min(0).max(720).default(24),
+    // A mirror of the operators' lists (`<url>/<list id>.json`), trusted like `agents update --from`.
+    DOCWRIGHT_AGENT_RANGES_FROM: optionalText.pipe(z.url({ protocol: /^https?$/ }).optional()),
     DOCWRIGHT_WEBHOOK_ALLOW_HTTP: z.enum(['on', 'off']).default('off'),
     DOCWRIGHT_WEBHOOK_ALLOWED_NETWORKS: optionalText.pipe(
       z

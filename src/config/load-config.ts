@@ -77,7 +77,7 @@ export interface Config {
     /** Set by DOCWRIGHT_ANALYTICS_URL: analytics live in ClickHouse (docs/operations.md, "ClickHouse"). */
     clickhouse: ClickHouseSettings | undefined;
     /** Agent verification (docs/classification.md, "Verification"): off labels every agent hit claimed and fetches nothing. */
-    verification: { enabled: boolean; rangeRefreshMs: number | null };
+    verification: { enabled: boolean; rangeRefreshMs: number | null; rangesFrom: string | null };
   };
   /** Webhook delivery (docs/webhooks.md, "Settings"). */
   webhooks: {
@@ -188,6 +188,7 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
         enabled: environment.DOCWRIGHT_AGENT_VERIFICATION === 'on',
         rangeRefreshMs:
           environment.DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS === 0 ? null : Math.round(environment.DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS * 3_600_000),
+        rangesFrom: environment.DOCWRIGHT_AGENT_RANGES_FROM ?? null,
       },
     },
     webhooks: webhookSettings(environment),

@@ -30,6 +30,16 @@ describe('configuration', () => {
     expect(() => read('-1')).toThrow(/DOCWRIGHT_REPOSITORY_INSTRUCTIONS_MAX_BYTES/);
   });
 
+  test('the agent ranges mirror: an http(s) URL, unset by default, anything else refused', () => {
+    const read = (value?: string): string | null =>
+      loadConfig({ DOCWRIGHT_DATA_DIR: dataDir(), ...(value === undefined ? {} : { DOCWRIGHT_AGENT_RANGES_FROM: value }) }).analytics.verification.rangesFrom;
+    expect(read()).toBeNull();
+    expect(read('')).toBeNull();
+    expect(read('http://10.0.0.2/agent-ranges')).toBe('http://10.0.0.2/agent-ranges');
+    expect(() => read('ftp://mirror/agent-ranges')).toThrow(/DOCWRIGHT_AGENT_RANGES_FROM/);
+    expect(() => read('mirror')).toThrow(/DOCWRIGHT_AGENT_RANGES_FROM/);
+  });
+
   test('the secret is generated once into the data dir, private, and reused', () => {
     const directory = dataDir();
     const first = loadConfig({ DOCWRIGHT_DATA_DIR: directory }).secret;

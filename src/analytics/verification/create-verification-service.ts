@@ -9,7 +9,8 @@ interface VerificationLog {
 
 /**
  * The process's verification service, started: ranges loaded from the data directory (or
- * the shipped file) and refreshed on the configured schedule. Null when
+ * the shipped file), refreshed on the configured schedule (from the operators, or the
+ * configured mirror), and re-read when another process rewrites the file. Null when
  * DOCWRIGHT_AGENT_VERIFICATION=off: hits are then only ever `claimed`, and nothing is
  * fetched from the network.
  */
@@ -19,6 +20,7 @@ export function createVerificationService(config: Config, clock: Clock, log?: Ve
     clock,
     dataDir: config.dataDir,
     rangeRefreshMs: config.analytics.verification.rangeRefreshMs,
+    ...(config.analytics.verification.rangesFrom === null ? {} : { rangesFrom: config.analytics.verification.rangesFrom }),
     onRefresh: (result) => log?.info({ version: result.file.version, lists: result.lists }, 'agent ranges refreshed'),
     onError: (message, error) => log?.warn({ err: error }, message),
   });

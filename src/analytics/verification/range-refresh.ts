@@ -60,14 +60,17 @@ export async function refreshRanges(current: RangeFile, options: RangeRefreshOpt
 
 /** The refreshed file in the data directory when there is a valid one, else the shipped ranges. */
 export async function loadRangeFile(dataDir: string | null): Promise<RangeFile> {
-  if (dataDir === null) return shippedRangeFile();
+  return (dataDir === null ? null : await readRangeFile(dataDir)) ?? shippedRangeFile();
+}
+
+/** The refreshed file in the data directory; null when it is missing, unreadable or invalid. */
+export async function readRangeFile(dataDir: string): Promise<RangeFile | null> {
   try {
     const parsed = rangeFileSchema.safeParse(JSON.parse(await readFile(join(dataDir, RANGES_FILE_NAME), 'utf8')));
-    if (parsed.success) return parsed.data;
+    return parsed.success ? parsed.data : null;
   } catch {
-    // Missing or unreadable: the shipped file.
+    return null;
   }
-  return shippedRangeFile();
 }
 
 /** Writes atomically (a temporary file renamed over), so a reader never sees half a file. */

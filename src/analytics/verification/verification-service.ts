@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { unwatchFile, watchFile, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { Clock } from '../../core/clock.js';
 import { workerEntry } from '../../core/runtime-paths.js';
@@ -9,7 +11,7 @@ import type { HitVerifier, VerificationInput } from './hit-verifier.js';
 import { KeyDirectoryCache } from './key-directory-cache.js';
 import { NonceRegistry } from './nonce-registry.js';
 import { buildRangeCatalog, type RangeCatalog, type RangeFile } from './range-catalog.js';
-import { loadRangeFile, refreshRanges, saveRangeFile, type RangeRefreshResult } from './range-refresh.js';
+import { loadRangeFile, RANGES_FILE_NAME, readRangeFile, refreshRanges, saveRangeFile, type RangeRefreshResult } from './range-refresh.js';
 import type { VerifierSnapshot, VerifierSnapshotMessage } from './verifier-snapshot.js';
 import { wantsChannelName, type ChannelSnapshot, type WorkerVerifierData } from './worker-hit-verifier.js';
 
@@ -25,12 +27,18 @@ export interface VerificationServiceOptions {
   dns?: DnsResolver;
   /** Replaces the operators' URLs (`${from}/${set id}.json`): a mirror, or a fake server in tests. */
   rangesFrom?: string;
+  /**
+   * How often agent-ranges.json in the data directory is checked for a newer copy
+   * (`docwright analytics agents update`, another process's refresh). Default 30 s.
+   */
+  rangesFileCheckMs?: number;
   onRefresh?: (result: RangeRefreshResult) => void;
   onError?: (message: string, error: unknown) => void;
 }
 
 /** How long snapshot changes are gathered before workers hear of them. */
 const PUBLISH_DELAY_MS = 250;
+const RANGES_FILE_CHECK_MS = 30_000;
 
 /**
  * Owns everything verification learns off the ingest path: the ranges (loaded, and
@@ -50,6 +58,7 @@ export class VerificationService {
   private readonly rangeListeners = new Set<(ranges: RangeCatalog) => void>();
   private publishTimer: NodeJS.Timeout | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
+  private watchedFile: { path: string; listener: (current: Stats, previous: Stats) => void } | null = null;
   private channels: { name: string; updates: BroadcastChannel; wants: BroadcastChannel } | null = null;
 
   constructor(private readonly options: VerificationServiceOptions) {
@@ -68,6 +77,7 @@ export class VerificationService {
   /** Loads the ranges (the refreshed file, else the shipped one) and starts the scheduled refresh. */
   async start(): Promise<void> {
     this.setRanges(await loadRangeFile(this.options.dataDir));
+    this.watchRangesFile();
     const every = this.options.rangeRefreshMs;
     if (every !== null && every > 0) {
       // The first refresh soon after start, so a fresh install does not wait a whole period.
@@ -80,6 +90,8 @@ export class VerificationService {
   }
 
   stop(): void {
+    if (this.watchedFile !== null) unwatchFile(this.watchedFile.path, this.watchedFile.listener);
+    this.watchedFile = null;
     this.channels?.updates.close();
     this.channels?.wants.close();
     this.channels = null;
@@ -96,6 +108,31 @@ export class VerificationService {
     this.changed();
     // Stored hits follow ranges whose content changed (the reclassification job re-verifies them).
     if (before !== undefined && before !== this.ranges.fingerprint) for (const listener of this.rangeListeners) listener(this.ranges);
+  }
+
+  /**
+   * Picks up a newer agent-ranges.json written by someone else: `docwright analytics agents
+   * update` (from cron, or with the server's own refresh off), or another process sharing the
+   * data directory. Node's stat polling (`watchFile`) rather than `fs.watch`: the file is
+   * replaced by a rename, which inotify reports on the old inode, and a poll every 30 s is
+   * cheap. A file whose ranges this process has already (its own refresh's save) changes nothing.
+   */
+  private watchRangesFile(): void {
+    const { dataDir } = this.options;
+    if (dataDir === null || this.watchedFile !== null) return;
+    const path = join(dataDir, RANGES_FILE_NAME);
+    const listener = (current: Stats, previous: Stats): void => {
+      if (current.mtimeMs === 0 || (current.mtimeMs === previous.mtimeMs && current.ino === previous.ino)) return;
+      // An invalid file (half-written by hand, say) keeps the ranges this process has.
+      readRangeFile(dataDir).then(
+        (file) => {
+          if (file !== null && buildRangeCatalog(file).fingerprint !== this.ranges.fingerprint) this.setRanges(file);
+        },
+        (error: unknown) => this.options.onError?.('agent ranges could not be re-read', error),
+      );
+    };
+    watchFile(path, { interval: this.options.rangesFileCheckMs ?? RANGES_FILE_CHECK_MS, persistent: false }, listener);
+    this.watchedFile = { path, listener };
   }
 
   /** Hears ranges whose content changed after the first load (a refresh, setRanges); returns the removal. */

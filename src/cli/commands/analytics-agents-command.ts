@@ -8,9 +8,9 @@ import { printJson, printTable } from '../output.js';
 const UPDATE_HELP = `
 Fetches every operator's published address list (OpenAI, Google, Microsoft, Perplexity,
 Apple: the sources are in the range file) and writes them to agent-ranges.json in
-DOCWRIGHT_DATA_DIR, where the server reads them (at start, and at each scheduled refresh:
-DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS). A list that cannot be fetched keeps its previous
-prefixes. Exit 1 when no list could be fetched.
+DOCWRIGHT_DATA_DIR, where a server reads them at start and picks up a newer copy within
+30 s (so this works from cron with DOCWRIGHT_AGENT_RANGES_REFRESH_HOURS=0). A list that
+cannot be fetched keeps its previous prefixes. Exit 1 when no list could be fetched.
 
 --from URL fetches each list as URL/<list id>.json instead (a mirror you run; it is
 trusted, so it may be on a private address or plain http).

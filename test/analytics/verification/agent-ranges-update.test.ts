@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
-import { loadRangeFile, refreshRanges, RANGES_FILE_NAME } from '../../../src/analytics/verification/range-refresh.js';
+import { loadRangeFile, refreshRanges, RANGES_FILE_NAME, saveRangeFile } from '../../../src/analytics/verification/range-refresh.js';
 import { shippedRangeFile } from '../../../src/analytics/verification/range-catalog.js';
 import { VerificationService } from '../../../src/analytics/verification/verification-service.js';
 import { verifierFromSnapshot } from '../../../src/analytics/verification/verifier-snapshot.js';
@@ -105,6 +105,41 @@ describe('agents update (range refresh) against a local fake server', () => {
     service.stop();
     expect(refreshes.length).toBeGreaterThanOrEqual(2);
     expect(requests.length - before).toBeGreaterThanOrEqual(2 * shippedRangeFile().sets.length);
+  });
+
+  it('a running server picks up agent-ranges.json rewritten by `agents update` (its own refresh off), and ignores an invalid one', async () => {
+    const fileDir = await mkdtemp(join(tmpdir(), 'docwright-ranges-watch-'));
+    const clock = new ManualClock(Date.UTC(2026, 10, 24));
+    const service = new VerificationService({ clock, dataDir: fileDir, rangeRefreshMs: null, rangesFileCheckMs: 20 });
+    const changes: string[] = [];
+    service.onRangesChanged((ranges) => changes.push(ranges.version));
+    const waitFor = async (done: () => boolean): Promise<void> => {
+      for (let waited = 0; !done() && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    try {
+      await service.start();
+      const gptbot = { category: 'ai-training' as const, agent: 'GPTBot', operator: 'OpenAI' };
+      expect(service.verifier().verify({ ...gptbot, ip: '198.51.100.1' })).toBe('claimed');
+      // What the CLI does: fetch, then save into the data directory the server reads.
+      const result = await runCli(['analytics', 'agents', 'update', '--from', base, '--json'], { DOCWRIGHT_DATA_DIR: fileDir });
+      expect(result.code).toBe(0);
+      await waitFor(() => changes.length > 0);
+      expect(changes).toHaveLength(1);
+      expect(service.verifier().verify({ ...gptbot, ip: '198.51.100.1' })).toBe('spoofed');
+      expect(service.verifier().verify({ ...gptbot, ip: '20.171.206.7' })).toBe('verified');
+
+      // The same ranges saved again (another process's refresh): not a change.
+      await saveRangeFile(fileDir, await loadRangeFile(fileDir));
+      // A broken file keeps what the server has.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await writeFile(join(fileDir, RANGES_FILE_NAME), '{"sets": [', 'utf8');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(changes).toHaveLength(1);
+      expect(service.verifier().verify({ ...gptbot, ip: '20.171.206.7' })).toBe('verified');
+    } finally {
+      service.stop();
+      await rm(fileDir, { recursive: true, force: true });
+    }
   });
 
   it('docwright analytics agents update --from writes agent-ranges.json', async () => {
