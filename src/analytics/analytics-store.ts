@@ -111,10 +111,12 @@ export interface AnalyticsStore {
   /** Stores the hits, claiming `batch.nonces` in the same transaction (relabelling replays) when present. */
   insertHits(batch: HitBatch): Promise<InsertHitsResult>;
   /**
-   * Opens a write transaction of this (main) database, claims `nonces` in it, runs `work`
-   * with the rows that are replays, and commits when `work` resolves, rolls back when it
-   * throws: for a store that keeps the hits elsewhere (ClickHouse), so a claim stays only
-   * when its hits were stored. Absent on such a store itself.
+   * Claims `nonces` in this (main) database and runs `work` with the rows that are replays;
+   * when `work` throws, the claim does not stay: for a store that keeps the hits elsewhere
+   * (ClickHouse), so a claim stays only when its hits were stored. PostgreSQL holds the
+   * claim's transaction open around `work` and rolls it back; SQLite commits the claim first
+   * and deletes what it took if `work` throws (its one writer must not wait on the network).
+   * Absent on such a store itself.
    */
   claimAround?<T>(nonces: BatchNonces, work: (replays: ReadonlySet<number>) => Promise<T>): Promise<T>;
   /**

@@ -196,12 +196,25 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
   }
 
   /**
-   * For hits kept elsewhere (ClickHouse): the claim in a write transaction held open across
-   * `work`. Every other query of this process on the main database waits for `work`
-   * meanwhile; only batches carrying signed nonces come here.
+   * For hits kept elsewhere (ClickHouse; only batches carrying signed nonces come here).
+   * Unlike PostgreSQL's, the claim commits before `work` runs, and what it took is given back
+   * (deleted) if `work` throws. SQLite has one writer for the whole file: a transaction held
+   * across `work` (a ClickHouse insert, a network round trip of 50 ms to a second) would make
+   * every other write wait that long, and in another process sharing the file that wait is
+   * better-sqlite3's synchronous busy wait, a stalled event loop (two stores of one process on
+   * two connections deadlocked until busy_timeout). The price: a process killed between the
+   * claim and the end of `work` leaves its nonces claimed with no hits, so a retry of those
+   * events *without* an event id is taken for a replay (docs/analytics.md, "ClickHouse").
    */
-  claimAround<T>(nonces: BatchNonces, work: (replays: ReadonlySet<number>) => Promise<T>): Promise<T> {
-    return this.heldTransaction(() => work(this.nonces.claim(nonces.claims, nonces.nowSeconds)));
+  async claimAround<T>(nonces: BatchNonces, work: (replays: ReadonlySet<number>) => Promise<T>): Promise<T> {
+    const { replays, taken } = await this.writeTransaction(() => this.nonces.claimTaking(nonces.claims, nonces.nowSeconds));
+    try {
+      return await work(replays);
+    } catch (error) {
+      // Best effort: if the release fails too, the claims stay, as after a crash.
+      if (taken.length > 0) await this.writeTransaction(() => this.nonces.release(taken)).catch(() => undefined);
+      throw error;
+    }
   }
 
   async fold(chunkSize: number, betweenChunks?: () => Promise<boolean>): Promise<number> {

@@ -122,9 +122,9 @@ export class ClickHouseAnalyticsStore implements CountingStore {
 
   /**
    * Stores the hits whose event id is new (see ClickHouseHitWriter for the guarantees).
-   * Signed nonces are claimed in a transaction of the main database held open around the
-   * ClickHouse insert: committed once ClickHouse has the rows, rolled back when the insert
-   * fails, so a retry is not taken for a replay (docs/analytics.md, "ClickHouse").
+   * Signed nonces are claimed in the main database around the ClickHouse insert
+   * (AnalyticsStore.claimAround): the claim stays only when ClickHouse has the rows, so a
+   * retry is not taken for a replay (docs/analytics.md, "ClickHouse").
    */
   async insertHits(batch: HitBatch): Promise<InsertHitsResult> {
     await this.ready();

@@ -71,22 +71,44 @@ function settleLost(lost: readonly NonceClaim[], owners: ReadonlyMap<string, str
  * over; 0: a live row holds the nonce). Returns the rows that are replays.
  */
 export class SqliteNonceClaimer {
-  private statements: { upsert: BetterSqlite3.Statement; owner: BetterSqlite3.Statement } | undefined;
+  private statements: { upsert: BetterSqlite3.Statement; owner: BetterSqlite3.Statement; release: BetterSqlite3.Statement } | undefined;
 
   constructor(private readonly connection: BetterSqlite3.Database) {}
 
   claim(claims: readonly NonceClaim[], nowSeconds: number): Set<number> {
+    return this.claimTaking(claims, nowSeconds).replays;
+  }
+
+  /** As claim, and also the claims this call took (inserted, or taken over from an expired row): what release() gives back. */
+  claimTaking(claims: readonly NonceClaim[], nowSeconds: number): { replays: Set<number>; taken: NonceClaim[] } {
     const { unique, replays } = planClaims(claims);
-    // Prepared at first use: the store may be built before the migrations have run.
-    const { upsert, owner } = (this.statements ??= {
+    const { upsert, owner } = this.prepare();
+    const lost: NonceClaim[] = [];
+    const taken: NonceClaim[] = [];
+    for (const claim of unique) (upsert.run(claim.key, claim.expiresAt, claim.owner, nowSeconds).changes === 0 ? lost : taken).push(claim);
+    if (lost.length > 0) settleLost(lost, new Map(lost.map((claim) => [claim.key, owner.get(claim.key) as string])), replays);
+    return { replays, taken };
+  }
+
+  /**
+   * Deletes rows that `taken` claimed, inside the caller's write transaction: their hits were
+   * not stored. A row matches only with the same owner and expiry, so a later claim of the
+   * nonce (possible only once this one expired) is left alone; an expired row and no row
+   * are the same to the next claim.
+   */
+  release(taken: readonly NonceClaim[]): void {
+    const { release } = this.prepare();
+    for (const claim of taken) release.run(claim.key, claim.owner, claim.expiresAt);
+  }
+
+  // Prepared at first use: the store may be built before the migrations have run.
+  private prepare() {
+    return (this.statements ??= {
       upsert: this.connection.prepare(`insert into analytics_signature_nonces as n (nonce, expires_at, owner) values (?, ?, ?)
         ${UPSERT_CONFLICT.replace('NOW', '?')}`),
       owner: this.connection.prepare('select owner from analytics_signature_nonces where nonce = ?').pluck(),
+      release: this.connection.prepare('delete from analytics_signature_nonces where nonce = ? and owner = ? and expires_at = ?'),
     });
-    const lost: NonceClaim[] = [];
-    for (const claim of unique) if (upsert.run(claim.key, claim.expiresAt, claim.owner, nowSeconds).changes === 0) lost.push(claim);
-    if (lost.length > 0) settleLost(lost, new Map(lost.map((claim) => [claim.key, owner.get(claim.key) as string])), replays);
-    return replays;
   }
 }
 
