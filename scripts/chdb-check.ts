@@ -1,14 +1,13 @@
 /**
  * `npm install --no-save chdb && node --import tsx scripts/chdb-check.ts`: proves that the
- * ClickHouse SQL of src/analytics/clickhouse (migration 001, the TabSeparated insert, the
- * event-id check, the range counts of every kind) gives the same answers on a current
+ * ClickHouse SQL of src/analytics/clickhouse (every migration, the TabSeparated insert, the
+ * event-id check, the range counts of every kind, views included) gives the same answers on a current
  * ClickHouse (chdb, in-process, 26.x) as on Debian's clickhouse-server 18.16 that CI runs.
  * chdb (about 540 MB) is never a dependency: this script loads it only when asked.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { HitBatch } from '../src/analytics/analytics-store.js';
 import { ClickHouseGenerations } from '../src/analytics/clickhouse/clickhouse-generations.js';
@@ -17,44 +16,11 @@ import { migrateClickHouse } from '../src/analytics/clickhouse/clickhouse-migrat
 import { ClickHouseRangeCounter } from '../src/analytics/clickhouse/clickhouse-range-counter.js';
 import { planRange } from '../src/analytics/range-plan.js';
 import { ManualClock } from '../src/core/clock.js';
+import { chdbClient, loadChdb } from '../test/helpers/chdb-client.js';
 import { startClickHouse } from '../test/helpers/clickhouse-server.js';
-
-interface ChdbSession {
-  query(sql: string, format?: string): string;
-  cleanup(): void;
-}
-interface ChdbModule {
-  Session: new (path?: string) => ChdbSession;
-}
 
 const DAY = 86_400_000;
 const FIRST_DAY = 20_600;
-
-/** The part of ClickHouseClient the analytics code uses, answered by an in-process chdb session. */
-function chdbClient(session: ChdbSession): ClickHouseClient {
-  const run = (query: string, format = 'JSONEachRow') => session.query(query, format);
-  const client = {
-    command: ({ query }: { query: string }) => Promise.resolve(run(query, 'CSV')).then(() => ({})),
-    query: ({ query }: { query: string }) =>
-      Promise.resolve({
-        json: () =>
-          Promise.resolve(
-            run(query)
-              .split('\n')
-              .filter((line) => line !== '')
-              .map((line) => JSON.parse(line) as unknown),
-          ),
-      }),
-    insert: async ({ table, columns, values, format }: { table: string; columns: string[]; values: Readable; format: string }) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of values) chunks.push(Buffer.from(chunk as Buffer));
-      run(`INSERT INTO ${table} (${columns.join(', ')}) FORMAT ${format}\n${Buffer.concat(chunks).toString('utf8')}`, 'CSV');
-      return {};
-    },
-    close: () => Promise.resolve(),
-  };
-  return client as unknown as ClickHouseClient;
-}
 
 /** A deterministic batch: 8 days, a few pages, visitors and agents, some event ids repeated. */
 function batch(seed: number, count: number): HitBatch {
@@ -121,12 +87,13 @@ async function answers(client: ClickHouseClient, database: string): Promise<unkn
       sorted(await counter.countVisitors(7, plan, 'traffic')),
       sorted(await counter.countHits(7, plan)),
       sorted(await counter.countDaily(7, plan)),
+      sorted(await counter.countPageViews(7, plan)),
     );
   }
   return result;
 }
 
-const chdb = (await import(process.env.DOCWRIGHT_CHDB_MODULE ?? 'chdb')) as ChdbModule;
+const chdb = await loadChdb();
 const directory = mkdtempSync(join(tmpdir(), 'docwright-chdb-'));
 const session = new chdb.Session(directory);
 const server = await startClickHouse({ directoryPrefix: 'docwright-chdb-check-' });
