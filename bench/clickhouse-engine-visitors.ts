@@ -68,6 +68,29 @@ interface EngineResult {
   bestMs: number;
   site: string;
   pages: number;
+  cells: { buildMs: number; rows: number; p50Ms: number; bestMs: number; same: boolean };
+}
+
+/**
+ * The design SQLite and PostgreSQL use (docs/analytics.md, "Why counts are exact"), built
+ * here in one statement for comparison: per (dimension, group, visitor) the sorted visit
+ * days, and per visit day the previous one (−1: none); cells count them by (dimension,
+ * group, day, previous day). Unique visitors over whole days [F, T) are then the sum of
+ * the cells with F ≤ day < T and previous < F. A full rebuild, not an incremental fold:
+ * its time is what a fold of a whole bulk load would cost at least. At 10M its group by
+ * (dimension, group, visitor) passes 18.16's default memory limit for a query, so it may
+ * use 12 GB and spills to disk past 4 GB.
+ */
+function buildCells(target: ClickHouseTarget): string {
+  const hits = `${target.database}.analytics_hits`;
+  const keys = [`page AS dim, class AS grp`, `toInt32(0) AS dim, class AS grp`, `page AS dim, toUInt8(3) AS grp`, `toInt32(0) AS dim, toUInt8(3) AS grp`]
+    .map((select) => `SELECT ${select}, visitor, day FROM ${hits} WHERE site = ${SITE} AND class <= 2`)
+    .join(' UNION ALL ');
+  return `INSERT INTO ${target.database}.bench_cells
+    SELECT dim, grp, day, prev, count() AS n FROM (
+      SELECT dim, grp, visitor, arraySort(groupUniqArray(day)) AS days FROM (${keys}) GROUP BY dim, grp, visitor
+    ) ARRAY JOIN arrayMap(d -> toInt64(d), days) AS day, arrayConcat([toInt64(-1)], arrayMap(d -> toInt64(d), arrayPopBack(days))) AS prev
+    GROUP BY dim, grp, day, prev`;
 }
 
 async function measure(engine: string, client: ClickHouseClient, target: ClickHouseTarget): Promise<EngineResult> {
@@ -91,6 +114,33 @@ async function measure(engine: string, client: ClickHouseClient, target: ClickHo
     if (run > 0) times.push(performance.now() - started);
   }
   const siteCounts = answer.filter((row) => row.dim === SITE_DIMENSION).map((row) => `${row.grp}:${row.visitors}`);
+
+  await client.command({
+    query: `CREATE TABLE ${target.database}.bench_cells (dim Int32, grp UInt8, day Int64, prev Int64, n UInt64) ENGINE = SummingMergeTree ORDER BY (grp, dim, day, prev)`,
+  });
+  const buildStarted = performance.now();
+  await client.command({
+    query: buildCells(target),
+    clickhouse_settings: { max_memory_usage: '12000000000', max_bytes_before_external_group_by: '4000000000' },
+  });
+  const buildMs = performance.now() - buildStarted;
+  const [cellRows] = await (
+    await client.query({ query: `SELECT count() AS n FROM ${target.database}.bench_cells`, format: 'JSONEachRow' })
+  ).json<{ n: string }>();
+  const cellQuery = `SELECT dim, grp, toUInt32(sum(n)) AS visitors FROM ${target.database}.bench_cells
+    WHERE day >= ${FIRST_DAY} AND day < ${FIRST_DAY + 30} AND prev < ${FIRST_DAY} GROUP BY dim, grp`;
+  const cellTimes: number[] = [];
+  let cellAnswer: Array<{ dim: number; grp: number; visitors: number }> = [];
+  for (let run = 0; run < runs + 1; run++) {
+    const started = performance.now();
+    cellAnswer = await (await client.query({ query: cellQuery, format: 'JSONEachRow' })).json();
+    if (run > 0) cellTimes.push(performance.now() - started);
+  }
+  const canonical = (rows: ReadonlyArray<{ dim: number; grp: number; visitors: number }>) =>
+    rows
+      .map((row) => `${Number(row.dim)}/${Number(row.grp)}/${Number(row.visitors)}`)
+      .sort()
+      .join(',');
   const [versionRow] = await (await client.query({ query: 'SELECT version() AS v', format: 'JSONEachRow' })).json<{ v: string }>();
   return {
     engine,
@@ -100,6 +150,13 @@ async function measure(engine: string, client: ClickHouseClient, target: ClickHo
     bestMs: Math.min(...times),
     site: siteCounts.sort().join(' '),
     pages: new Set(answer.filter((row) => row.dim !== SITE_DIMENSION).map((row) => row.dim)).size,
+    cells: {
+      buildMs,
+      rows: Number(cellRows?.n ?? 0),
+      p50Ms: percentile(cellTimes, 50),
+      bestMs: Math.min(...cellTimes),
+      same: canonical(cellAnswer) === canonical(answer),
+    },
   };
 }
 
@@ -135,6 +192,11 @@ for (const result of results) {
   console.log(
     `${result.engine} ${result.version}: load ${(result.loadMs / 1000).toFixed(1)} s; visitors query p50 ${result.p50Ms.toFixed(0)} ms, best ${result.bestMs.toFixed(0)} ms (${runs} runs); site ${result.site}; ${result.pages} pages`,
   );
+  const { cells } = result;
+  console.log(
+    `  prev-day cells: built in ${(cells.buildMs / 1000).toFixed(1)} s (${cells.rows.toLocaleString('en-US')} rows); query p50 ${cells.p50Ms.toFixed(0)} ms, best ${cells.bestMs.toFixed(0)} ms; ${cells.same ? 'same answer' : 'DIFFERENT answer'}`,
+  );
+  if (!cells.same) process.exitCode = 1;
 }
 if (new Set(results.map((result) => `${result.site} ${result.pages}`)).size > 1) {
   console.error('ANSWERS DIFFER between the engines');
