@@ -59,6 +59,8 @@ export class VerificationService {
   private publishTimer: NodeJS.Timeout | null = null;
   private refreshTimer: NodeJS.Timeout | null = null;
   private watchedFile: { path: string; listener: (current: Stats, previous: Stats) => void } | null = null;
+  /** Set by stop(): a start() still loading its ranges then starts no poll or timer. */
+  private stopped = false;
   private channels: { name: string; updates: BroadcastChannel; wants: BroadcastChannel } | null = null;
 
   constructor(private readonly options: VerificationServiceOptions) {
@@ -77,12 +79,13 @@ export class VerificationService {
   /** Loads the ranges (the refreshed file, else the shipped one) and starts the scheduled refresh. */
   async start(): Promise<void> {
     this.setRanges(await loadRangeFile(this.options.dataDir));
+    if (this.stopped) return;
     this.watchRangesFile();
     const every = this.options.rangeRefreshMs;
     if (every !== null && every > 0) {
       // The first refresh soon after start, so a fresh install does not wait a whole period.
       const tick = (delay: number): void => {
-        this.refreshTimer = setTimeout(() => void this.refreshRanges().finally(() => tick(every)), delay);
+        this.refreshTimer = setTimeout(() => void this.refreshRanges().finally(() => this.stopped || tick(every)), delay);
         this.refreshTimer.unref();
       };
       tick(Math.min(every, 30_000));
@@ -90,6 +93,7 @@ export class VerificationService {
   }
 
   stop(): void {
+    this.stopped = true;
     if (this.watchedFile !== null) unwatchFile(this.watchedFile.path, this.watchedFile.listener);
     this.watchedFile = null;
     this.channels?.updates.close();

@@ -142,6 +142,33 @@ describe('agents update (range refresh) against a local fake server', () => {
     }
   });
 
+  it('a service stopped while it still loads its ranges polls nothing afterwards', async () => {
+    const fileDir = await mkdtemp(join(tmpdir(), 'docwright-ranges-stopped-'));
+    const service = new VerificationService({
+      clock: new ManualClock(Date.UTC(2026, 10, 24)),
+      dataDir: fileDir,
+      rangeRefreshMs: 20,
+      rangesFrom: base,
+      rangesFileCheckMs: 20,
+    });
+    const changes: string[] = [];
+    service.onRangesChanged((ranges) => changes.push(ranges.version));
+    const before = requests.length;
+    try {
+      const starting = service.start();
+      service.stop();
+      await starting;
+      const { file } = await refreshRanges(shippedRangeFile(), { clock: new ManualClock(Date.UTC(2026, 10, 25)), from: base });
+      await saveRangeFile(fileDir, file);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(changes).toEqual([]);
+      // Only the refresh above asked the fake server: the stopped service's schedule never ran.
+      expect(requests.length - before).toBe(shippedRangeFile().sets.length);
+    } finally {
+      await rm(fileDir, { recursive: true, force: true });
+    }
+  });
+
   it('docwright analytics agents update --from writes agent-ranges.json', async () => {
     const cliDir = await mkdtemp(join(tmpdir(), 'docwright-ranges-cli-'));
     try {
