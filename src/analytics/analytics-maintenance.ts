@@ -16,7 +16,6 @@ export function pruneAnalytics(service: AnalyticsService, now?: number): Promise
  * (docs/classification.md, "Reclassification"). A no-op when nothing is left.
  */
 export async function reclassifyAnalytics(service: AnalyticsService, logger: Pick<FastifyBaseLogger, 'error' | 'info'>): Promise<void> {
-  const unavailable = 'analytics reclassification is not available on this store; hits keep the agent table they were stored with';
   const result = await service
     .reclassify((progress) => {
       if (progress.state === 'running' && progress.sites > 0) {
@@ -31,7 +30,7 @@ export async function reclassifyAnalytics(service: AnalyticsService, logger: Pic
       if (error instanceof DocwrightError && error.code === 'reclassification_unsupported') return null;
       throw error;
     });
-  if (result === null) logger.info(unavailable);
+  if (result === null) logger.info('analytics reclassification is not available on this store; hits keep the agent table they were stored with');
 }
 
 /**

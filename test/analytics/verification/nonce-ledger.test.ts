@@ -23,8 +23,8 @@ const SECONDS = NOW / 1000;
 const storeOf = (database: Database): AnalyticsStore =>
   database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
 
-// On ClickHouse the hits go there and the nonces stay in the main database (SQLite here), claimed in a
-// transaction that commits once ClickHouse has the rows (docs/analytics.md, "ClickHouse").
+// On ClickHouse the hits go there and the nonces stay in the main database (SQLite here): the claim
+// commits first and is deleted if the ClickHouse insert fails (docs/analytics.md, "ClickHouse").
 describe.each(ANALYTICS_BACKENDS)('the nonce claim inside the hit batch’s own transaction [%s]', (backend) => {
   const dialect = primaryDialect(backend);
   let first: TestDatabase;
