@@ -21,7 +21,7 @@ export async function reclassifyAnalytics(service: AnalyticsService, logger: Pic
       if (progress.state === 'running' && progress.sites > 0) {
         logger.info(
           { reclassification: progress },
-          `analytics reclassification: ${progress.sitesDone} of ${progress.sites} sites, ${progress.hitsRewritten} hits rewritten`,
+          `analytics reclassification: ${progress.sitesDone} of ${progress.sites} sites, ${progress.hitsRewritten} hits rewritten, ${progress.hitsRefolded} to count again`,
         );
       }
     })

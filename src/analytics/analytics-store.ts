@@ -161,7 +161,15 @@ export interface StoreReclassifier {
   sitesLeft(versionId: number, fromAt: number): Promise<number[]>;
   /**
    * Reclassifies one site from `fromAt` on, re-verifying against `ranges` when given (docs/classification.md,
-   * "Re-verification when the ranges change"); the hits rewritten (0: nothing left, or another run has it).
+   * "Re-verification when the ranges change"); the hits brought to the version (0: nothing left, or another run has it).
    */
-  reclassifySite(site: number, classifier: HitClassifier, versionId: number, fromAt: number, ranges?: RangeCatalog | null): Promise<number>;
+  reclassifySite(site: number, classifier: HitClassifier, versionId: number, fromAt: number, ranges?: RangeCatalog | null): Promise<SiteReclassification>;
+}
+
+/** What reclassifying one site did. */
+export interface SiteReclassification {
+  /** Hits brought to the new version. */
+  rewritten: number;
+  /** Of those, the hits whose days are counted again (from the first day where a hit's class or agent changed). */
+  refolded: number;
 }

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { AGENT_KIND_BASE, CLASS_CODES, DAY_MS, EVIDENCE_CODES, REFERRAL_KIND } from '../analytics-codes.js';
-import type { AnalyticsStore } from '../analytics-store.js';
+import type { AnalyticsStore, SiteReclassification } from '../analytics-store.js';
 import { aiReferralOf } from '../classification/ai-referral.js';
 import type { HitClassifier } from '../classification/classify-hit.js';
 import { classifyStored, type StoredHitVerdict } from '../reclassification/stored-hit-verdicts.js';
@@ -79,8 +79,24 @@ export class ClickHouseReclassifier {
     return sites;
   }
 
-  /** Reclassifies one site's hits from `fromAt` (a UTC midnight) on; returns the hits rewritten (0: nothing left, or another run has the site). */
-  async reclassifySite(site: number, classifier: HitClassifier, versionId: number, fromAt: number, ranges?: RangeCatalog | null): Promise<number> {
+  /**
+   * Reclassifies one site's hits from `fromAt` (a UTC midnight) on. Every hit is copied
+   * into a new generation, whose rollups the materialized views build, so every hit
+   * rewritten is also counted again (no in-place update in 18.16, docs/classification.md).
+   */
+  async reclassifySite(
+    site: number,
+    classifier: HitClassifier,
+    versionId: number,
+    fromAt: number,
+    ranges?: RangeCatalog | null,
+  ): Promise<SiteReclassification> {
+    const rewritten = await this.rewriteSite(site, classifier, versionId, fromAt, ranges);
+    return { rewritten, refolded: rewritten };
+  }
+
+  /** The hits rewritten (0: nothing left, or another run has the site). */
+  private async rewriteSite(site: number, classifier: HitClassifier, versionId: number, fromAt: number, ranges?: RangeCatalog | null): Promise<number> {
     if (this.target.cluster !== undefined) {
       throw new DocwrightError(
         'reclassification_unsupported',

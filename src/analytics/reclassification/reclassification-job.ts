@@ -14,8 +14,14 @@ export interface ReclassificationProgress {
   rangesVersion?: string;
   sites: number;
   sitesDone: number;
-  /** Hits rewritten so far (each is folded again afterwards by the ordinary fold). */
+  /** Hits brought to the version so far. */
   hitsRewritten: number;
+  /**
+   * Of those, the hits copied to be counted again (the ordinary fold counts them shortly):
+   * the hits from the first day where a hit's class or agent changed. The others were
+   * relabelled in place (on ClickHouse every hit is copied into a new generation).
+   */
+  hitsRefolded: number;
   error?: string;
 }
 
@@ -62,6 +68,7 @@ export class ReclassificationJob {
       sites: 0,
       sitesDone: 0,
       hitsRewritten: 0,
+      hitsRefolded: 0,
     };
   }
 
@@ -75,11 +82,15 @@ export class ReclassificationJob {
       const versionId = await this.store.ensureClassifierVersion(classifierVersionName(this.classifier.tableVersion, this.ranges?.fingerprint));
       const fromAt = Math.ceil((await this.store.prunedBefore()) / DAY_MS) * DAY_MS;
       const sites = await work.sitesLeft(versionId, fromAt);
-      this.update({ state: 'running', sites: sites.length, sitesDone: 0, hitsRewritten: 0 });
+      this.update({ state: 'running', sites: sites.length, sitesDone: 0, hitsRewritten: 0, hitsRefolded: 0 });
       for (const site of sites) {
         if (this.options.signal?.aborted === true) break;
-        const rewritten = await work.reclassifySite(site, this.classifier, versionId, fromAt, this.ranges);
-        this.update({ sitesDone: this.current.sitesDone + 1, hitsRewritten: this.current.hitsRewritten + rewritten });
+        const done = await work.reclassifySite(site, this.classifier, versionId, fromAt, this.ranges);
+        this.update({
+          sitesDone: this.current.sitesDone + 1,
+          hitsRewritten: this.current.hitsRewritten + done.rewritten,
+          hitsRefolded: this.current.hitsRefolded + done.refolded,
+        });
       }
       this.update({ state: this.current.sitesDone === this.current.sites ? 'done' : 'idle' });
     } catch (error) {

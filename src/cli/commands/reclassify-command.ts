@@ -21,7 +21,7 @@ Examples:
 export function reclassifyCommand(): Command {
   return new Command('reclassify')
     .description('Reclassify stored analytics hits with the current agent table (servers also do this after an upgrade).')
-    .option('--json', 'print the final progress {"state", "tableVersion", "sites", "sitesDone", "hitsRewritten"} as JSON')
+    .option('--json', 'print the final progress {"state", "tableVersion", "sites", "sitesDone", "hitsRewritten", "hitsRefolded"} as JSON')
     .addHelpText('after', RECLASSIFY_HELP)
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig();
@@ -67,7 +67,10 @@ export function reclassifyCommand(): Command {
           process.stdout.write(`Every stored hit is classified with agent table ${result.tableVersion}.\n`);
         } else {
           process.stdout.write(
-            `Reclassified ${result.hitsRewritten} hit(s) of ${result.sitesDone} site(s) with agent table ${result.tableVersion}; running servers fold them into the reports shortly.\n`,
+            `Reclassified ${result.hitsRewritten} hit(s) of ${result.sitesDone} site(s) with agent table ${result.tableVersion}; ` +
+              (result.hitsRefolded === 0
+                ? 'no hit changed class or agent, so the reports needed no recount.\n'
+                : `running servers count the ${result.hitsRefolded} hit(s) of the days whose class or agent changed into the reports shortly.\n`),
           );
         }
       } finally {
