@@ -10,8 +10,10 @@ import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier
  * The verifier of ingested hits (src/analytics/verification/hit-verifier.ts). A function
  * cannot cross into a worker thread, so a worker builds its own from `worker`: the URL of a
  * module exporting `createHitVerifier(data): HitVerifier`, and that data (structured-clone
- * safe). A verifier without `worker` makes the pool prepare every batch on the calling
- * thread, which gives the same result, more slowly.
+ * safe), or a function that returns it, called as each worker starts (workers start when
+ * batches first need them, so evidence read when the pool was built may be long out of date).
+ * A verifier without `worker` makes the pool prepare every batch on the calling thread,
+ * which gives the same result, more slowly.
  */
 export interface IngestVerifier {
   verifier: HitVerifier;
@@ -103,7 +105,9 @@ export class IngestPool {
   }
 
   private start(): Slot {
-    const workerData: IngestWorkerData = { secret: this.options.secret, verifier: this.options.verifier?.worker ?? null };
+    const spec = this.options.verifier?.worker;
+    const data: unknown = typeof spec?.data === 'function' ? (spec.data as () => unknown)() : spec?.data;
+    const workerData: IngestWorkerData = { secret: this.options.secret, verifier: spec === undefined ? null : { module: spec.module, data } };
     const worker = new Worker(WORKER_ENTRY, { workerData });
     // Idle workers must not keep a finished process (a CLI run, a test) alive.
     worker.unref();

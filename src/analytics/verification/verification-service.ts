@@ -13,7 +13,7 @@ import { NonceRegistry } from './nonce-registry.js';
 import { buildRangeCatalog, type RangeCatalog, type RangeFile } from './range-catalog.js';
 import { loadRangeFile, RANGES_FILE_NAME, readRangeFile, refreshRanges, saveRangeFile, type RangeRefreshResult } from './range-refresh.js';
 import type { VerifierSnapshot, VerifierSnapshotMessage } from './verifier-snapshot.js';
-import { wantsChannelName, type ChannelSnapshot, type WorkerVerifierData } from './worker-hit-verifier.js';
+import { wantsChannelName, type ChannelSnapshot, type WorkerResync, type WorkerVerifierData } from './worker-hit-verifier.js';
 
 export interface VerificationServiceOptions {
   clock: Clock;
@@ -229,20 +229,29 @@ export class VerificationService {
    * start data. Later evidence reaches workers on a BroadcastChannel; what they could not
    * check comes back on another.
    */
-  ingestVerifier(): { verifier: HitVerifier; worker: { module: string; data: WorkerVerifierData } } {
+  ingestVerifier(): { verifier: HitVerifier; worker: { module: string; data: () => WorkerVerifierData } } {
     if (this.channels === null) {
       const name = `docwright-verifier-${randomUUID()}`;
       const updates = new BroadcastChannel(name);
       const wants = new BroadcastChannel(wantsChannelName(name));
       updates.unref();
       wants.unref();
-      wants.onmessage = (event) => this.want((event as { data: VerificationWants }).data);
-      this.subscribe(({ nonces: _shared, ...snapshot }) => this.channels?.updates.postMessage(snapshot satisfies ChannelSnapshot));
+      const post = ({ nonces: _shared, ...snapshot }: VerifierSnapshot): void => this.channels?.updates.postMessage(snapshot satisfies ChannelSnapshot);
+      wants.onmessage = (event) => {
+        const message = (event as { data: VerificationWants | WorkerResync }).data;
+        // A worker's channel hears only what is posted after it opened: it asks for the evidence as it is now.
+        if ('resync' in message) post(this.snapshot());
+        else this.want(message);
+      };
+      this.subscribe(post);
       this.channels = { name, updates, wants };
     }
+    const channel = this.channels.name;
     return {
       verifier: this.verifier(),
-      worker: { module: workerEntry('analytics/verification/worker-hit-verifier').href, data: { channel: this.channels.name, snapshot: this.snapshot() } },
+      // Read as each worker starts: this is called before start() has loaded the ranges, and
+      // workers start with the first batches, after the load's snapshot was published.
+      worker: { module: workerEntry('analytics/verification/worker-hit-verifier').href, data: () => ({ channel, snapshot: this.snapshot() }) },
     };
   }
 

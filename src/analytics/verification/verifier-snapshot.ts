@@ -47,12 +47,15 @@ export function verifierFromSnapshot(snapshot: VerifierSnapshot, clock: Clock = 
  */
 export class WorkerVerifierHolder implements HitVerifier {
   private current: EvidenceVerifier | null = null;
+  private version = -1;
 
   constructor(private readonly fallback: HitVerifier) {}
 
-  /** Handles a message if it is a snapshot; true when it was. */
+  /** Handles a message if it is a snapshot; true when it was. One no newer than the evidence held (a resync answer overtaken by a publish) is ignored. */
   accept(message: unknown): boolean {
     if (!isVerifierSnapshotMessage(message)) return false;
+    if (message.snapshot.version < this.version || (message.snapshot.version === this.version && this.current !== null)) return true;
+    this.version = message.snapshot.version;
     this.current = verifierFromSnapshot(message.snapshot);
     return true;
   }

@@ -19,6 +19,11 @@ export type ChannelSnapshot = Omit<VerifierSnapshot, 'nonces'>;
 
 export const wantsChannelName = (channel: string): string => `${channel}:wants`;
 
+/** Sent on the wants channel once the worker listens: the service answers with the current snapshot. */
+export interface WorkerResync {
+  resync: true;
+}
+
 /**
  * Builds an ingest worker's verifier (the module IngestPool's workers import by URL). It
  * listens for new evidence on a BroadcastChannel, so the worker's message protocol stays
@@ -36,6 +41,8 @@ export function createHitVerifier(data: WorkerVerifierData): HitVerifier {
     const snapshot = (event as { data: ChannelSnapshot }).data;
     holder.accept({ kind: 'verifier-snapshot', snapshot: { ...snapshot, nonces: data.snapshot.nonces } });
   };
+  // What changed between the start data and this channel's opening was posted to nobody.
+  wants.postMessage({ resync: true } satisfies WorkerResync);
   return {
     verify(input: VerificationInput) {
       const verdict = holder.verify(input);

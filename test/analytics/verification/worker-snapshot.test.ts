@@ -1,8 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import type { VerificationInput } from '../../../src/analytics/verification/hit-verifier.js';
+import { saveRangeFile } from '../../../src/analytics/verification/range-refresh.js';
 import { VerificationService } from '../../../src/analytics/verification/verification-service.js';
+import { FIXTURE_RANGES } from '../../fixtures/agent-ranges.js';
 import { startFakeKeyDirectory, TestSigner, type FakeKeyDirectory } from '../../fakes/web-bot-auth-signer.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
@@ -19,7 +24,7 @@ const { parentPort, workerData } = require('node:worker_threads');
   register();
   const { createHitVerifier } = await import(workerData.module);
   const verifier = createHitVerifier(workerData.data);
-  parentPort.on('message', (input) => parentPort.postMessage(verifier.verify(input)));
+  parentPort.on('message', (input) => parentPort.postMessage(input === 'version' ? String(verifier.rangesVersion) : verifier.verify(input)));
   parentPort.postMessage('started');
 })();
 `;
@@ -49,7 +54,7 @@ describe('verification in an ingest worker thread', () => {
     await service.start();
     const { worker: spec } = service.ingestVerifier();
     expect(spec.module).toMatch(/worker-hit-verifier-bootstrap\.mjs$/);
-    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: spec });
+    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { module: spec.module, data: spec.data() } });
     worker.on('message', (message: string) => replies.push(message));
     expect(await reply()).toBe('started');
   });
@@ -90,5 +95,65 @@ describe('verification in an ingest worker thread', () => {
     expect(await reply()).toBe('verified');
     // The same signature replayed on the main thread: the nonce table is shared memory.
     expect(service.verifier().verify(input('third'))).toBe('spoofed');
+  });
+});
+
+describe('an ingest worker whose start data predates the ranges', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'docwright-worker-ranges-'));
+  const workers: Worker[] = [];
+  let service: VerificationService;
+  afterAll(async () => {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+    service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A started worker (its 'started' seen) and `ask`, which posts one message and waits for its answer. */
+  async function startWorker(workerData: unknown): Promise<(message: unknown) => Promise<string>> {
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
+    workers.push(worker);
+    const answers: string[] = [];
+    worker.on('message', (message: string) => answers.push(message));
+    const answer = async (index: number): Promise<string> => {
+      for (let waited = 0; answers.length <= index && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      return answers[index] ?? 'no answer';
+    };
+    expect(await answer(0)).toBe('started');
+    return (message) => {
+      worker.postMessage(message);
+      return answer(answers.length);
+    };
+  }
+
+  it('asks for the evidence once it listens, so it verifies with the ranges loaded meanwhile, and a worker started later gets them at once', async () => {
+    await saveRangeFile(dataDir, FIXTURE_RANGES);
+    service = new VerificationService({ clock: new ManualClock(NOW), dataDir, rangeRefreshMs: null });
+    // As createAnalyticsService does: the pool's verifier is taken before start() has loaded the ranges.
+    const { worker: spec } = service.ingestVerifier();
+    const stale = spec.data();
+    expect(stale.snapshot.ranges.sets).toEqual([]);
+    await service.start();
+    // The load's snapshot is published a quarter second later, to no worker yet.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const fingerprint = service.catalog.fingerprint;
+    expect(fingerprint).toMatch(/^[0-9a-f]+$/);
+    // GPTBot from outside its complete list: spoofed, but claimed by a worker without the ranges.
+    const outside: VerificationInput = { category: 'ai-training', agent: 'GPTBot', operator: 'OpenAI', ip: '198.51.100.7', signature: null, at: NOW };
+
+    const lateStarter = await startWorker({ module: spec.module, data: stale });
+    let version = await lateStarter('version');
+    for (let attempt = 0; version !== fingerprint && attempt < 100; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      version = await lateStarter('version');
+    }
+    expect(version).toBe(fingerprint);
+    expect(await lateStarter(outside)).toBe('spoofed');
+
+    // The pool reads the data as each worker starts.
+    const fresh = spec.data();
+    expect(fresh.snapshot.ranges.fingerprint).toBe(fingerprint);
+    const later = await startWorker({ module: spec.module, data: fresh });
+    expect(await later('version')).toBe(fingerprint);
+    expect(await later(outside)).toBe('spoofed');
   });
 });
