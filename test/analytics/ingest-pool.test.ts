@@ -61,6 +61,31 @@ describe('IngestPool', () => {
     expect(inline.running).toBe(0);
   });
 
+  test("a worker's data given as a function is read as that worker starts, not when the pool is built", async () => {
+    const module = new URL('../fixtures/verifiers/verify-by-agent.mjs', import.meta.url).href;
+    let current = { verified: [] as string[] };
+    let reads = 0;
+    const data = () => {
+      reads++;
+      return current;
+    };
+    // The calling thread's verifier verifies nobody: a verified hit can only come from the worker.
+    const threaded = new IngestPool({
+      secret: 'a-secret-of-at-least-thirty-two-characters',
+      workers: 1,
+      verifier: { verifier: { verify: (input) => (input.category === 'human' ? 'none' : 'claimed') }, worker: { module, data } },
+    });
+    pools.push(threaded);
+    expect(reads).toBe(0);
+    // What the evidence became after the pool was built (the ranges loaded, say).
+    current = { verified: ['ChatGPT'] };
+    const prepared = await threaded.prepare(encode({ events: [{ path: '/a', visitorId: 'c', userAgent: USER_AGENTS.ai }] }), context);
+    if (!prepared.ok) throw new Error(prepared.message);
+    expect([...prepared.columns.verification]).toEqual([VERIFICATION_CODES.verified]);
+    expect(threaded.running).toBe(1);
+    expect(reads).toBe(1);
+  });
+
   test('a worker prepares exactly what the calling thread would', async () => {
     const threaded = pool(1);
     const inline = pool(0);

@@ -16,7 +16,6 @@ import { ANALYTICS_BACKENDS } from '../../helpers/test-database.js';
  */
 describe.each(ANALYTICS_BACKENDS)('hits prepared in an ingest worker thread [%s]', (backend) => {
   let t: TestApp;
-  let service: AnalyticsService;
   beforeAll(async () => {
     t = await createTestApp(backend);
   });
@@ -27,7 +26,7 @@ describe.each(ANALYTICS_BACKENDS)('hits prepared in an ingest worker thread [%s]
     const key = (await t.services.keys.create({ projectId: project.id })).key;
     const send = (events: unknown[]) =>
       t.app.inject({ method: 'POST', url: `/v1/analytics/${project.id}/events`, headers: { authorization: `Bearer ${key}` }, payload: { events } });
-    service = t.services.agentAnalytics.reports!;
+    const service: AnalyticsService = t.services.agentAnalytics.reports!;
     const verification = service.verification!;
     // The ranges the server loaded at start (agent-ranges.json of the data directory, else the shipped file)...
     for (let waited = 0; verification.catalog.fingerprint === undefined && waited < 5_000; waited += 10)

@@ -29,18 +29,33 @@ const { parentPort, workerData } = require('node:worker_threads');
 })();
 `;
 
+/**
+ * Starts a worker running WORKER_SOURCE, waits for its 'started', and returns `ask`: posts
+ * one message and waits for its answer (answers come in order). `workers` collects it for
+ * terminate().
+ */
+async function startWorker(workerData: unknown, workers: Worker[]): Promise<(message: unknown) => Promise<string>> {
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
+  workers.push(worker);
+  const answers: string[] = [];
+  worker.on('message', (message: string) => answers.push(message));
+  const answer = async (index: number): Promise<string> => {
+    for (let waited = 0; answers.length <= index && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    return answers[index] ?? 'no answer';
+  };
+  expect(await answer(0)).toBe('started');
+  return (message) => {
+    worker.postMessage(message);
+    return answer(answers.length);
+  };
+}
+
 describe('verification in an ingest worker thread', () => {
   const signer = new TestSigner();
   let directory: FakeKeyDirectory;
-  let worker: Worker;
+  const workers: Worker[] = [];
+  let ask: (message: unknown) => Promise<string>;
   let service: VerificationService;
-  const replies: string[] = [];
-  const reply = async (): Promise<string> => {
-    for (let waited = 0; replies.length === 0 && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
-    const next = replies.shift();
-    if (next === undefined) throw new Error('no answer from the worker');
-    return next;
-  };
 
   beforeAll(async () => {
     directory = await startFakeKeyDirectory([signer]);
@@ -54,12 +69,10 @@ describe('verification in an ingest worker thread', () => {
     await service.start();
     const { worker: spec } = service.ingestVerifier();
     expect(spec.module).toMatch(/worker-hit-verifier-bootstrap\.mjs$/);
-    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { module: spec.module, data: spec.data() } });
-    worker.on('message', (message: string) => replies.push(message));
-    expect(await reply()).toBe('started');
+    ask = await startWorker({ module: spec.module, data: spec.data() }, workers);
   });
   afterAll(async () => {
-    await worker.terminate();
+    await Promise.all(workers.map((worker) => worker.terminate()));
     service.stop();
     await directory.close();
   });
@@ -77,8 +90,7 @@ describe('verification in an ingest worker thread', () => {
     });
 
     // Unknown directory: claimed; the worker's request reaches the service, which fetches it.
-    worker.postMessage(input('first'));
-    expect(await reply()).toBe('claimed');
+    expect(await ask(input('first'))).toBe('claimed');
     for (let waited = 0; service.keys.directory(agentUrl).state !== 'ready' && waited < 5_000; waited += 10)
       await new Promise((resolve) => setTimeout(resolve, 10));
     expect(service.keys.directory(agentUrl).state).toBe('ready');
@@ -86,13 +98,11 @@ describe('verification in an ingest worker thread', () => {
     // The new snapshot reaches the worker (published within a quarter second).
     let verdict = 'claimed';
     for (let attempt = 0; verdict !== 'verified' && attempt < 50; attempt++) {
-      worker.postMessage(input(`second-${attempt}`));
-      verdict = await reply();
+      verdict = await ask(input(`second-${attempt}`));
       if (verdict !== 'verified') await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(verdict).toBe('verified');
-    worker.postMessage(input('third'));
-    expect(await reply()).toBe('verified');
+    expect(await ask(input('third'))).toBe('verified');
     // The same signature replayed on the main thread: the nonce table is shared memory.
     expect(service.verifier().verify(input('third'))).toBe('spoofed');
   });
@@ -107,23 +117,6 @@ describe('an ingest worker whose start data predates the ranges', () => {
     service.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
-
-  /** A started worker (its 'started' seen) and `ask`, which posts one message and waits for its answer. */
-  async function startWorker(workerData: unknown): Promise<(message: unknown) => Promise<string>> {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData });
-    workers.push(worker);
-    const answers: string[] = [];
-    worker.on('message', (message: string) => answers.push(message));
-    const answer = async (index: number): Promise<string> => {
-      for (let waited = 0; answers.length <= index && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
-      return answers[index] ?? 'no answer';
-    };
-    expect(await answer(0)).toBe('started');
-    return (message) => {
-      worker.postMessage(message);
-      return answer(answers.length);
-    };
-  }
 
   it('asks for the evidence once it listens, so it verifies with the ranges loaded meanwhile, and a worker started later gets them at once', async () => {
     await saveRangeFile(dataDir, FIXTURE_RANGES);
@@ -140,7 +133,7 @@ describe('an ingest worker whose start data predates the ranges', () => {
     // GPTBot from outside its complete list: spoofed, but claimed by a worker without the ranges.
     const outside: VerificationInput = { category: 'ai-training', agent: 'GPTBot', operator: 'OpenAI', ip: '198.51.100.7', signature: null, at: NOW };
 
-    const lateStarter = await startWorker({ module: spec.module, data: stale });
+    const lateStarter = await startWorker({ module: spec.module, data: stale }, workers);
     let version = await lateStarter('version');
     for (let attempt = 0; version !== fingerprint && attempt < 100; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -152,7 +145,7 @@ describe('an ingest worker whose start data predates the ranges', () => {
     // The pool reads the data as each worker starts.
     const fresh = spec.data();
     expect(fresh.snapshot.ranges.fingerprint).toBe(fingerprint);
-    const later = await startWorker({ module: spec.module, data: fresh });
+    const later = await startWorker({ module: spec.module, data: fresh }, workers);
     expect(await later('version')).toBe(fingerprint);
     expect(await later(outside)).toBe('spoofed');
   });
