@@ -2,6 +2,7 @@ import type { Clock } from '../core/clock.js';
 import { conflict } from '../core/errors.js';
 import type { Database } from '../db/database.js';
 import { lockKey, writeTransaction } from '../db/transaction.js';
+import { lockQueueRow } from '../queue/lease-fence.js';
 import type { Notifier } from '../queue/notifier.js';
 import { appendJobEvent, pruneJobEvents } from './job-events.js';
 import { jobFromRow, type Job, type JobStatus } from './job.js';
@@ -36,6 +37,8 @@ export async function cancelJob(options: CancelJobOptions, projectId: string, jo
   let webhookMessages = 0;
   const job = await writeTransaction(database, async (executor) => {
     await lockKey(database, executor, `job:${jobId}`);
+    // Before the turns, in the order a run's fenced writes take them (lease-fence.ts).
+    await lockQueueRow(database, executor, jobId);
     const row = await repository.getRow(executor, projectId, jobId);
     const from = row.status as JobStatus;
     if (!canCancel(from)) {

@@ -6,6 +6,7 @@ import { settleLostCommit } from '../db/lost-commit.js';
 import { lockKey, writeTransaction, type Executor } from '../db/transaction.js';
 import type { Project } from '../projects/project.js';
 import type { MergeMethod, PullRequestControls } from '../git/forges/forge.js';
+import { lockQueueRow } from '../queue/lease-fence.js';
 import type { Notifier } from '../queue/notifier.js';
 import type { RateLimitState, SlidingWindowLimiter } from '../rate-limit/sliding-window-limiter.js';
 import { appendJobEvent } from './job-events.js';
@@ -236,6 +237,8 @@ export class JobService {
       if (row.status === 'archived') return jobFromRow(row);
       assertTransition(jobId, row.status as JobStatus, 'archived');
       const now = clock.now();
+      // Before the turns, in the order a run's fenced writes take them (lease-fence.ts).
+      await lockQueueRow(database, executor, jobId);
       await executor.updateTable('jobs').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', jobId).execute();
       await executor
         .updateTable('job_turns')

@@ -50,3 +50,16 @@ export async function holdLease(database: Database, lease: LeaseClaim, executor:
   const row = await query.executeTakeFirst();
   if (!row) throw new LeaseLostError(lease);
 }
+
+/**
+ * Locks a job's queue row (PostgreSQL; a no-op on SQLite, whose BEGIN IMMEDIATE already
+ * holds every row) in a transaction that goes on to change the job's turns. The lock order
+ * of every job write is: the job's advisory lock (`lockKey`), then the queue row, then
+ * turns and the job. A run's fenced write takes the queue row first (`holdLease`) and then
+ * updates its turn, so a cancel or archive that updated the turns before touching the queue
+ * row could deadlock with it (PostgreSQL aborts one side with 40P01).
+ */
+export async function lockQueueRow(database: Database, executor: Executor, jobId: string): Promise<void> {
+  if (database.dialect !== 'postgres') return;
+  await executor.selectFrom('job_queue').select('job_id').where('job_id', '=', jobId).forUpdate().execute();
+}
