@@ -205,14 +205,22 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
    * two connections deadlocked until busy_timeout). The price: a process killed between the
    * claim and the end of `work` leaves its nonces claimed with no hits, so a retry of those
    * events *without* an event id is taken for a replay (docs/analytics.md, "ClickHouse").
+   *
+   * Only claims without an owner (hits without an event id) are given back. A claim owned by
+   * an event stays: a retry of that event is never its replay (same owner), so keeping it
+   * costs nothing, while deleting it would race a retry that is already running in another
+   * request. That retry's claim found this row (same owner, not a replay) and stored its hits
+   * relying on it; the release would leave them stored with no claim, and a real replay by
+   * another event afterwards would count as verified.
    */
   async claimAround<T>(nonces: BatchNonces, work: (replays: ReadonlySet<number>) => Promise<T>): Promise<T> {
     const { replays, taken } = await this.writeTransaction(() => this.nonces.claimTaking(nonces.claims, nonces.nowSeconds));
     try {
       return await work(replays);
     } catch (error) {
+      const releasable = taken.filter((claim) => claim.owner === '');
       // Best effort: if the release fails too, the claims stay, as after a crash.
-      if (taken.length > 0) await this.writeTransaction(() => this.nonces.release(taken)).catch(() => undefined);
+      if (releasable.length > 0) await this.writeTransaction(() => this.nonces.release(releasable)).catch(() => undefined);
       throw error;
     }
   }

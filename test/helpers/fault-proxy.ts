@@ -7,8 +7,8 @@ export interface ProxiedRequest {
   body: Buffer;
 }
 
-/** What to do with one request: pass it on (optionally late), or answer it with a status of its own. */
-export type ProxyDecision = { forward: true; delayMs?: number } | { status: number; body?: string };
+/** What to do with one request: pass it on (optionally late), or answer it with a status of its own (once `after` settles). */
+export type ProxyDecision = { forward: true; delayMs?: number } | { status: number; body?: string; after?: Promise<unknown> };
 
 export interface FaultProxy {
   url: string;
@@ -31,8 +31,10 @@ export async function startFaultProxy(target: string, decide: (request: ProxiedR
       requests.push(seen);
       const decision = decide(seen, requests.length - 1);
       if (!('forward' in decision)) {
-        outgoing.writeHead(decision.status, { 'content-type': 'application/problem+json' });
-        outgoing.end(decision.body ?? JSON.stringify({ status: decision.status, code: 'injected_failure', detail: `injected ${decision.status}` }));
+        void (decision.after ?? Promise.resolve()).then(() => {
+          outgoing.writeHead(decision.status, { 'content-type': 'application/problem+json' });
+          outgoing.end(decision.body ?? JSON.stringify({ status: decision.status, code: 'injected_failure', detail: `injected ${decision.status}` }));
+        });
         return;
       }
       setTimeout(() => {

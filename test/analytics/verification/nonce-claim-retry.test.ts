@@ -5,26 +5,31 @@ import { SPOOFED_SUFFIX } from '../../../src/analytics/verification/apply-verifi
 import type { VerificationService } from '../../../src/analytics/verification/verification-service.js';
 import type { ClickHouseSettings } from '../../../src/config/clickhouse-settings.js';
 import { USER_AGENTS } from '../../helpers/analytics-kit.js';
-import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy.js';
+import { startFaultProxy, type FaultProxy, type ProxiedRequest } from '../../helpers/fault-proxy.js';
 import { hitInsertFailure } from '../../helpers/nonce-batches.js';
 import { agentRows, knowDirectory, signedIngestService, useSignedSetup } from '../../helpers/signed-ingest.js';
 import { ANALYTICS_BACKENDS } from '../../helpers/test-database.js';
 
 const CHATGPT = classifyHit({ userAgent: USER_AGENTS.ai, path: '/' }).agent!;
 const SITE = { siteHosts: ['docs.example.com'] };
+const isHitInsert = (request: ProxiedRequest): boolean => /INSERT INTO \S*analytics_hits/i.test(decodeURIComponent(request.url.replace(/\+/g, ' ')));
 
 describe.each(ANALYTICS_BACKENDS)('a signed batch whose hits fail to be stored claims no nonce [%s]', (dialect) => {
   const setup = useSignedSetup(dialect);
   const opened: Array<{ analytics: AnalyticsService; verification: VerificationService }> = [];
   let proxy: FaultProxy | undefined;
-  /** While true, ClickHouse answers inserts of hit rows with a 500. */
+  /** While true, ClickHouse answers inserts of hit rows with a 500 (once `failAfter` settles). */
   let failHits = false;
+  let failAfter: Promise<unknown> | undefined;
+  let answerFailure = (): void => undefined;
 
   afterEach(async () => {
+    answerFailure();
     for (const service of opened.splice(0)) await service.analytics.close();
     await proxy?.close();
     proxy = undefined;
     failHits = false;
+    failAfter = undefined;
   });
 
   /** Another server process of the deployment: its own nonce memory, the shared database. */
@@ -51,10 +56,9 @@ describe.each(ANALYTICS_BACKENDS)('a signed batch whose hits fail to be stored c
   const failingProcess = async (): Promise<{ analytics: AnalyticsService; setFailing(on: boolean): Promise<void> }> => {
     const clickhouse = setup.kit.t.config.analytics.clickhouse;
     if (clickhouse !== undefined) {
-      proxy = await startFaultProxy(clickhouse.url, (request) => {
-        const query = decodeURIComponent(request.url.replace(/\+/g, ' '));
-        return failHits && /INSERT INTO \S*analytics_hits/i.test(query) ? { status: 500, body: 'injected failure' } : { forward: true };
-      });
+      proxy = await startFaultProxy(clickhouse.url, (request) =>
+        failHits && isHitInsert(request) ? { status: 500, body: 'injected failure', after: failAfter } : { forward: true },
+      );
       const analytics = await serverProcess({ ...clickhouse, url: proxy.url });
       return { analytics, setFailing: (on) => Promise.resolve(void (failHits = on)) };
     }
@@ -77,6 +81,32 @@ describe.each(ANALYTICS_BACKENDS)('a signed batch whose hits fail to be stored c
     const rows = await agentRows(two, setup.kit.projectId);
     expect(rows.get(CHATGPT)).toMatchObject({ hits: 3, verifiedHits: 3 });
     expect(rows.get(`${CHATGPT}${SPOOFED_SUFFIX}`)).toMatchObject({ class: 'bot', hits: 2, verifiedHits: 0 });
+  });
+
+  // SQLite beside ClickHouse commits the claim before the insert and gives it back when the
+  // insert fails. A retry of the same event that ran meanwhile (in another process) relied on
+  // that claim: giving it back left its stored hit unclaimed, and a replay by another event
+  // then counted as verified. PostgreSQL holds the claim's transaction, so the retry waits.
+  it.runIf(dialect === 'clickhouse')('keeps an event’s claim when its insert fails while a retry of the same event is stored', async () => {
+    const failing = await failingProcess();
+    const two = await serverProcess();
+    const three = await serverProcess();
+    await failing.setFailing(true);
+    // The first attempt's insert fails, but only after the retry has been stored.
+    failAfter = new Promise<void>((resolve) => (answerFailure = resolve));
+    const first = failing.analytics.ingest(setup.kit.projectId, [{ ...hit('n1', 'a'), id: 'evt-1' }]);
+    for (let waited = 0; !proxy!.requests.some(isHitInsert); waited += 10) {
+      if (waited > 10_000) throw new Error('the first attempt never sent its insert');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(await two.ingest(setup.kit.projectId, [{ ...hit('n1', 'a'), id: 'evt-1' }])).toMatchObject({ accepted: 1 });
+    answerFailure();
+    await expect(first).rejects.toThrow();
+    // Another event reusing the nonce is a replay.
+    await three.ingest(setup.kit.projectId, [{ ...hit('n1', 'b'), id: 'evt-2' }]);
+    const rows = await agentRows(two, setup.kit.projectId);
+    expect(rows.get(CHATGPT)).toMatchObject({ hits: 1, verifiedHits: 1 });
+    expect(rows.get(`${CHATGPT}${SPOOFED_SUFFIX}`)).toMatchObject({ class: 'bot', hits: 1, verifiedHits: 0 });
   });
 
   it('lets exactly one of two processes storing the same nonce at once count it as verified', async () => {
