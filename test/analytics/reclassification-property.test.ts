@@ -1,48 +1,14 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import rawTable from '../../src/analytics/classification/ai-agents.json' with { type: 'json' };
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
-import { parseAiAgentTable } from '../../src/analytics/classification/ai-agent-table.js';
-import { createHitClassifier } from '../../src/analytics/classification/classify-hit.js';
-import { HitEncoder } from '../../src/analytics/hit-encoder.js';
-import { prepareBatch } from '../../src/analytics/prepare-batch.js';
 import { ReclassificationJob } from '../../src/analytics/reclassification/reclassification-job.js';
-import { claimOnlyVerifier } from '../../src/analytics/verification/hit-verifier.js';
-import { VisitorIdentity } from '../../src/analytics/visitor-identity.js';
-import { DAY, USER_AGENTS } from '../helpers/analytics-kit.js';
-import { bruteForceClasses, bruteForceVisitors, type OracleHit } from '../helpers/analytics-oracle.js';
-import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from '../helpers/test-app.js';
+import { DAY } from '../helpers/analytics-kit.js';
+import { bruteForceClasses, bruteForceVisitors } from '../helpers/analytics-oracle.js';
+import { createTestApp, createTestProject, type TestApp } from '../helpers/test-app.js';
+import { currentClassifier, oldClassifier, RECLASSIFIED_USER_AGENTS, storeClassifiedWith, type TableHit } from '../helpers/reclassification-tables.js';
 import { answeringClickHouseHits, openReclassificationStore, type ReclassificationStore } from '../helpers/reclassification-store.js';
 import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 
-/**
- * The table hits were once classified with: today's without some assistants and agents,
- * DuckAssistBot still a search crawler, and one entry today's table dropped (Firefox as a
- * training crawler), so reclassification moves hits in both directions: to ai, to human.
- */
-const OLD_TABLE = parseAiAgentTable({
-  version: '2026-01-01',
-  entries: [
-    ...rawTable.entries
-      .filter((entry) => !['Google-Agent', 'Cursor', 'Kimi-User', 'ChatGPT-User'].includes(entry.token))
-      .map((entry) => (entry.token === 'DuckAssistBot' ? { ...entry, class: 'ai-search', category: 'ai-search' } : entry)),
-    { token: 'Firefox', name: 'Firefox', operator: 'Mozilla', class: 'ai-training', category: 'ai-training', source: 'https://example.com/firefox' },
-  ],
-});
-const oldClassifier = createHitClassifier({ table: OLD_TABLE });
-const currentClassifier = createHitClassifier();
-
-const USER_AGENT_CHOICES = [
-  USER_AGENTS.human,
-  USER_AGENTS.humanFirefox,
-  USER_AGENTS.ai,
-  USER_AGENTS.aiTraining,
-  USER_AGENTS.bot,
-  'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Google-Agent; +https://developers.google.com/crawling/docs/crawlers-fetchers/google-agent) Chrome/138.0.7204.183 Safari/537.36',
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Cursor/0.45.11 Chrome/128.0.6613.186 Electron/32.2.6 Safari/537.36',
-  'DuckAssistBot/1.2; (+http://duckduckgo.com/duckassistbot.html)',
-  'curl/8.4.0',
-];
 const PATHS = ['/', '/guide', '/guide.md', '/llms.txt'];
 const REFERRERS = [null, 'https://chatgpt.com/', 'https://example.com/'];
 const DAYS = 5;
@@ -50,7 +16,7 @@ const DAYS = 5;
 const hitArbitrary = fc.record({
   path: fc.constantFrom(...PATHS),
   visitor: fc.integer({ min: 0, max: 5 }),
-  userAgent: fc.constantFrom(...USER_AGENT_CHOICES),
+  userAgent: fc.constantFrom(...RECLASSIFIED_USER_AGENTS),
   referrer: fc.constantFrom(...REFERRERS),
   markdown: fc.boolean(),
   day: fc.integer({ min: 0, max: DAYS - 1 }),
@@ -95,30 +61,10 @@ describe.each(ANALYTICS_BACKENDS)('reclassified history equals history ingested 
     await t.close();
   });
 
-  const identity = new VisitorIdentity(TEST_SECRET);
-  type Hit = OracleHit & { referrer: string | null; markdown: boolean };
+  type Hit = TableHit;
 
-  async function ingest(projectId: string, hits: readonly Hit[], table: 'old' | 'current'): Promise<void> {
-    const site = await store.ensureSite(projectId);
-    const events = hits.map((hit) => ({
-      timestamp: hit.at,
-      path: hit.path,
-      visitorId: hit.visitor,
-      userAgent: hit.userAgent,
-      referrer: hit.referrer ?? undefined,
-      accept: hit.markdown ? 'text/markdown' : undefined,
-    }));
-    const now = t.clock.now();
-    const context = { projectId, rotateDaily: false, window: { receivedAt: now, latest: now + 300_000, earliest: 0 } };
-    const prepared =
-      table === 'old'
-        ? prepareBatch(events, context, identity, claimOnlyVerifier, (input) => oldClassifier.classify(input))
-        : prepareBatch(events, context, identity);
-    if (!prepared.ok) throw new Error(prepared.message);
-    expect(prepared.rejected).toEqual([]);
-    const encoder = table === 'old' ? new HitEncoder(store, OLD_TABLE.version) : new HitEncoder(store);
-    await store.insertHits(await encoder.encode(site, prepared.columns));
-  }
+  const ingest = (projectId: string, hits: readonly Hit[], table: 'old' | 'current'): Promise<void> =>
+    storeClassifiedWith(store, t.clock.now(), projectId, hits, table);
 
   /** The hits from the first day on which the new table gives some hit another class or agent than the old one. */
   function expectedRefolded(hits: readonly Hit[]): number {
@@ -233,7 +179,7 @@ describe.each(ANALYTICS_BACKENDS)('reclassified history equals history ingested 
   }, 300_000);
 
   test('stopped between sites, a later run resumes with the sites left; progress is reported per site', async () => {
-    const hit: Hit = { at: start + DAY, path: '/guide', visitor: 'v1', userAgent: USER_AGENT_CHOICES[5]!, referrer: null, markdown: false };
+    const hit: Hit = { at: start + DAY, path: '/guide', visitor: 'v1', userAgent: RECLASSIFIED_USER_AGENTS[5]!, referrer: null, markdown: false };
     const projects = [(await createTestProject(t.services)).id, (await createTestProject(t.services)).id];
     for (const projectId of projects) await ingest(projectId, [hit, { ...hit, visitor: 'v2' }], 'old');
     const stop = new AbortController();

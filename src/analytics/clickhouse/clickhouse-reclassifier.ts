@@ -8,7 +8,6 @@ import type { HitClassifier } from '../classification/classify-hit.js';
 import { classifyStored, type StoredHitVerdict } from '../reclassification/stored-hit-verdicts.js';
 import { reverifyKeys, type EvidenceKey } from '../reclassification/stored-reverifications.js';
 import type { RangeCatalog } from '../verification/range-catalog.js';
-import { DocwrightError } from '../../core/errors.js';
 import { randomBase62 } from '../../core/ids.js';
 import { identifier, listLiteral, raw, sql, tsvField } from './clickhouse-literal.js';
 import {
@@ -97,15 +96,6 @@ export class ClickHouseReclassifier {
 
   /** The hits rewritten (0: nothing left, or another run has the site). */
   private async rewriteSite(site: number, classifier: HitClassifier, versionId: number, fromAt: number, ranges?: RangeCatalog | null): Promise<number> {
-    if (this.target.cluster !== undefined) {
-      throw new DocwrightError(
-        'reclassification_unsupported',
-        'Reclassifying stored hits is not available on a ClickHouse cluster yet (docs/classification.md).',
-        {
-          status: 501,
-        },
-      );
-    }
     const fromDay = Math.floor(fromAt / DAY_MS);
     // Identifies this run's claims: two runs of one process are as separate as two processes.
     const owner = randomBase62(16);
@@ -155,10 +145,14 @@ export class ClickHouseReclassifier {
     ranges: RangeCatalog | null,
   ): Promise<number> {
     const { gen, fromDay } = generation;
+    // On a cluster the set is built once, here, and sent to the shards (GLOBAL): each shard
+    // reading the Distributed table again inside its part of the query is refused
+    // (distributed_product_mode = deny).
+    const notIn = raw(this.target.cluster === undefined ? 'NOT IN' : 'GLOBAL NOT IN');
     // Hits already in the generation (written there by writers, or by a run that died) are not copied again.
     const answering = raw(
       sql`site = ${site} AND day >= ${fromDay} AND ${raw(map.predicate())}
-        AND (event_id, nonce) NOT IN (SELECT event_id, nonce FROM ${this.table('analytics_hits')} WHERE site = ${site} AND gen = ${gen})`,
+        AND (event_id, nonce) ${notIn} (SELECT event_id, nonce FROM ${this.table('analytics_hits')} WHERE site = ${site} AND gen = ${gen})`,
     );
     const verdicts = this.scratch(`reclass_verdicts_${gen}`);
     const referrals = this.scratch(`reclass_referrals_${gen}`);
@@ -188,6 +182,13 @@ export class ClickHouseReclassifier {
     }
   }
 
+  /**
+   * A scratch table, in Memory on the server this client talks to. On a cluster the copy's
+   * joins run on that server too (only its innermost read of the hits goes to the shards),
+   * so the scratch tables are never needed elsewhere. That needs every statement of a run
+   * to reach one server: DOCWRIGHT_ANALYTICS_URL names a server, not a round-robin balancer
+   * (docs/operations.md, "Cluster").
+   */
   private scratch(name: string): string {
     return `${identifier(this.target.database)}.${identifier(name)}`;
   }

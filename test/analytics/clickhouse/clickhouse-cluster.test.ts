@@ -2,10 +2,12 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AnalyticsService } from '../../../src/analytics/analytics-service.js';
-import { createHitClassifier, HIT_CLASSES } from '../../../src/analytics/classification/classify-hit.js';
+import { HIT_CLASSES } from '../../../src/analytics/classification/classify-hit.js';
 import { HIT_CATEGORIES, READ_KINDS, VERIFICATIONS } from '../../../src/analytics/classification/hit-category.js';
 import { ClickHouseAnalyticsStore } from '../../../src/analytics/clickhouse/clickhouse-analytics-store.js';
+import { SUPERSEDED_GRACE_MS } from '../../../src/analytics/clickhouse/clickhouse-generations.js';
 import { migrateClickHouse } from '../../../src/analytics/clickhouse/clickhouse-migrations.js';
+import { ReclassificationJob } from '../../../src/analytics/reclassification/reclassification-job.js';
 import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
 import { parseClickHouseSettings } from '../../../src/config/clickhouse-settings.js';
 import { ManualClock } from '../../../src/core/clock.js';
@@ -13,6 +15,7 @@ import { createAnalyticsKit, DAY, kitAnalyticsService, USER_AGENTS } from '../..
 import { storeTaxonomyHits } from '../../helpers/taxonomy-hits.js';
 import { bruteForceClasses, bruteForceViews, bruteForceVisitors, type OracleHit } from '../../helpers/analytics-oracle.js';
 import { clusterUnavailable, startClickHouseCluster, type ClickHouseCluster } from '../../helpers/clickhouse-cluster.js';
+import { RECLASSIFIED_USER_AGENTS, storeClassifiedWith } from '../../helpers/reclassification-tables.js';
 import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from '../../helpers/test-app.js';
 
 /** Why the cluster cannot run here (no ZooKeeper); in CI that throws instead (clickhouse-cluster.ts). */
@@ -301,14 +304,74 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
       }
     });
 
-    test('reclassifying stored hits is refused on a cluster, with its own code', async () => {
-      const settings = parseClickHouseSettings({ url: `${cluster.servers[1]!.url}/dw`, cluster: cluster.name });
-      const store = new ClickHouseAnalyticsStore(new SqliteAnalyticsStore(t.services.database), settings, t.clock);
+    test('reclassification rewrites the hits of sites on either shard; every report then equals that of hits stored with the new table', async () => {
+      // A database of its own: the earlier tests' sites hold hits no table version describes.
+      const app = await createTestApp('sqlite', {
+        DOCWRIGHT_ANALYTICS_URL: `${cluster.servers[0]!.url}/dw_reclassify`,
+        DOCWRIGHT_ANALYTICS_CLUSTER: cluster.name,
+        DOCWRIGHT_ANALYTICS_RETENTION_DAYS: '30',
+      });
+      // Through the second shard's server: the run's scratch tables and joins are on the server it talks to.
+      const settings = parseClickHouseSettings({ url: `${cluster.servers[1]!.url}/dw_reclassify`, cluster: cluster.name });
+      const store = new ClickHouseAnalyticsStore(new SqliteAnalyticsStore(app.services.database), settings, app.clock);
       try {
         await store.ready();
-        await expect(store.reclassifier.reclassifySite(1, createHitClassifier(), 1, 0)).rejects.toMatchObject({ code: 'reclassification_unsupported' });
+        const day = Math.floor(app.clock.now() / DAY);
+        const start = (day - 5) * DAY;
+        const [hits] = fc.sample(
+          fc.array(
+            fc
+              .record({
+                at: fc.integer({ min: 0, max: 5 * DAY - 1 }).map((ms) => start + ms),
+                path: fc.constantFrom('/', '/guide', '/guide.md', '/llms.txt'),
+                visitor: fc.integer({ min: 0, max: 5 }).map((n) => `v${n}`),
+                userAgent: fc.constantFrom(...RECLASSIFIED_USER_AGENTS),
+                referrer: fc.constantFrom(null, 'https://chatgpt.com/', 'https://example.com/'),
+                markdown: fc.boolean(),
+              })
+              .map((hit) => ({ ...hit, accept: hit.markdown ? 'text/markdown' : null })),
+            { minLength: 30, maxLength: 30 },
+          ),
+          { numRuns: 1, seed: 14 },
+        );
+        const pairs = await Promise.all(
+          [0, 1, 2, 3].map(async (n) => ({
+            reclassified: (await createTestProject(app.services, { name: `Old table ${n}` })).id,
+            fresh: (await createTestProject(app.services, { name: `New table ${n}` })).id,
+          })),
+        );
+        // Sites 1–4 to reclassify (two on each shard: intHash64(site) picks the shard), 5–8 stored with the new table.
+        for (const { reclassified } of pairs) await storeClassifiedWith(store, app.clock.now(), reclassified, hits!, 'old');
+        for (const { fresh } of pairs) await storeClassifiedWith(store, app.clock.now(), fresh, hits!, 'current');
+        const sites = await Promise.all(pairs.map(async ({ reclassified }) => (await store.siteOf(reclassified))!));
+        const shardsOf = () => Promise.all(sites.map((site) => perShard('dw_reclassify', 'analytics_hits', site)));
+        // Sites on both shards, so the run reads and writes through both.
+        expect(new Set((await shardsOf()).map((counts) => counts.findIndex((count) => count > 0))).size).toBe(2);
+
+        const progress = await new ReclassificationJob(store).run();
+        expect(progress).toMatchObject({ state: 'done', sites: pairs.length, hitsRewritten: pairs.length * hits!.length });
+        expect((await new ReclassificationJob(store).run()).hitsRewritten).toBe(0);
+
+        const get = async (projectId: string, report: string) => {
+          const key = (await app.services.keys.create({ projectId, scope: 'admin' })).key;
+          const query = { dateFrom: new Date(start).toISOString().slice(0, 10), dateTo: new Date((day + 1) * DAY).toISOString().slice(0, 10), limit: '250' };
+          const response = await app.app.inject({ method: 'GET', url: `/v1/analytics/${projectId}/${report}`, query, headers: { authorization: `Bearer ${key}` } });
+          expect(response.statusCode, report).toBe(200);
+          return response.json<Record<string, unknown>>();
+        };
+        for (const { reclassified, fresh } of pairs) {
+          expect((await get(reclassified, 'visitors')).totals).toEqual(bruteForceVisitors(hits!, null, null).totals);
+          for (const report of ['visitors', 'views', 'visitors/daily', 'traffic', 'agents', 'pages', 'agent-errors'])
+            expect(await get(reclassified, report), report).toEqual(await get(fresh, report));
+        }
+
+        // Once the grace period is over, the retention prune deletes the superseded rows on every shard.
+        app.clock.advance(SUPERSEDED_GRACE_MS + 1);
+        await store.prune(0);
+        for (const counts of await shardsOf()) expect(counts.reduce((sum, count) => sum + count, 0)).toBe(hits!.length);
       } finally {
         await store.close();
+        await app.close();
       }
     });
   });
