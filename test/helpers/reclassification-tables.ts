@@ -49,7 +49,13 @@ const identity = new VisitorIdentity(TEST_SECRET);
  * Stores `hits` straight into `store` as classified by the old or the current table, as a
  * server of that table's release would have stored them.
  */
-export async function storeClassifiedWith(store: AnalyticsStore, now: number, projectId: string, hits: readonly TableHit[], table: 'old' | 'current'): Promise<void> {
+export async function storeClassifiedWith(
+  store: AnalyticsStore,
+  now: number,
+  projectId: string,
+  hits: readonly TableHit[],
+  table: 'old' | 'current',
+): Promise<void> {
   const site = await store.ensureSite(projectId);
   const events = hits.map((hit) => ({
     timestamp: hit.at,

@@ -355,7 +355,12 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
         const get = async (projectId: string, report: string) => {
           const key = (await app.services.keys.create({ projectId, scope: 'admin' })).key;
           const query = { dateFrom: new Date(start).toISOString().slice(0, 10), dateTo: new Date((day + 1) * DAY).toISOString().slice(0, 10), limit: '250' };
-          const response = await app.app.inject({ method: 'GET', url: `/v1/analytics/${projectId}/${report}`, query, headers: { authorization: `Bearer ${key}` } });
+          const response = await app.app.inject({
+            method: 'GET',
+            url: `/v1/analytics/${projectId}/${report}`,
+            query,
+            headers: { authorization: `Bearer ${key}` },
+          });
           expect(response.statusCode, report).toBe(200);
           return response.json<Record<string, unknown>>();
         };
