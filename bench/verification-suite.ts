@@ -28,6 +28,8 @@ import { FIXTURE_RANGES } from '../test/fixtures/agent-ranges.js';
 import { TestSigner } from '../test/fakes/web-bot-auth-signer.js';
 import type { BenchOptions } from './lib/bench-options.js';
 import { createSeededRandom } from './lib/seeded-random.js';
+import { makeBatches } from './verification-batches.js';
+import { verificationOverHttp } from './verification-http.js';
 import { metric, type BenchMetric, type SuiteReport } from './lib/suite-report.js';
 import { ED25519_BACKEND } from '../src/analytics/verification/ed25519-verify.js';
 import { ROUNDS, ed25519Cost, nonceClaimCost, summarizeRounds, type Comparison } from './verification-costs.js';
@@ -37,43 +39,6 @@ const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 const AGENT_URL = 'https://chatgpt.com';
 /** The bench project's site: the signed @authority is compared with it. */
 const SITE = ['docs.example.com'];
-const UA = {
-  human: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
-  chatgpt: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot',
-  gptbot: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)',
-  googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
-};
-
-/**
- * Batches shaped like docs traffic: mostly humans, agents by address, a few signed. With
- * `signedShare` 1 every agent hit is a signed ChatGPT-User (the worst case).
- */
-/** Nonces are single-use across the whole run: the nonce tables outlive a round. */
-let nonce = 0;
-
-function makeBatches(count: number, size: number, signer: TestSigner, signedShare: number): unknown[][] {
-  const random = createSeededRandom(14);
-  const batches: unknown[][] = [];
-  for (let batch = 0; batch < count; batch++) {
-    const events: unknown[] = [];
-    for (let index = 0; index < size; index++) {
-      const roll = random();
-      const path = `/docs/page-${Math.floor(random() * 500)}`;
-      const octet = Math.floor(random() * 250);
-      const agentRoll = random();
-      if (roll < 0.8) events.push({ path, ip: `198.51.100.${octet}`, userAgent: UA.human, timestamp: NOW });
-      else if (agentRoll >= signedShare && agentRoll < signedShare + (1 - signedShare) / 2) {
-        events.push({ path, ip: agentRoll < 0.5 ? `20.171.206.${octet}` : `203.0.113.${octet}`, userAgent: UA.gptbot, timestamp: NOW });
-      } else if (agentRoll >= signedShare) events.push({ path, ip: `66.249.64.${octet % 32}`, userAgent: UA.googlebot, timestamp: NOW });
-      else {
-        const webBotAuth = signer.headers({ agentUrl: AGENT_URL, authority: 'docs.example.com', created: NOW / 1000 - 2, nonce: `n${nonce++}`, path });
-        events.push({ path, ip: `2a0a:b1c0:1::${octet.toString(16)}`, userAgent: UA.chatgpt, timestamp: NOW, webBotAuth });
-      }
-    }
-    batches.push(events);
-  }
-  return batches;
-}
 
 /**
  * CPU time of this process, in milliseconds: on a shared, busy machine it moves far less
@@ -160,8 +125,8 @@ export async function runVerificationBenchmarks(options: BenchOptions): Promise<
   const compare = async (signedShare: number, mode: 'prepare' | 'ingest' | 'body'): Promise<Comparison> => {
     const rounds: Array<{ off: number; on: number }> = [];
     for (let round = 0; round < ROUNDS + 1; round++) {
-      const offBatches = makeBatches(batchCount, batchSize, signer, signedShare);
-      const onBatches = makeBatches(batchCount, batchSize, signer, signedShare);
+      const offBatches = makeBatches(batchCount, batchSize, signer, signedShare, AGENT_URL, NOW);
+      const onBatches = makeBatches(batchCount, batchSize, signer, signedShare, AGENT_URL, NOW);
       const bodies = (batches: unknown[][]): Uint8Array[] => (mode === 'body' ? batches.map((events) => Buffer.from(JSON.stringify({ events }))) : []);
       const offBodies = bodies(offBatches);
       const onBodies = bodies(onBatches);
@@ -197,6 +162,11 @@ export async function runVerificationBenchmarks(options: BenchOptions): Promise<
   const allSigned = await compare(1, 'ingest');
   const prepareUnsigned = await compare(0, 'prepare');
   const prepareOnePercent = await compare(0.05, 'prepare');
+  options.log('verification: the events endpoint over HTTP, two server processes (on, off)');
+  const overHttp = await verificationOverHttp({ signer, batches: batchCount, signedShare: 0.05 });
+  if (overHttp.signedVerified < overHttp.signedSent) {
+    throw new Error(`the verifying server stored ${overHttp.signedVerified} of ${overHttp.signedSent} signed hits as verified: it did not check them all`);
+  }
   await analytics.close();
   const claimMicros = await nonceClaimCost(scratch);
   rmSync(scratch, { recursive: true, force: true });
@@ -248,6 +218,7 @@ export async function runVerificationBenchmarks(options: BenchOptions): Promise<
     title: 'Agent verification (Web Bot Auth, published ranges, reverse DNS)',
     context: [
       `${hits.toLocaleString('en-US')} hits per round in batches of ${batchSize}: 80% humans; the agents are GPTBot (half from outside its ranges: spoofed), Googlebot and signed ChatGPT-User hits (none, 1% of all hits, or every agent hit; each signature with a fresh nonce)`,
+      'over HTTP = the deployed path: 4 keep-alive clients POST 1,000 events each to /v1/analytics/{id}/events of a real server process (SQLite, its default ingest worker threads), one with DOCWRIGHT_AGENT_VERIFICATION=on and its key directory on loopback, one off; hits per CPU-second of each server process',
       'ingest = AnalyticsService.ingest of event objects into SQLite (inline preparation, no workers) with the verifier in its pipeline (claim from a signature, verdict, applyVerification, and the nonce claim in analytics_signature_nonces inside the insert transaction of the batch); request bodies = AnalyticsService.ingestBody, the events endpoint without HTTP (JSON parse, then the same); preparation stage = prepareBatch alone; off = the claim-only verifier',
       `each comparison: ${ROUNDS} timed rounds (after one warm-up), each running off and on back to back on fresh batches, which first alternating; figures are medians, in hits per CPU-second of the process`,
       `range table: ${cidrs.length.toLocaleString('en-US')} CIDR blocks (3/4 IPv4, 1/4 IPv6); lookup includes parsing the address text`,
@@ -256,6 +227,12 @@ export async function runVerificationBenchmarks(options: BenchOptions): Promise<
       onOff('ingest, verification on, agents by address only', unsigned, true),
       onOff('ingest, verification on, 1% of hits signed', onePercent, true),
       onOff('ingest of request bodies (events endpoint without HTTP), 1% of hits signed', onePercentBodies, true),
+      onOff(
+        'ingest over HTTP (events endpoint, a server process with its ingest workers), 1% of hits signed',
+        overHttp,
+        true,
+        `per server CPU-second, worker threads included; ${overHttp.signedVerified.toLocaleString('en-US')} of ${overHttp.signedSent.toLocaleString('en-US')} signed hits stored as verified`,
+      ),
       onOff(
         'ingest, verification on, every agent hit signed (20%)',
         allSigned,

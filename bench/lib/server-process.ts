@@ -7,10 +7,26 @@
  */
 import { loadConfig } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/app/logger.js';
+import type { ServiceOverrides } from '../../src/app/services.js';
 import { startServer } from '../../src/server/start-server.js';
 
 const config = loadConfig();
-const server = await startServer({ config, logger: createLogger({ level: config.logLevel }) });
+/**
+ * BENCH_VERIFICATION_LOOPBACK=1: agent verification fetches key directories from loopback
+ * (every name resolves to 127.0.0.1, as in the tests' fake key directory) and reverse DNS
+ * answers "no such name" at once, so a benchmark needs no internet. Never in production.
+ */
+const overrides: ServiceOverrides =
+  process.env.BENCH_VERIFICATION_LOOPBACK === '1'
+    ? {
+        verificationNetwork: {
+          allowLoopback: true,
+          resolve: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]),
+          dns: { reverse: () => Promise.reject(Object.assign(new Error('no PTR record'), { code: 'ENOTFOUND' })), forward: () => Promise.resolve([]) },
+        },
+      }
+    : {};
+const server = await startServer({ config, logger: createLogger({ level: config.logLevel }), overrides });
 const project = await server.services.projects.create({
   name: 'Benchmark docs',
   repository: config.dataDir,

@@ -11,7 +11,7 @@ export type { DeletedProjectData } from './project-data-deletion.js';
 export function createAnalyticsService(services: Services, logger?: Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'>): AnalyticsService {
   // One verification service per process: the ingest path (and its worker threads) gets its
   // synchronous verifier; the service itself fetches ranges, key directories and DNS off that path.
-  const verification = createVerificationService(services.config, services.clock, logger);
+  const verification = createVerificationService(services.config, services.clock, logger, services.verificationNetwork);
   const service = new AnalyticsService({
     verification,
     ...(verification === null ? {} : { verifier: verification.ingestVerifier() }),

@@ -13,6 +13,7 @@ import { JobService } from '../jobs/job-service.js';
 import { JobRepository } from '../jobs/job-repository.js';
 import { createForgeRegistry, type ForgeRegistry } from '../git/forges/forge-registry.js';
 import { resolveLanguageModel } from '../agent/model-provider.js';
+import type { VerificationNetwork } from '../analytics/verification/verification-service.js';
 import { IdempotencyStore } from './idempotency.js';
 import { LocalPullRequests } from '../pull-requests/local-pull-requests.js';
 import { PullRequestDiffCache } from '../pull-requests/pull-request-diff-cache.js';
@@ -59,6 +60,11 @@ export interface Services {
   pullRequests: LocalPullRequests;
   /** Maps a job's model id to a model; tests and benchmarks may pass their own. */
   resolveModel: (modelId: string) => LanguageModel;
+  /**
+   * Where agent verification's fetches may go, when not the public internet: benchmarks
+   * pass a key directory on loopback. Undefined in production (docs/classification.md).
+   */
+  verificationNetwork: VerificationNetwork | undefined;
   /** Every credential value this process knows; masked wherever the model could see it. */
   secrets: string[];
   /** Whether this process takes new traffic (/readyz); draining at shutdown turns it off. */
@@ -78,6 +84,7 @@ export interface Services {
 
 export interface ServiceOverrides {
   resolveModel?: (modelId: string) => LanguageModel;
+  verificationNetwork?: VerificationNetwork;
 }
 
 export async function createServices(input: { config: Config; database: Database; clock: Clock; logger?: Logger } & ServiceOverrides): Promise<Services> {
@@ -154,6 +161,7 @@ export async function createServices(input: { config: Config; database: Database
     forges,
     pullRequests: new LocalPullRequests(database, clock, forges.local, projects, notifier, new PullRequestDiffCache()),
     resolveModel: input.resolveModel ?? ((modelId) => resolveLanguageModel(modelId, models)),
+    verificationNetwork: input.verificationNetwork,
     secrets,
     readiness: new Readiness(),
     agentAnalytics,

@@ -1,6 +1,6 @@
 import type { Config } from '../../config/load-config.js';
 import type { Clock } from '../../core/clock.js';
-import { VerificationService } from './verification-service.js';
+import { VerificationService, type VerificationNetwork } from './verification-service.js';
 
 interface VerificationLog {
   info(object: object, message: string): void;
@@ -14,9 +14,10 @@ interface VerificationLog {
  * DOCWRIGHT_AGENT_VERIFICATION=off: hits are then only ever `claimed`, and nothing is
  * fetched from the network.
  */
-export function createVerificationService(config: Config, clock: Clock, log?: VerificationLog): VerificationService | null {
+export function createVerificationService(config: Config, clock: Clock, log?: VerificationLog, network: VerificationNetwork = {}): VerificationService | null {
   if (!config.analytics.verification.enabled) return null;
   const service = new VerificationService({
+    ...network,
     clock,
     dataDir: config.dataDir,
     rangeRefreshMs: config.analytics.verification.rangeRefreshMs,

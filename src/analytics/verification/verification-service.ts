@@ -15,16 +15,19 @@ import { loadRangeFile, RANGES_FILE_NAME, readRangeFile, refreshRanges, saveRang
 import type { VerifierSnapshot, VerifierSnapshotMessage } from './verifier-snapshot.js';
 import { wantsChannelName, type ChannelSnapshot, type WorkerResync, type WorkerVerifierData } from './worker-hit-verifier.js';
 
-export interface VerificationServiceOptions {
+/** Tests and benchmarks only: key directories and range lists on loopback, over plain http, and the names they resolve. */
+export interface VerificationNetwork {
+  allowLoopback?: boolean;
+  resolve?: AddressResolver;
+  dns?: DnsResolver;
+}
+
+export interface VerificationServiceOptions extends VerificationNetwork {
   clock: Clock;
   /** Holds the refreshed ranges (agent-ranges.json); null keeps them in memory only. */
   dataDir: string | null;
   /** How often the server refreshes the ranges from the operators; null turns it off. */
   rangeRefreshMs: number | null;
-  /** Tests only: key directories and range lists on loopback, over plain http. */
-  allowLoopback?: boolean;
-  resolve?: AddressResolver;
-  dns?: DnsResolver;
   /** Replaces the operators' URLs (`${from}/${set id}.json`): a mirror, or a fake server in tests. */
   rangesFrom?: string;
   /**

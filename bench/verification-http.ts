@@ -1,0 +1,101 @@
+/**
+ * Agent verification's cost on the deployed ingest path: the events endpoint over HTTP, in
+ * a real server process with its ingest worker threads, verification on against off. The
+ * in-process comparisons of verification-suite.ts isolate the preparation and the store;
+ * this one is what a docs host sending events pays, so every fixed cost of a request
+ * (HTTP, JSON, the worker hand-off, the insert) is in both sides.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeKeyDirectory, type TestSigner } from '../test/fakes/web-bot-auth-signer.js';
+import { startBenchServer, type BenchServer } from './lib/docwright-server.js';
+import { postConcurrently } from './lib/http-load.js';
+import { createHitClassifier } from '../src/analytics/classification/classify-hit.js';
+import { makeBatches, UA } from './verification-batches.js';
+import { ROUNDS, summarizeRounds, type Comparison } from './verification-costs.js';
+
+export interface HttpVerificationCost extends Comparison {
+  /** Signed hits the verifying server stored as verified, of those it was sent after the warm-up round. */
+  signedVerified: number;
+  signedSent: number;
+}
+
+const CLIENTS = 4;
+
+/** The agent the signed hits name (ChatGPT-User's); GPTBot and Googlebot hits are verified by the shipped ranges too. */
+const SIGNED_AGENT = createHitClassifier().classify({ userAgent: UA.chatgpt, path: '/' }).agent;
+
+async function signedAgentRow(server: BenchServer): Promise<{ hits: number; verifiedHits: number }> {
+  const row = (await agentRows(server)).find((candidate) => candidate.agent === SIGNED_AGENT);
+  return row ?? { hits: 0, verifiedHits: 0 };
+}
+
+async function agentRows(server: BenchServer): Promise<Array<{ agent: string; hits: number; verifiedHits: number }>> {
+  const response = await fetch(`${server.url}/v1/analytics/${encodeURIComponent(server.projectId)}/agents?limit=250`, {
+    headers: { authorization: `Bearer ${server.apiKey}` },
+  });
+  if (response.status !== 200) throw new Error(`GET …/agents answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { agents: Array<{ agent: string; hits: number; verifiedHits: number }> }).agents;
+}
+
+/**
+ * Two servers (SQLite, default ingest workers), one with DOCWRIGHT_AGENT_VERIFICATION=on and
+ * a key directory on loopback, one with it off; each round sends both the same shape of
+ * batches (fresh nonces), which first alternating, and compares hits per CPU-second of the
+ * server process (its worker threads included). The first round is a warm-up: the key
+ * directory is fetched in the background when the first signed hit arrives.
+ */
+export async function verificationOverHttp(options: { signer: TestSigner; batches: number; signedShare: number }): Promise<HttpVerificationCost> {
+  const { signer } = options;
+  const directory = await startFakeKeyDirectory([signer]);
+  const agentUrl = `http://chatgpt.com:${directory.port}`;
+  const scratch = mkdtempSync(join(tmpdir(), 'docwright-bench-verification-http-'));
+  const environment = { BENCH_VERIFICATION_LOOPBACK: '1', BENCH_PROJECT_SETTINGS: JSON.stringify({ siteHosts: ['docs.example.com'] }) };
+  const servers: BenchServer[] = [];
+  try {
+    const on = await startBenchServer({ dataDir: join(scratch, 'on'), environment: { ...environment, DOCWRIGHT_AGENT_VERIFICATION: 'on' } });
+    servers.push(on);
+    const off = await startBenchServer({ dataDir: join(scratch, 'off'), environment: { ...environment, DOCWRIGHT_AGENT_VERIFICATION: 'off' } });
+    servers.push(off);
+    const hitsPerRound = options.batches * 1_000;
+    /** Hits per CPU-second of `server` for one round's batches. */
+    const send = async (server: BenchServer, batches: unknown[][]): Promise<number> => {
+      const bodies = batches.map((events) => Buffer.from(JSON.stringify({ events })));
+      let next = 0;
+      const before = await server.cpuSeconds();
+      await postConcurrently({
+        url: `${server.url}/v1/analytics/${encodeURIComponent(server.projectId)}/events`,
+        headers: { authorization: `Bearer ${server.apiKey}`, 'content-type': 'application/json' },
+        nextBody: () => bodies[next++],
+        concurrency: CLIENTS,
+        expectedStatus: 202,
+      });
+      return hitsPerRound / ((await server.cpuSeconds()) - before);
+    };
+    const signedIn = (batches: unknown[][]): number => batches.flat().filter((event) => (event as { webBotAuth?: unknown }).webBotAuth !== undefined).length;
+    const rounds: Array<{ off: number; on: number }> = [];
+    let signedSent = 0;
+    let verifiedAfterWarmUp = 0;
+    for (let round = 0; round < ROUNDS + 1; round++) {
+      const now = Date.now();
+      const offBatches = makeBatches(options.batches, 1_000, signer, options.signedShare, agentUrl, now);
+      const onBatches = makeBatches(options.batches, 1_000, signer, options.signedShare, agentUrl, now);
+      const offFirst = round % 2 === 0;
+      const first = await send(offFirst ? off : on, offFirst ? offBatches : onBatches);
+      const second = await send(offFirst ? on : off, offFirst ? onBatches : offBatches);
+      if (round === 0) {
+        verifiedAfterWarmUp = (await signedAgentRow(on)).verifiedHits;
+        continue;
+      }
+      signedSent += signedIn(onBatches);
+      rounds.push(offFirst ? { off: first, on: second } : { off: second, on: first });
+    }
+    const verified = (await signedAgentRow(on)).verifiedHits - verifiedAfterWarmUp;
+    return { ...summarizeRounds(rounds), signedVerified: verified, signedSent };
+  } finally {
+    for (const server of servers) await server.stop();
+    await directory.close();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
