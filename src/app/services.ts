@@ -62,7 +62,7 @@ export interface Services {
   resolveModel: (modelId: string) => LanguageModel;
   /**
    * Where agent verification's fetches may go, when not the public internet: benchmarks
-   * pass a key directory on loopback. Undefined in production (docs/classification.md).
+   * pass a key directory on loopback. Undefined in production (docs/architecture.md).
    */
   verificationNetwork: VerificationNetwork | undefined;
   /** Every credential value this process knows; masked wherever the model could see it. */
