@@ -29,7 +29,17 @@ export interface ForwardConfirmedDnsOptions {
   retryMs?: number;
   concurrency?: number;
   onChange?: () => void;
+  /**
+   * Called once when SUSPECT_AFTER reverse lookups in a row said "no such name" (none gave a
+   * name): a resolver that answers NXDOMAIN for every public address (a sandbox, a split
+   * horizon) makes every crawler checked this way `spoofed`, which looks like a forged-crawler
+   * wave in the reports. Called again only after some lookup gives a name.
+   */
+  onSuspectResolver?: (failedInARow: number) => void;
 }
+
+/** Reverse lookups in a row that said "no such name" before the resolver is suspected. */
+export const SUSPECT_AFTER = 100;
 
 /** DNS answers that say "no such name": a definite failure, unlike a timeout. */
 const DEFINITE = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN']);
@@ -44,6 +54,8 @@ export class ForwardConfirmedDns {
   private readonly verdicts = new Map<string, { confirmed: boolean | undefined; until: number }>();
   private readonly queue = new Map<string, string[]>();
   private running = 0;
+  /** Reverse lookups in a row that said "no such name"; -1 once the resolver was reported (until a name comes back). */
+  private noSuchName = 0;
 
   constructor(private readonly options: ForwardConfirmedDnsOptions) {}
 
@@ -86,6 +98,14 @@ export class ForwardConfirmedDns {
     }
   }
 
+  private countNoSuchName(): void {
+    if (this.noSuchName < 0) return;
+    this.noSuchName++;
+    if (this.noSuchName < SUSPECT_AFTER) return;
+    this.options.onSuspectResolver?.(this.noSuchName);
+    this.noSuchName = -1;
+  }
+
   /** True: confirmed; false: the name is not the operator's or does not lead back; undefined: DNS did not answer. */
   async check(ip: string, suffixes: readonly string[]): Promise<boolean | undefined> {
     const resolver = this.options.resolver ?? systemDnsResolver();
@@ -95,8 +115,11 @@ export class ForwardConfirmedDns {
     try {
       names = await resolver.reverse(ip);
     } catch (error) {
-      return DEFINITE.has((error as { code?: string }).code ?? '') ? false : undefined;
+      if (!DEFINITE.has((error as { code?: string }).code ?? '')) return undefined;
+      this.countNoSuchName();
+      return false;
     }
+    this.noSuchName = 0;
     for (const name of names.filter((candidate) => hostHasSuffix(candidate, suffixes)).slice(0, 4)) {
       let forward: string[];
       try {

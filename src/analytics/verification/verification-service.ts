@@ -75,7 +75,16 @@ export class VerificationService {
       ...(options.resolve === undefined ? {} : { resolve: options.resolve }),
       onError: (agentUrl, error) => options.onError?.(`key directory of ${agentUrl} could not be fetched`, error),
     });
-    this.dns = new ForwardConfirmedDns({ clock: options.clock, onChange, ...(options.dns === undefined ? {} : { resolver: options.dns }) });
+    this.dns = new ForwardConfirmedDns({
+      clock: options.clock,
+      onChange,
+      onSuspectResolver: (count) =>
+        options.onError?.(
+          `reverse DNS said "no such name" for the last ${count} addresses it checked: if this resolver cannot resolve public PTR records, every crawler verified by reverse DNS outside its published ranges counts as spoofed (docs/classification.md)`,
+          new Error('reverse DNS found no name for any recent address'),
+        ),
+      ...(options.dns === undefined ? {} : { resolver: options.dns }),
+    });
     this.live = this.buildLive();
   }
 

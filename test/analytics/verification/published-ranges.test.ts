@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/clock.js';
 import { applyVerification } from '../../../src/analytics/verification/apply-verification.js';
 import { EvidenceVerifier } from '../../../src/analytics/verification/evidence-verifier.js';
-import { ForwardConfirmedDns, type DnsResolver } from '../../../src/analytics/verification/forward-confirmed-dns.js';
+import { ForwardConfirmedDns, SUSPECT_AFTER, type DnsResolver } from '../../../src/analytics/verification/forward-confirmed-dns.js';
 import { parseAddress } from '../../../src/analytics/verification/ip-address.js';
 import { buildRangeTable, tableContains } from '../../../src/analytics/verification/ip-range-set.js';
 import { buildRangeCatalog, shippedRangeFile, type RangeFile } from '../../../src/analytics/verification/range-catalog.js';
@@ -103,6 +103,40 @@ describe('range and reverse DNS verification', () => {
     expect(googlebot('198.51.100.7')).toBe('spoofed'); // the PTR name does not lead back
     expect(googlebot('198.51.100.8')).toBe('spoofed'); // not Google's name
     expect(googlebot('203.0.113.9')).toBe('spoofed'); // no PTR record
+  });
+
+  it('warns once when reverse DNS finds no name for 100 addresses in a row, and again only after a name came back', async () => {
+    const clock = new ManualClock();
+    const named = new Set<string>();
+    const warnings: number[] = [];
+    const dns = new ForwardConfirmedDns({
+      clock,
+      resolver: {
+        reverse: (ip) => (named.has(ip) ? Promise.resolve(['host.example']) : Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }))),
+        forward: () => Promise.resolve([]),
+      },
+      onSuspectResolver: (count) => warnings.push(count),
+    });
+    const check = async (from: number, count: number): Promise<void> => {
+      for (let index = from; index < from + count; index++) dns.request(`198.51.${Math.floor(index / 256)}.${index % 256}`, ['googlebot.com']);
+      await dns.settled();
+    };
+    await check(0, SUSPECT_AFTER - 1);
+    expect(warnings).toEqual([]);
+    await check(SUSPECT_AFTER - 1, 1);
+    expect(warnings).toEqual([SUSPECT_AFTER]);
+    await check(SUSPECT_AFTER, 2 * SUSPECT_AFTER);
+    expect(warnings).toEqual([SUSPECT_AFTER]);
+    // A name comes back: the count starts again.
+    named.add('198.51.200.1');
+    dns.request('198.51.200.1', ['googlebot.com']);
+    await dns.settled();
+    await check(3 * SUSPECT_AFTER, SUSPECT_AFTER - 1);
+    expect(warnings).toEqual([SUSPECT_AFTER]);
+    await check(4 * SUSPECT_AFTER, 1);
+    expect(warnings).toEqual([SUSPECT_AFTER, SUSPECT_AFTER]);
+    // Each of those addresses still has its definite verdict.
+    expect(dns.verdict('198.51.0.0')).toBe(false);
   });
 
   it('leaves a verdict open when DNS does not answer, to try again later', async () => {
