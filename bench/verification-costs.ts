@@ -30,6 +30,29 @@ export interface Comparison {
   extraMicrosPerHit: number;
 }
 
+/** Both sides of one round: each runs its batches and answers hits per CPU-second. */
+export interface PairedRound {
+  off: () => Promise<number>;
+  on: () => Promise<number>;
+}
+
+/**
+ * ROUNDS + 1 rounds, the first (index 0) a warm-up thrown away; each runs off and on back to
+ * back, which first alternating, so load drift moves both sides of a round alike. `round`
+ * prepares round `index` (fresh batches: nonces are single-use).
+ */
+export async function pairedRounds(round: (index: number) => PairedRound | Promise<PairedRound>): Promise<Comparison> {
+  const rounds: Array<{ off: number; on: number }> = [];
+  for (let index = 0; index < ROUNDS + 1; index++) {
+    const { off, on } = await round(index);
+    const offFirst = index % 2 === 0;
+    const first = await (offFirst ? off : on)();
+    const second = await (offFirst ? on : off)();
+    if (index > 0) rounds.push(offFirst ? { off: first, on: second } : { off: second, on: first });
+  }
+  return summarizeRounds(rounds);
+}
+
 /** Medians of rounds that each ran off and on back to back. */
 export function summarizeRounds(rounds: ReadonlyArray<{ off: number; on: number }>): Comparison {
   const ratios = rounds.map((round) => round.on / round.off);

@@ -13,7 +13,7 @@ import { startBenchServer, type BenchServer } from './lib/docwright-server.js';
 import { postConcurrently } from './lib/http-load.js';
 import { createHitClassifier } from '../src/analytics/classification/classify-hit.js';
 import { makeBatches, UA } from './verification-batches.js';
-import { ROUNDS, summarizeRounds, type Comparison } from './verification-costs.js';
+import { pairedRounds, type Comparison } from './verification-costs.js';
 
 export interface HttpVerificationCost extends Comparison {
   /** Signed hits the verifying server stored as verified, of those it was sent after the warm-up round. */
@@ -74,25 +74,19 @@ export async function verificationOverHttp(options: { signer: TestSigner; batche
       return hitsPerRound / ((await server.cpuSeconds()) - before);
     };
     const signedIn = (batches: unknown[][]): number => batches.flat().filter((event) => (event as { webBotAuth?: unknown }).webBotAuth !== undefined).length;
-    const rounds: Array<{ off: number; on: number }> = [];
     let signedSent = 0;
     let verifiedAfterWarmUp = 0;
-    for (let round = 0; round < ROUNDS + 1; round++) {
+    const comparison = await pairedRounds(async (round) => {
+      // Counted from the first timed round on: the warm-up's signed hits may arrive before the directory is known.
+      if (round === 1) verifiedAfterWarmUp = (await signedAgentRow(on)).verifiedHits;
       const now = Date.now();
       const offBatches = makeBatches(options.batches, 1_000, signer, options.signedShare, agentUrl, now);
       const onBatches = makeBatches(options.batches, 1_000, signer, options.signedShare, agentUrl, now);
-      const offFirst = round % 2 === 0;
-      const first = await send(offFirst ? off : on, offFirst ? offBatches : onBatches);
-      const second = await send(offFirst ? on : off, offFirst ? onBatches : offBatches);
-      if (round === 0) {
-        verifiedAfterWarmUp = (await signedAgentRow(on)).verifiedHits;
-        continue;
-      }
-      signedSent += signedIn(onBatches);
-      rounds.push(offFirst ? { off: first, on: second } : { off: second, on: first });
-    }
+      if (round > 0) signedSent += signedIn(onBatches);
+      return { off: () => send(off, offBatches), on: () => send(on, onBatches) };
+    });
     const verified = (await signedAgentRow(on)).verifiedHits - verifiedAfterWarmUp;
-    return { ...summarizeRounds(rounds), signedVerified: verified, signedSent };
+    return { ...comparison, signedVerified: verified, signedSent };
   } finally {
     for (const server of servers) await server.stop();
     await directory.close();

@@ -32,7 +32,7 @@ import { makeBatches } from './verification-batches.js';
 import { verificationOverHttp } from './verification-http.js';
 import { metric, type BenchMetric, type SuiteReport } from './lib/suite-report.js';
 import { ED25519_BACKEND } from '../src/analytics/verification/ed25519-verify.js';
-import { ROUNDS, ed25519Cost, nonceClaimCost, summarizeRounds, type Comparison } from './verification-costs.js';
+import { ROUNDS, ed25519Cost, nonceClaimCost, pairedRounds, type Comparison } from './verification-costs.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
@@ -122,9 +122,8 @@ export async function runVerificationBenchmarks(options: BenchOptions): Promise<
    * endpoint's path without HTTP (the request body's JSON parsed, then the same); `prepare`
    * only the preparation stage (prepareBatch).
    */
-  const compare = async (signedShare: number, mode: 'prepare' | 'ingest' | 'body'): Promise<Comparison> => {
-    const rounds: Array<{ off: number; on: number }> = [];
-    for (let round = 0; round < ROUNDS + 1; round++) {
+  const compare = (signedShare: number, mode: 'prepare' | 'ingest' | 'body'): Promise<Comparison> =>
+    pairedRounds(() => {
       const offBatches = makeBatches(batchCount, batchSize, signer, signedShare, AGENT_URL, NOW);
       const onBatches = makeBatches(batchCount, batchSize, signer, signedShare, AGENT_URL, NOW);
       const bodies = (batches: unknown[][]): Uint8Array[] => (mode === 'body' ? batches.map((events) => Buffer.from(JSON.stringify({ events }))) : []);
@@ -140,21 +139,11 @@ export async function runVerificationBenchmarks(options: BenchOptions): Promise<
         }
         return (hits / (cpuMilliseconds() - started)) * 1000;
       };
-      const offFirst = round % 2 === 0;
-      const first = await run(
-        offFirst ? offBatches : onBatches,
-        offFirst ? offBodies : onBodies,
-        offFirst ? claimOnlyVerifier : new EvidenceVerifier(evidence()),
-      );
-      const second = await run(
-        offFirst ? onBatches : offBatches,
-        offFirst ? onBodies : offBodies,
-        offFirst ? new EvidenceVerifier(evidence()) : claimOnlyVerifier,
-      );
-      if (round > 0) rounds.push(offFirst ? { off: first, on: second } : { off: second, on: first });
-    }
-    return summarizeRounds(rounds);
-  };
+      return {
+        off: () => run(offBatches, offBodies, claimOnlyVerifier),
+        on: () => run(onBatches, onBodies, new EvidenceVerifier(evidence())),
+      };
+    });
   options.log(`verification: ${batchCount} batches of ${batchSize} hits, ingest into SQLite`);
   const unsigned = await compare(0, 'ingest');
   const onePercent = await compare(0.05, 'ingest');
