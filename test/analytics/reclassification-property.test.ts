@@ -5,7 +5,14 @@ import { ReclassificationJob } from '../../src/analytics/reclassification/reclas
 import { DAY } from '../helpers/analytics-kit.js';
 import { bruteForceClasses, bruteForceVisitors } from '../helpers/analytics-oracle.js';
 import { createTestApp, createTestProject, type TestApp } from '../helpers/test-app.js';
-import { currentClassifier, oldClassifier, RECLASSIFIED_USER_AGENTS, storeClassifiedWith, type TableHit } from '../helpers/reclassification-tables.js';
+import {
+  currentClassifier,
+  OLD_TABLE,
+  oldClassifier,
+  RECLASSIFIED_USER_AGENTS,
+  storeClassifiedWith,
+  type TableHit,
+} from '../helpers/reclassification-tables.js';
 import { answeringClickHouseHits, openReclassificationStore, type ReclassificationStore } from '../helpers/reclassification-store.js';
 import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 
@@ -64,7 +71,7 @@ describe.each(ANALYTICS_BACKENDS)('reclassified history equals history ingested 
   type Hit = TableHit;
 
   const ingest = (projectId: string, hits: readonly Hit[], table: 'old' | 'current'): Promise<void> =>
-    storeClassifiedWith(store, t.clock.now(), projectId, hits, table);
+    storeClassifiedWith(store, t.clock.now(), projectId, hits, table === 'old' ? OLD_TABLE : 'current');
 
   /** The hits from the first day on which the new table gives some hit another class or agent than the old one. */
   function expectedRefolded(hits: readonly Hit[]): number {

@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
 import rawTable from '../../src/analytics/classification/ai-agents.json' with { type: 'json' };
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
-import { parseAiAgentTable } from '../../src/analytics/classification/ai-agent-table.js';
-import { createHitClassifier } from '../../src/analytics/classification/classify-hit.js';
+import { parseAiAgentTable, type AiAgentTable } from '../../src/analytics/classification/ai-agent-table.js';
+import { createHitClassifier, type HitClassifier } from '../../src/analytics/classification/classify-hit.js';
 import { HitEncoder } from '../../src/analytics/hit-encoder.js';
 import { prepareBatch } from '../../src/analytics/prepare-batch.js';
 import { claimOnlyVerifier } from '../../src/analytics/verification/hit-verifier.js';
@@ -41,20 +41,21 @@ export const RECLASSIFIED_USER_AGENTS = [
   'curl/8.4.0',
 ];
 
-export type TableHit = OracleHit & { referrer: string | null; markdown: boolean };
+export type TableHit = OracleHit & { referrer?: string | null; markdown?: boolean };
 
 const identity = new VisitorIdentity(TEST_SECRET);
+const classifiers = new WeakMap<AiAgentTable, HitClassifier>([[OLD_TABLE, oldClassifier]]);
 
 /**
- * Stores `hits` straight into `store` as classified by the old or the current table, as a
- * server of that table's release would have stored them.
+ * Stores `hits` straight into `store` as classified by an older agent table or the current
+ * one, as a server of that table's release would have stored them.
  */
 export async function storeClassifiedWith(
   store: AnalyticsStore,
   now: number,
   projectId: string,
   hits: readonly TableHit[],
-  table: 'old' | 'current',
+  table: AiAgentTable | 'current',
 ): Promise<void> {
   const site = await store.ensureSite(projectId);
   const events = hits.map((hit) => ({
@@ -63,15 +64,22 @@ export async function storeClassifiedWith(
     visitorId: hit.visitor,
     userAgent: hit.userAgent,
     referrer: hit.referrer ?? undefined,
-    accept: hit.markdown ? 'text/markdown' : undefined,
+    accept: hit.markdown === true ? 'text/markdown' : undefined,
   }));
   const context = { projectId, rotateDaily: false, window: { receivedAt: now, latest: now + 300_000, earliest: 0 } };
-  const prepared =
-    table === 'old'
-      ? prepareBatch(events, context, identity, claimOnlyVerifier, (input) => oldClassifier.classify(input))
-      : prepareBatch(events, context, identity);
+  let prepared;
+  let encoder: HitEncoder;
+  if (table === 'current') {
+    prepared = prepareBatch(events, context, identity);
+    encoder = new HitEncoder(store);
+  } else {
+    let classifier = classifiers.get(table);
+    if (classifier === undefined) classifiers.set(table, (classifier = createHitClassifier({ table })));
+    const classify = classifier;
+    prepared = prepareBatch(events, context, identity, claimOnlyVerifier, (input) => classify.classify(input));
+    encoder = new HitEncoder(store, table.version);
+  }
   if (!prepared.ok) throw new Error(prepared.message);
   expect(prepared.rejected).toEqual([]);
-  const encoder = table === 'old' ? new HitEncoder(store, OLD_TABLE.version) : new HitEncoder(store);
   await store.insertHits(await encoder.encode(site, prepared.columns));
 }

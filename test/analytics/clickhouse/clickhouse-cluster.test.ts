@@ -15,7 +15,7 @@ import { createAnalyticsKit, DAY, kitAnalyticsService, USER_AGENTS } from '../..
 import { storeTaxonomyHits } from '../../helpers/taxonomy-hits.js';
 import { bruteForceClasses, bruteForceViews, bruteForceVisitors, type OracleHit } from '../../helpers/analytics-oracle.js';
 import { clusterUnavailable, startClickHouseCluster, type ClickHouseCluster } from '../../helpers/clickhouse-cluster.js';
-import { RECLASSIFIED_USER_AGENTS, storeClassifiedWith } from '../../helpers/reclassification-tables.js';
+import { OLD_TABLE, RECLASSIFIED_USER_AGENTS, storeClassifiedWith } from '../../helpers/reclassification-tables.js';
 import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from '../../helpers/test-app.js';
 
 /** Why the cluster cannot run here (no ZooKeeper); in CI that throws instead (clickhouse-cluster.ts). */
@@ -341,7 +341,7 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
           })),
         );
         // Sites 1–4 to reclassify (two on each shard: intHash64(site) picks the shard), 5–8 stored with the new table.
-        for (const { reclassified } of pairs) await storeClassifiedWith(store, app.clock.now(), reclassified, hits!, 'old');
+        for (const { reclassified } of pairs) await storeClassifiedWith(store, app.clock.now(), reclassified, hits!, OLD_TABLE);
         for (const { fresh } of pairs) await storeClassifiedWith(store, app.clock.now(), fresh, hits!, 'current');
         const sites = await Promise.all(pairs.map(async ({ reclassified }) => (await store.siteOf(reclassified))!));
         const shardsOf = () => Promise.all(sites.map((site) => perShard('dw_reclassify', 'analytics_hits', site)));

@@ -3,21 +3,17 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import rawTable from '../../../src/analytics/classification/ai-agents.json' with { type: 'json' };
 import type { AnalyticsStore } from '../../../src/analytics/analytics-store.js';
 import { parseAiAgentTable } from '../../../src/analytics/classification/ai-agent-table.js';
-import { createHitClassifier } from '../../../src/analytics/classification/classify-hit.js';
 import { ClickHouseAnalyticsStore } from '../../../src/analytics/clickhouse/clickhouse-analytics-store.js';
 import { CLAIM_STALE_MS, ClickHouseGenerations, GENERATION_SWITCHED, SUPERSEDED_GRACE_MS } from '../../../src/analytics/clickhouse/clickhouse-generations.js';
 import { localTable } from '../../../src/analytics/clickhouse/clickhouse-migrations.js';
 import { waitForMutations } from '../../../src/analytics/clickhouse/clickhouse-mutations.js';
 import { ClickHouseReclassifier } from '../../../src/analytics/clickhouse/clickhouse-reclassifier.js';
-import { HitEncoder } from '../../../src/analytics/hit-encoder.js';
-import { prepareBatch } from '../../../src/analytics/prepare-batch.js';
 import { ReclassificationJob } from '../../../src/analytics/reclassification/reclassification-job.js';
 import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
-import { claimOnlyVerifier } from '../../../src/analytics/verification/hit-verifier.js';
-import { VisitorIdentity } from '../../../src/analytics/visitor-identity.js';
 import { DAY, USER_AGENTS } from '../../helpers/analytics-kit.js';
 import { clickhouseRows } from '../../helpers/clickhouse-rows.js';
-import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from '../../helpers/test-app.js';
+import { storeClassifiedWith, type TableHit } from '../../helpers/reclassification-tables.js';
+import { createTestApp, createTestProject, type TestApp } from '../../helpers/test-app.js';
 
 /** Hits were once classified without ChatGPT-User and with DuckAssistBot as a search crawler. */
 const OLD_TABLE = parseAiAgentTable({
@@ -26,22 +22,15 @@ const OLD_TABLE = parseAiAgentTable({
     .filter((entry) => entry.token !== 'ChatGPT-User')
     .map((entry) => (entry.token === 'DuckAssistBot' ? { ...entry, class: 'ai-search', category: 'ai-search' } : entry)),
 });
-const oldClassifier = createHitClassifier({ table: OLD_TABLE });
 const AGENTS = [USER_AGENTS.human, USER_AGENTS.ai, USER_AGENTS.aiTraining, 'DuckAssistBot/1.2; (+http://duckduckgo.com/duckassistbot.html)'];
 
-interface Hit {
-  at: number;
-  path: string;
-  visitor: string;
-  userAgent: string;
-}
+type Hit = TableHit;
 
 describe('reclassification on ClickHouse: one generation answers at a time', () => {
   let t: TestApp;
   let store: ClickHouseAnalyticsStore;
   let client: ClickHouseClient;
   let start: number;
-  const identity = new VisitorIdentity(TEST_SECRET);
 
   beforeAll(async () => {
     t = await createTestApp('clickhouse');
@@ -64,19 +53,8 @@ describe('reclassification on ClickHouse: one generation answers at a time', () 
       userAgent: AGENTS[index % AGENTS.length]!,
     }));
 
-  async function ingest(projectId: string, batch: readonly Hit[], table: 'old' | 'current'): Promise<void> {
-    const site = await store.ensureSite(projectId);
-    const now = t.clock.now();
-    const context = { projectId, rotateDaily: false, window: { receivedAt: now, latest: now + 300_000, earliest: 0 } };
-    const events = batch.map((hit) => ({ timestamp: hit.at, path: hit.path, visitorId: hit.visitor, userAgent: hit.userAgent }));
-    const prepared =
-      table === 'old'
-        ? prepareBatch(events, context, identity, claimOnlyVerifier, (input) => oldClassifier.classify(input))
-        : prepareBatch(events, context, identity);
-    if (!prepared.ok) throw new Error(prepared.message);
-    const encoder = table === 'old' ? new HitEncoder(store, OLD_TABLE.version) : new HitEncoder(store);
-    await store.insertHits(await encoder.encode(site, prepared.columns));
-  }
+  const ingest = (projectId: string, batch: readonly Hit[], table: 'old' | 'current'): Promise<void> =>
+    storeClassifiedWith(store, t.clock.now(), projectId, batch, table === 'old' ? OLD_TABLE : 'current');
 
   async function answers(projectId: string) {
     const key = (await t.services.keys.create({ projectId, scope: 'admin' })).key;
