@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import type { AnalyticsReader, AnalyticsStore, BatchNonces, HitBatch, InsertHitsResult, PruneCounts, SqlRunner } from './analytics-store.js';
 import { relabelReplays } from './relabel-replays.js';
 import { SqliteNonceClaimer } from './verification/nonce-ledger.js';
+import { SqliteHitWriter } from './sqlite-hit-writer.js';
 import { SqliteReportConnection } from './sqlite-report-connection.js';
 import { foldStatements } from './fold-statements.js';
 import { pruneStatements } from './prune-statements.js';
@@ -18,11 +19,6 @@ import {
 
 type Statement = BetterSqlite3.Statement;
 
-const INSERT_HIT = `insert into analytics_hits
-  (site, at, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, category, verification, read_kind, status, referral,
-   address_block, evidence)
-  values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-
 /**
  * SQLite storage. Each unit of work runs synchronously on the shared connection while
  * holding Kysely's connection lock, so no other query can interleave with an open
@@ -34,6 +30,8 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
   private readonly statements = new Map<string, Statement>();
   private readonly foldSql = foldStatements('sqlite');
   private readonly nonces: SqliteNonceClaimer;
+  /** Prepared on the first insert: the table exists only once migrations have run. */
+  private hitWriter: SqliteHitWriter | undefined;
   /** Where reports read (public for the report tests' fault seams). */
   readonly reports: SqliteReportConnection;
 
@@ -155,43 +153,8 @@ export class SqliteAnalyticsStore implements AnalyticsStore {
     return this.writeTransaction(() => {
       // The claim commits with the hits or rolls back with them (docs/classification.md, "Replay").
       if (batch.nonces !== undefined) batch = relabelReplays(batch, this.nonces.claim(batch.nonces.claims, batch.nonces.nowSeconds));
-      const insertHit = this.prepared(INSERT_HIT);
-      const insertEventId = this.prepared('insert or ignore into analytics_event_ids (site, event_id, at) values (?, ?, ?)');
-      const { site, classifierVersion } = batch;
-      let stored = 0;
-      let duplicates = 0;
-      for (let index = 0; index < batch.count; index++) {
-        const eventId = batch.eventId[index] ?? null;
-        if (eventId !== null && insertEventId.run(site, eventId, batch.at[index]).changes === 0) {
-          duplicates++;
-          continue;
-        }
-        const agent = batch.agent[index]!;
-        const userAgent = batch.userAgent[index]!;
-        const status = batch.status[index]!;
-        const referral = batch.referral[index]!;
-        insertHit.run(
-          site,
-          batch.at[index],
-          batch.page[index],
-          batch.visitor[index],
-          batch.classCode[index],
-          agent === 0 ? null : agent,
-          userAgent === 0 ? null : userAgent,
-          batch.referrer[index] ?? null,
-          batch.markdownAccept[index],
-          classifierVersion,
-          batch.category[index],
-          batch.verification[index],
-          batch.readKind[index],
-          status === 0 ? null : status,
-          referral === 0 ? null : referral,
-          batch.addressBlock?.[index] ?? null,
-          batch.evidence?.[index] ?? 0,
-        );
-        stored++;
-      }
-      return { stored, duplicates };
+      this.hitWriter ??= new SqliteHitWriter(this.connection);
+      return this.hitWriter.write(batch);
     });
   }
 
