@@ -7,6 +7,8 @@ import { parseAddress } from '../../../src/analytics/verification/ip-address.js'
 import { buildRangeTable, tableContains } from '../../../src/analytics/verification/ip-range-set.js';
 import { buildRangeCatalog, shippedRangeFile, type RangeFile } from '../../../src/analytics/verification/range-catalog.js';
 import { snapshotKeyLookup } from '../../../src/analytics/verification/key-directory-cache.js';
+import { VerificationService } from '../../../src/analytics/verification/verification-service.js';
+import type { VerifierSnapshot } from '../../../src/analytics/verification/verifier-snapshot.js';
 import type { VerificationInput } from '../../../src/analytics/verification/hit-verifier.js';
 import { FIXTURE_RANGES } from '../../fixtures/agent-ranges.js';
 
@@ -137,6 +139,33 @@ describe('range and reverse DNS verification', () => {
     expect(warnings).toEqual([SUSPECT_AFTER, SUSPECT_AFTER]);
     // Each of those addresses still has its definite verdict.
     expect(dns.verdict('198.51.0.0')).toBe(false);
+  });
+
+  it("uses the service's reverse DNS verdicts on this thread at once, and still tells the workers", async () => {
+    const service = new VerificationService({ clock: new ManualClock(Date.UTC(2026, 10, 24)), dataDir: null, rangeRefreshMs: null, dns: fakeDns });
+    try {
+      service.setRanges(FIXTURE_RANGES);
+      const snapshots: VerifierSnapshot[] = [];
+      service.subscribe((snapshot) => snapshots.push(snapshot));
+      const verifier = service.verifier();
+      const googlebot = (ip: string): string => verifier.verify({ category: 'bot', agent: 'Googlebot', operator: null, ip });
+      // Asked for by the verify itself; the service checks them in the background.
+      expect(googlebot('66.249.66.1')).toBe('claimed');
+      expect(googlebot('198.51.100.8')).toBe('claimed');
+      await service.settled();
+      expect(googlebot('66.249.66.1')).toBe('verified');
+      expect(googlebot('198.51.100.8')).toBe('spoofed');
+      // This thread's verifier is kept (the block memo with it); the workers' next snapshot carries the verdicts.
+      for (let waited = 0; snapshots.length === 0 && waited < 5_000; waited += 25) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(new Map(snapshots.at(-1)!.rdns)).toEqual(
+        new Map([
+          ['66.249.66.1', true],
+          ['198.51.100.8', false],
+        ]),
+      );
+    } finally {
+      service.stop();
+    }
   });
 
   it('leaves a verdict open when DNS does not answer, to try again later', async () => {
