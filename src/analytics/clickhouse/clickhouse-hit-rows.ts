@@ -49,7 +49,7 @@ const NULL_FIELD = Buffer.from('\\N', 'latin1');
 export class HitRowEncoder {
   private buffer: Buffer;
   private offset = 0;
-  /** Decimal groups of a 64-bit number, least significant first (see writeUnsigned64). */
+  /** Decimal groups of a 64-bit number, least significant first (see unsigned64). */
   private readonly groups = new Int32Array(5);
   private readonly digits = new Uint8Array(20);
 
@@ -65,7 +65,7 @@ export class HitRowEncoder {
   /**
    * Row `index` of `batch` for generation `gen`. `visitorWords` and `nonceWords` are the
    * batch's visitor column and the group's nonces for it seen as 32-bit words (little-endian
-   * halves); `nonce` counts only for a hit without an event id, as before.
+   * halves); the nonce is written only for a hit without an event id (0 otherwise), as before.
    */
   row(gen: number, batch: HitBatch, index: number, visitorWords: Uint32Array, nonceWords: Uint32Array): void {
     const at = batch.at[index]!;

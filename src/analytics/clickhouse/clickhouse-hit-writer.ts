@@ -16,6 +16,8 @@ interface KeptHits {
   batch: HitBatch;
   /** Row indexes into the batch. */
   rows: Int32Array;
+  /** The UTC day of each of those rows, which decides its generations. */
+  days: Int32Array;
   /** The batch's visitors and the group's nonces for it, as 32-bit words (HitRowEncoder). */
   visitorWords: Uint32Array;
   nonceWords: Uint32Array;
@@ -96,6 +98,7 @@ export class ClickHouseHitWriter {
       const nonces = new BigUint64Array(batch.count);
       randomFillSync(nonces);
       const rows = new Int32Array(batch.count);
+      const days = new Int32Array(batch.count);
       let count = 0;
       for (let index = 0; index < batch.count; index++) {
         const eventId = batch.eventId[index] ?? null;
@@ -103,9 +106,12 @@ export class ClickHouseHitWriter {
           if (seen.has(eventId)) continue;
           seen.add(eventId);
         }
+        days[count] = dayOf(batch.at[index]!);
         rows[count++] = index;
       }
-      if (count > 0) kept.push({ batch, rows: rows.subarray(0, count), visitorWords: wordsOf(batch.visitor), nonceWords: wordsOf(nonces) });
+      if (count > 0) {
+        kept.push({ batch, rows: rows.subarray(0, count), days: days.subarray(0, count), visitorWords: wordsOf(batch.visitor), nonceWords: wordsOf(nonces) });
+      }
       return { stored: count, duplicates: batch.count - count };
     });
     if (kept.length > 0) await this.writeGenerations(site, kept);
@@ -126,10 +132,7 @@ export class ClickHouseHitWriter {
     let rows = 0;
     for (const hits of kept) {
       rows += hits.rows.length;
-      for (const index of hits.rows) {
-        const day = dayOf(hits.batch.at[index]!);
-        if (!written.has(day)) written.set(day, new Set());
-      }
+      for (const day of hits.days) if (!written.has(day)) written.set(day, new Set());
     }
     // Read before the insert too (not remembered from the last one), so a switch since then leaves no row in a superseded generation.
     let map: GenerationMap = await this.generations.of(site);
@@ -143,11 +146,9 @@ export class ClickHouseHitWriter {
       if (fresh.size === 0) break;
       const encoder = new HitRowEncoder(rows);
       for (const hits of kept) {
-        for (const index of hits.rows) {
-          const targets = fresh.get(dayOf(hits.batch.at[index]!));
-          if (targets === undefined) continue;
-          for (const gen of targets) encoder.row(gen, hits.batch, index, hits.visitorWords, hits.nonceWords);
-        }
+        hits.rows.forEach((index, position) => {
+          for (const gen of fresh.get(hits.days[position]!) ?? []) encoder.row(gen, hits.batch, index, hits.visitorWords, hits.nonceWords);
+        });
       }
       await this.client.insert({
         table: readTable(this.target, 'analytics_hits'),
