@@ -2,7 +2,8 @@ import { createClient } from '@clickhouse/client';
 
 /**
  * What ClickHouse itself did for an ingest run: inserts and their durations from
- * system.query_log, and the parts of each table now (active) and written in all.
+ * system.query_log, the parts of each table now (active) and written in all, and the
+ * parts written and merged per table from system.part_log.
  */
 export async function clickHouseIngestStats(databaseUrl: string): Promise<string> {
   const url = new URL(databaseUrl);
@@ -22,7 +23,13 @@ export async function clickHouseIngestStats(databaseUrl: string): Promise<string
     const parts = await rows(
       `SELECT table, countIf(active) AS active_parts, count() AS parts_incl_merged, sum(rows * active) AS rows FROM system.parts WHERE database = '${database.replace(/[^a-z0-9_]/g, '')}' GROUP BY table ORDER BY table`,
     );
-    return [JSON.stringify(inserts[0]), JSON.stringify(selects[0]), ...parts.map((row) => JSON.stringify(row))].join('\n');
+    // event_type 2 = MergeParts: background merges, which ClickHouse pays after the inserts return.
+    const merges = await rows(
+      `SELECT table, countIf(event_type = 1) AS new_parts, round(sumIf(duration_ms, event_type = 1) / 1000, 1) AS write_s,
+         countIf(event_type = 2) AS merges, round(sumIf(duration_ms, event_type = 2) / 1000, 1) AS merge_s, sumIf(rows, event_type = 2) AS merged_rows
+       FROM system.part_log WHERE database = '${database.replace(/[^a-z0-9_]/g, '')}' GROUP BY table ORDER BY table`,
+    );
+    return [JSON.stringify(inserts[0]), JSON.stringify(selects[0]), ...parts.map((row) => JSON.stringify(row)), ...merges.map((row) => JSON.stringify(row))].join('\n');
   } finally {
     await client.close();
   }

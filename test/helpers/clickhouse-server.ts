@@ -65,7 +65,7 @@ export async function startClickHouse(options: ClickHouseServerOptions = {}): Pr
   <default_profile>default</default_profile>
   <default_database>default</default_database>
   <mark_cache_size>268435456</mark_cache_size>
-  <max_concurrent_queries>200</max_concurrent_queries>${options.queryLog === true ? '\n  <query_log><database>system</database><table>query_log</table><flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log>' : ''}${options.extraConfig ?? ''}
+  <max_concurrent_queries>200</max_concurrent_queries>${options.queryLog === true ? '\n  <query_log><database>system</database><table>query_log</table><flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log>\n  <part_log><database>system</database><table>part_log</table><flush_interval_milliseconds>1000</flush_interval_milliseconds></part_log>' : ''}${options.extraConfig ?? ''}
 </yandex>
 `,
   );
