@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { HitBatch } from '../src/analytics/analytics-store.js';
 import { ClickHouseGenerations } from '../src/analytics/clickhouse/clickhouse-generations.js';
+import { ClickHouseSpool } from '../src/analytics/clickhouse/clickhouse-spool.js';
 import { ClickHouseHitWriter } from '../src/analytics/clickhouse/clickhouse-hit-writer.js';
 import { migrateClickHouse } from '../src/analytics/clickhouse/clickhouse-migrations.js';
 import { ClickHouseRangeCounter } from '../src/analytics/clickhouse/clickhouse-range-counter.js';
@@ -68,9 +69,17 @@ async function answers(client: ClickHouseClient, database: string): Promise<unkn
   const target = { database, cluster: undefined };
   await migrateClickHouse(client, target, new ManualClock(0));
   const generations = new ClickHouseGenerations(client, target, () => 0);
-  const writer = new ClickHouseHitWriter(client, target, generations);
+  // The store's path without its background drainer: batches accepted into a spool, then written in one drain.
+  const spool = new ClickHouseSpool(':memory:');
+  const writer = new ClickHouseHitWriter(client, target, generations, spool, () => undefined, new ManualClock(0));
   const stored = [];
-  for (let round = 0; round < 4; round++) stored.push(await writer.write(batch(round % 3, 300)));
+  for (let round = 0; round < 4; round++) stored.push(await writer.accept(batch(round % 3, 300)));
+  const records = spool.take(Number.MAX_SAFE_INTEGER, 0, 60_000);
+  await writer.writeSpooled(records, (_record, error) => {
+    throw error;
+  });
+  spool.complete(records.map((record) => record.id));
+  spool.close();
   const counter = new ClickHouseRangeCounter(client, target, generations);
   const sorted = (rows: object[]) => rows.map((row) => JSON.stringify(row)).sort();
   const ranges: Array<[number | null, number | null]> = [

@@ -99,7 +99,11 @@ export class AnalyticsService {
 
   constructor(options: AnalyticsServiceOptions) {
     const sqlStore = options.database.dialect === 'postgres' ? new PostgresAnalyticsStore(options.database) : new SqliteAnalyticsStore(options.database);
-    this.store = options.clickhouse ? new ClickHouseAnalyticsStore(sqlStore, options.clickhouse, options.clock) : sqlStore;
+    this.store = options.clickhouse
+      ? new ClickHouseAnalyticsStore(sqlStore, options.clickhouse, options.clock, {
+          ...(options.onBackgroundError === undefined ? {} : { onBackgroundError: options.onBackgroundError }),
+        })
+      : sqlStore;
     this.clock = options.clock;
     this.verification = options.verification ?? null;
     this.nonces = new NonceLedger(options.database, options.clock, options.onBackgroundError);

@@ -11,7 +11,15 @@ export interface ClickHouseSettings {
   database: string;
   /** Cluster name: DDL runs ON CLUSTER, tables are Replicated* under Distributed ones. */
   cluster: string | undefined;
+  /**
+   * The ingest spool's SQLite file (clickhouse-spool.ts): CLICKHOUSE_SPOOL_FILE in the data
+   * directory, shared by every process on it. Absent: a spool in memory (tests, tools).
+   */
+  spoolFile?: string;
 }
+
+/** The ClickHouse ingest spool's file name in the data directory (docs/operations.md, "ClickHouse"). */
+export const CLICKHOUSE_SPOOL_FILE = 'clickhouse-spool.sqlite';
 
 export interface ClickHouseEnvironment {
   url: string;

@@ -1,6 +1,6 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { maskUrlPasswords } from '../core/url-password.js';
-import { parseClickHouseSettings, type ClickHouseSettings } from './clickhouse-settings.js';
+import { CLICKHOUSE_SPOOL_FILE, parseClickHouseSettings, type ClickHouseSettings } from './clickhouse-settings.js';
 import { environmentSchema, type Environment } from './config-schema.js';
 import { resolveInstanceSecret } from './secret-file.js';
 import { derivePublicUrl } from './public-url.js';
@@ -183,7 +183,7 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
       retentionDays: environment.DOCWRIGHT_ANALYTICS_RETENTION_DAYS,
       beaconVisitorsPerAddress: environment.DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS,
       beaconRateLimitPerMinute: environment.DOCWRIGHT_BEACON_RATE_LIMIT,
-      clickhouse: clickhouseSettings(environment),
+      clickhouse: clickhouseSettings(environment, dataDir),
       verification: {
         enabled: environment.DOCWRIGHT_AGENT_VERIFICATION === 'on',
         rangeRefreshMs:
@@ -221,7 +221,7 @@ function modelPrices(environment: Environment): ModelPrices {
   return prices;
 }
 
-function clickhouseSettings(environment: Environment): ClickHouseSettings | undefined {
+function clickhouseSettings(environment: Environment, dataDir: string): ClickHouseSettings | undefined {
   if (environment.DOCWRIGHT_ANALYTICS_URL === undefined) {
     const stray = (['DOCWRIGHT_ANALYTICS_USER', 'DOCWRIGHT_ANALYTICS_PASSWORD', 'DOCWRIGHT_ANALYTICS_CLUSTER'] as const).filter(
       (name) => environment[name] !== undefined,
@@ -230,12 +230,13 @@ function clickhouseSettings(environment: Environment): ClickHouseSettings | unde
     return undefined;
   }
   try {
-    return parseClickHouseSettings({
+    const settings = parseClickHouseSettings({
       url: environment.DOCWRIGHT_ANALYTICS_URL,
       user: environment.DOCWRIGHT_ANALYTICS_USER,
       password: environment.DOCWRIGHT_ANALYTICS_PASSWORD,
       cluster: environment.DOCWRIGHT_ANALYTICS_CLUSTER,
     });
+    return { ...settings, spoolFile: join(dataDir, CLICKHOUSE_SPOOL_FILE) };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     // The value is not echoed: a malformed URL may hold its password where masking cannot find it.

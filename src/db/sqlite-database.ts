@@ -10,12 +10,7 @@ import type { DatabaseSchema } from './schema.js';
  * machine may share the file. busy_timeout makes a second writer wait instead of failing.
  */
 export function openSqliteDatabase(file: string): Database {
-  if (file !== ':memory:') prepareDatabaseFile(file);
-  const connection = new BetterSqlite3(file);
-  // busy_timeout first: switching to WAL takes a lock another starting process may hold.
-  connection.pragma('busy_timeout = 15000');
-  switchToWal(connection);
-  connection.pragma('synchronous = NORMAL');
+  const connection = openSqliteConnection(file);
   connection.pragma('foreign_keys = ON');
   // Kysely prepares every query afresh; the SQL texts are few, so reusing their prepared
   // statements saves a parse per query (a third of a cheap request's CPU).
@@ -58,6 +53,21 @@ export function openSqliteDatabase(file: string): Database {
       if (opened?.open) opened.close();
     },
   };
+}
+
+/**
+ * A better-sqlite3 connection to `file` (created 0600 with its directory) in WAL mode with
+ * synchronous = NORMAL and a 15 s busy timeout: the settings of the main database, for the
+ * other SQLite files a process keeps (the ClickHouse ingest spool).
+ */
+export function openSqliteConnection(file: string): BetterSqlite3.Database {
+  if (file !== ':memory:') prepareDatabaseFile(file);
+  const connection = new BetterSqlite3(file);
+  // busy_timeout first: switching to WAL takes a lock another starting process may hold.
+  connection.pragma('busy_timeout = 15000');
+  switchToWal(connection);
+  connection.pragma('synchronous = NORMAL');
+  return connection;
 }
 
 /**

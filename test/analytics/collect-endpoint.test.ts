@@ -118,7 +118,7 @@ describe.each(ANALYTICS_BACKENDS)('page beacon and collect endpoint [%s]', (dial
     const names = new Map((await db.selectFrom('analytics_dimensions').select(['id', 'name']).execute()).map((row) => [Number(row.id), row.name]));
     const stored =
       dialect === 'clickhouse'
-        ? await clickhouseRows<{ page: number; referral: number | null }>(kit.t.config, 'SELECT page, referral FROM analytics_hits')
+        ? await clickhouseRows<{ page: number; referral: number | null }>(kit.t, 'SELECT page, referral FROM analytics_hits')
         : await db.selectFrom('analytics_hits').select(['page', 'referral']).execute();
     const rows = stored
       .map((row) => ({ path: names.get(Number(row.page)), referral: row.referral === null ? null : names.get(Number(row.referral)) }))

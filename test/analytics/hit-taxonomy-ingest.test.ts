@@ -37,7 +37,7 @@ describe.each(ANALYTICS_BACKENDS)('the taxonomy columns of stored hits [%s]', (b
     const rows =
       backend === 'clickhouse'
         ? await clickhouseRows<Record<string, number | null>>(
-            kit.t.config,
+            kit.t,
             'SELECT page, category, verification, read_kind, status, referral, class FROM analytics_hits',
           )
         : await kit.t.services.database.db

@@ -77,7 +77,7 @@ describe.each(ANALYTICS_BACKENDS)("deleting a project's analytics rows [%s]", (d
       // Tables no counter reports (generations, the rollups before migration 004) may well be empty.
       for (const { table, rows: logical, counter } of CLICKHOUSE_SITE_TABLES) {
         if (counter === null) continue;
-        rows[table] = await clickhouseCount(t.config, `select ${logical} from ${table} where site = ${site}`);
+        rows[table] = await clickhouseCount(t, `select ${logical} from ${table} where site = ${site}`);
       }
       rows.analytics_dimensions = await count('select count(*) as n from analytics_dimensions where site = ?', [site]);
       return rows;
@@ -153,7 +153,7 @@ describe.each(ANALYTICS_BACKENDS)("deleting a project's analytics rows [%s]", (d
   test('every analytics table keyed by site or project is covered', async () => {
     if (dialect === 'clickhouse') {
       const tables = await clickhouseRows<{ table: string }>(
-        t.config,
+        t,
         "select distinct table from system.columns where database = currentDatabase() and name = 'site' and table in (select name from system.tables where database = currentDatabase() and engine != 'MaterializedView')",
       );
       const clickhouseCovered = new Set<string>(CLICKHOUSE_SITE_TABLES.map(({ table }) => table));

@@ -24,8 +24,8 @@ describe.each(['sqlite', 'clickhouse'] as const)('docwright reclassify [%s]', (b
       const old = await db.insertInto('analytics_classifier_versions').values({ version: '2000-01-01' }).returning('id').executeTakeFirstOrThrow();
       if (clickhouse === undefined) await db.updateTable('analytics_hits').set({ classifier_version: old.id }).execute();
       else {
-        await clickhouseRows(kit.t.config, `ALTER TABLE analytics_hits UPDATE classifier_version = ${old.id} WHERE 1`);
-        await expect.poll(() => clickhouseCount(kit.t.config, `SELECT count() FROM analytics_hits WHERE classifier_version = ${old.id}`)).toBe(2);
+        await clickhouseRows(kit.t, `ALTER TABLE analytics_hits UPDATE classifier_version = ${old.id} WHERE 1`);
+        await expect.poll(() => clickhouseCount(kit.t, `SELECT count() FROM analytics_hits WHERE classifier_version = ${old.id}`)).toBe(2);
       }
 
       const first = await runCli(['reclassify', '--json'], environment);

@@ -38,7 +38,7 @@ describe.each(ANALYTICS_BACKENDS)('retention [%s]', (dialect) => {
   /** Rows of a table, in ClickHouse when analytics live there. */
   const rows = async (table: string) =>
     dialect === 'clickhouse'
-      ? clickhouseCount(kit.t.config, `select count() from ${table}`)
+      ? clickhouseCount(kit.t, `select count() from ${table}`)
       : (await service.store.select<{ n: number }>(`select count(*) as n from ${table}`, []))[0]!.n;
   const rawHits = () => rows('analytics_hits');
 

@@ -95,8 +95,8 @@ describe.each(ANALYTICS_BACKENDS)('GET /views [%s]', (dialect) => {
     // Back to the state before the migration, then run it again.
     const raw = kit.t.services.database.raw;
     if (dialect === 'clickhouse') {
-      await clickhouseRows(kit.t.config, 'TRUNCATE TABLE analytics_page_view_days');
-      await clickhouseRows(kit.t.config, 'TRUNCATE TABLE analytics_page_view_gen_days');
+      await clickhouseRows(kit.t, 'TRUNCATE TABLE analytics_page_view_days');
+      await clickhouseRows(kit.t, 'TRUNCATE TABLE analytics_page_view_gen_days');
       const migrations = loadClickHouseMigrations();
       const target = { database: kit.t.config.analytics.clickhouse!.database, cluster: undefined };
       // The page-view migration, then what the generations migration does with its rollup (copied by generation, its view dropped).
@@ -109,7 +109,7 @@ describe.each(ANALYTICS_BACKENDS)('GET /views [%s]', (dialect) => {
       ];
       // Twice: a second process repeating it adds nothing.
       for (let run = 0; run < 2; run++) {
-        for (const statement of statements) await clickhouseRows(kit.t.config, statement);
+        for (const statement of statements) await clickhouseRows(kit.t, statement);
       }
     } else {
       const migration = loadMigrations(raw.dialect).find((candidate) => candidate.name === 'page-views')!;

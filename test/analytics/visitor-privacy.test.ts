@@ -83,11 +83,11 @@ describe.each(ANALYTICS_BACKENDS)('visitor privacy [%s]', (dialect) => {
       let dump = await dumpDatabase(kit.t.services.database);
       if (dialect === 'clickhouse') {
         const tables = await clickhouseRows<{ name: string }>(
-          kit.t.config,
+          kit.t,
           "select name from system.tables where database = currentDatabase() and engine != 'MaterializedView'",
         );
         expect(tables.map((table) => table.name)).toContain('analytics_hits');
-        for (const { name } of tables) dump += `\n${name}\n${JSON.stringify(await clickhouseRows(kit.t.config, `select * from ${name}`))}`;
+        for (const { name } of tables) dump += `\n${name}\n${JSON.stringify(await clickhouseRows(kit.t, `select * from ${name}`))}`;
       }
       expect(dump).toContain('/page-0');
       for (const ip of [...ADDRESSES, PERSON_ONLY]) expect(dump).not.toContain(ip);
@@ -116,7 +116,7 @@ describe.each(ANALYTICS_BACKENDS)('visitor privacy [%s]', (dialect) => {
   /** Visitor numbers as text: 63 bits do not survive a JavaScript number. */
   async function storedVisitors(): Promise<string[]> {
     if (dialect === 'clickhouse') {
-      return (await clickhouseRows<{ visitor: string }>(kit.t.config, 'select toString(visitor) as visitor from analytics_hits order by at')).map(
+      return (await clickhouseRows<{ visitor: string }>(kit.t, 'select toString(visitor) as visitor from analytics_hits order by at')).map(
         (row) => row.visitor,
       );
     }

@@ -1,6 +1,6 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseSettings } from '../../config/clickhouse-settings.js';
-import type { Clock } from '../../core/clock.js';
+import { systemClock, type Clock } from '../../core/clock.js';
 import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from '../analytics-store.js';
 import type { DeletedProjectData } from '../project-data-deletion.js';
 import type { CountingStore } from '../range-counts.js';
@@ -12,6 +12,16 @@ import { ClickHouseGenerations } from './clickhouse-generations.js';
 import { ClickHouseRangeCounter } from './clickhouse-range-counter.js';
 import { ClickHouseReclassifier } from './clickhouse-reclassifier.js';
 import { waitForMutations } from './clickhouse-mutations.js';
+import { ClickHouseSpool } from './clickhouse-spool.js';
+import { ClickHouseSpoolDrainer, type SpoolDrainPolicy } from './clickhouse-spool-drainer.js';
+
+export interface ClickHouseStoreOptions {
+  /** The spool's SQLite file, instead of the settings' (`spoolFile`, else in memory). */
+  spoolFile?: string;
+  drainPolicy?: SpoolDrainPolicy;
+  /** Hears background drain failures (logged by the caller; the records stay spooled and are retried). */
+  onBackgroundError?: (error: unknown) => void;
+}
 
 /**
  * Tables keyed by site that a project deletion empties, the counter each one feeds and
@@ -37,7 +47,9 @@ export const CLICKHOUSE_SITE_TABLES = [
  * rollups live there; the site ids and the dictionaries (pages, agents, user agents)
  * stay in the primary database with the projects, so the SQL store beside it keeps
  * answering those. Nothing to fold: materialized views fill the rollups as hits are
- * inserted, so a hit is queryable when its insert returns.
+ * inserted. Accepted hits are committed to a local spool first and drained into
+ * ClickHouse in large inserts (clickhouse-spool.ts); every read drains the spool first, so
+ * a hit is queryable once its request is answered.
  */
 export class ClickHouseAnalyticsStore implements CountingStore {
   readonly dialect: AnalyticsStore['dialect'];
@@ -49,11 +61,14 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   private readonly generations: ClickHouseGenerations;
   /** Reclassification of stored hits (ReclassificationJob), by generations. */
   readonly reclassifier: ClickHouseReclassifier;
+  private readonly spool: ClickHouseSpool;
+  private readonly drainer: ClickHouseSpoolDrainer;
 
   constructor(
     private readonly primary: AnalyticsStore,
     settings: ClickHouseSettings,
     private readonly clock: Clock,
+    options: ClickHouseStoreOptions = {},
   ) {
     this.dialect = primary.dialect;
     this.target = { database: settings.database, cluster: settings.cluster };
@@ -69,16 +84,44 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     });
     this.generations = new ClickHouseGenerations(this.client, this.target, () => clock.now());
     this.counter = new ClickHouseRangeCounter(this.client, this.target, this.generations);
-    this.writer = new ClickHouseHitWriter(this.client, this.target, this.generations);
-    this.reclassifier = new ClickHouseReclassifier(this.primary, this.client, this.target, this.generations, (table, where) => this.mutate(table, where));
+    const onError = options.onBackgroundError ?? (() => undefined);
+    this.spool = new ClickHouseSpool(options.spoolFile ?? settings.spoolFile ?? ':memory:');
+    this.drainer = new ClickHouseSpoolDrainer(
+      this.spool,
+      async (records) => {
+        await this.ready();
+        await this.writer.writeSpooled(records, (record, error) =>
+          onError(
+            new Error(`ClickHouse spool: record ${record.id} (${record.hits} hits of site ${record.site}) cannot be read and was set aside`, { cause: error }),
+          ),
+        );
+      },
+      // Ages and leases are compared across processes sharing the file: wall time, not the data clock.
+      systemClock,
+      onError,
+      options.drainPolicy,
+    );
+    this.writer = new ClickHouseHitWriter(this.client, this.target, this.generations, this.spool, (hits) => this.drainer.added(hits), systemClock);
+    this.reclassifier = new ClickHouseReclassifier(
+      this.primary,
+      this.client,
+      this.target,
+      this.generations,
+      (table, where) => this.mutate(table, where),
+      () => this.flush(),
+    );
   }
 
   /** Runs the migrations once per process, before the first use (again after a failure). */
   ready(): Promise<unknown> {
-    this.migrated ??= migrateClickHouse(this.client, this.target, this.clock).catch((error: unknown) => {
-      this.migrated = undefined;
-      throw error;
-    });
+    this.migrated ??= migrateClickHouse(this.client, this.target, this.clock).then(
+      // Batches a previous run left in the spool are drained from the start.
+      () => this.drainer.start(),
+      (error: unknown) => {
+        this.migrated = undefined;
+        throw error;
+      },
+    );
     return this.migrated;
   }
 
@@ -121,16 +164,23 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   }
 
   /**
-   * Stores the hits whose event id is new (see ClickHouseHitWriter for the guarantees).
-   * Signed nonces are claimed in the main database around the ClickHouse insert
-   * (AnalyticsStore.claimAround): the claim stays only when ClickHouse has the rows, so a
-   * retry is not taken for a replay (docs/analytics.md, "ClickHouse").
+   * Stores the hits whose event id is new (see ClickHouseHitWriter for the guarantees):
+   * resolves once they are committed to the spool. Signed nonces are claimed in the main
+   * database around that commit (AnalyticsStore.claimAround): the claim stays only when
+   * the spool has the rows, so a retry is not taken for a replay (docs/analytics.md,
+   * "ClickHouse").
    */
   async insertHits(batch: HitBatch): Promise<InsertHitsResult> {
     await this.ready();
-    if (batch.nonces === undefined) return this.writer.write(batch);
+    if (batch.nonces === undefined) return this.writer.accept(batch);
     if (this.primary.claimAround === undefined) throw new Error('the main database store cannot claim nonces');
-    return this.primary.claimAround(batch.nonces, (replays) => this.writer.write(relabelReplays(batch, replays)));
+    return this.primary.claimAround(batch.nonces, (replays) => this.writer.accept(relabelReplays(batch, replays)));
+  }
+
+  /** Resolves once every hit accepted before the call is in ClickHouse (see ClickHouseSpoolDrainer.flush). */
+  async flush(): Promise<void> {
+    await this.ready();
+    await this.drainer.flush();
   }
 
   /**
@@ -139,7 +189,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
    * record the horizon.
    */
   async prune(before: number): Promise<PruneCounts> {
-    await this.ready();
+    await this.flush();
     const hits = await this.count(sql`SELECT count() AS n FROM ${this.table('analytics_hits')} WHERE at < ${before}`);
     const eventIds = await this.count(sql`SELECT uniqExact(site, event_id) AS n FROM ${this.table('analytics_event_ids')} WHERE at < ${before}`);
     if (hits > 0) await this.mutate('analytics_hits', sql`at < ${before}`);
@@ -151,7 +201,8 @@ export class ClickHouseAnalyticsStore implements CountingStore {
 
   /** Deletes the project's rows here, then the primary store's (dictionaries, site, beacon cap). */
   async deleteProjectData(projectId: string, batchRows?: number): Promise<DeletedProjectData> {
-    await this.ready();
+    // Spooled hits of the project go in first, so none is written after the deletion.
+    await this.flush();
     const site = await this.primary.siteOf(projectId);
     const here: Partial<Record<keyof DeletedProjectData, number>> = {};
     if (site !== null) {
@@ -183,7 +234,8 @@ export class ClickHouseAnalyticsStore implements CountingStore {
    * queries share one view of the generations (clickhouse-generations.ts), so a
    * reclassification switching meanwhile is wholly before or after for it.
    */
-  read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
+  async read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
+    await this.flush();
     const reader: AnalyticsReader & { counter: ClickHouseRangeCounter } = {
       dialect: this.dialect,
       select: (query, parameters) => this.primary.select(query, parameters),
@@ -195,6 +247,9 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   async close(): Promise<void> {
     // A migration still running would otherwise fail half-way on a closed client.
     await this.migrated?.catch(() => undefined);
+    // What ClickHouse does not take within a few seconds stays in the spool file for the next start.
+    await this.drainer.stop();
+    this.spool.close();
     await this.client.close();
   }
 }

@@ -1,24 +1,41 @@
 import { randomFillSync } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { Clock } from '../../core/clock.js';
+import { DocwrightError } from '../../core/errors.js';
 import type { HitBatch, InsertHitsResult } from '../analytics-store.js';
 import { dayOf } from '../analytics-codes.js';
 import { HIT_COLUMNS, HitRowEncoder, wordsOf } from './clickhouse-hit-rows.js';
 import { listLiteral, raw, sql } from './clickhouse-literal.js';
 import type { ClickHouseGenerations, GenerationMap } from './clickhouse-generations.js';
 import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
+import type { ClickHouseSpool, SpoolRecord } from './clickhouse-spool.js';
+import { decodeSpooledHits, encodeSpooledHits, keptBatch, type SpooledHits } from './spooled-hits.js';
 
-/** Batches written together at most: one check and one insert of up to this many requests' hits. */
+/** 0, 1, …, count - 1: a spooled batch holds only rows to write. */
+function allRows(count: number): Int32Array {
+  const rows = new Int32Array(count);
+  for (let index = 0; index < count; index++) rows[index] = index;
+  return rows;
+}
+
+/** Batches accepted together at most: one event-id check and one spool transaction for up to this many requests' hits. */
 const MAX_GROUP_BATCHES = 64;
 
-/** The hits of one batch a group writes (event ids already stored left out), with what their rows need. */
+/**
+ * Hits the spool may hold, claimed or not, before ingest answers 503 (ClickHouse unreachable
+ * or behind): about 300 MB of spool file at the benchmark's 150 bytes per hit.
+ */
+export const MAX_SPOOLED_HITS = 2_000_000;
+
+/** The hits of one spooled batch, with what their rows need. */
 interface KeptHits {
   batch: HitBatch;
   /** Row indexes into the batch. */
   rows: Int32Array;
   /** The UTC day of each of those rows, which decides its generations. */
   days: Int32Array;
-  /** The batch's visitors and the group's nonces for it, as 32-bit words (HitRowEncoder). */
+  /** The batch's visitors and nonces, as 32-bit words (HitRowEncoder). */
   visitorWords: Uint32Array;
   nonceWords: Uint32Array;
 }
@@ -30,13 +47,13 @@ interface Pending {
 }
 
 /**
- * Writes raw hits of a site, skipping event ids already stored. Within a process the
- * writes of one site are serialised (so every answer's `duplicates` is exact and the first
- * event of an id is the one kept) and grouped: batches that arrive while an insert is in
- * flight go into the next one together, as one event-id check and one INSERT. ClickHouse
- * prefers few large inserts (each one is a part per table to merge) to many small ones.
+ * Accepts raw hits of a site into the durable spool, skipping event ids already stored or
+ * spooled, and writes spooled batches into ClickHouse when the drainer asks. Within a
+ * process the accepts of one site are serialised (so every answer's `duplicates` is exact
+ * and the first event of an id is the one kept) and grouped: batches that arrive while a
+ * check is in flight go into the next one together.
  *
- * Across processes the check and the insert are not atomic: two processes storing the
+ * Across processes the check and the write are not atomic: two processes storing the
  * same new id at once may both store it. Hit counts stay exact (hits are counted as
  * unique (event id, nonce)), and so do visitors when the retry is the same event; only
  * the second answer's `duplicates` misses it (docs/analytics.md, "ClickHouse").
@@ -48,9 +65,15 @@ export class ClickHouseHitWriter {
     private readonly client: ClickHouseClient,
     private readonly target: ClickHouseTarget,
     private readonly generations: ClickHouseGenerations,
+    private readonly spool: ClickHouseSpool,
+    /** Hears how many hits were spooled (the drainer starts early when enough wait). */
+    private readonly onSpooled: (hits: number) => void,
+    private readonly clock: Clock,
+    private readonly maxSpooledHits = MAX_SPOOLED_HITS,
   ) {}
 
-  write(batch: HitBatch): Promise<InsertHitsResult> {
+  /** Resolves once the batch's new hits are committed to the spool. */
+  accept(batch: HitBatch): Promise<InsertHitsResult> {
     return new Promise((resolve, reject) => {
       const queue = this.queues.get(batch.site);
       if (queue !== undefined) {
@@ -58,17 +81,17 @@ export class ClickHouseHitWriter {
         return;
       }
       this.queues.set(batch.site, [{ batch, resolve, reject }]);
-      void this.drain(batch.site);
+      void this.acceptQueue(batch.site);
     });
   }
 
-  /** Writes the site's queue group by group until it is empty; the queue's presence marks the drain as running. */
-  private async drain(site: number): Promise<void> {
+  /** Accepts the site's queue group by group until it is empty; the queue's presence marks the run. */
+  private async acceptQueue(site: number): Promise<void> {
     const queue = this.queues.get(site)!;
     while (queue.length > 0) {
       const group = queue.splice(0, MAX_GROUP_BATCHES);
       try {
-        const results = await this.insertGroup(group.map((pending) => pending.batch));
+        const results = await this.acceptGroup(group.map((pending) => pending.batch));
         group.forEach((pending, index) => pending.resolve(results[index]!));
       } catch (error) {
         for (const pending of group) pending.reject(error);
@@ -77,45 +100,91 @@ export class ClickHouseHitWriter {
     this.queues.delete(site);
   }
 
+  /**
+   * Event ids of `batches` already stored: waiting in the spool (read before the query, so
+   * an id whose drain ends during the query is still found), or in analytics_event_ids.
+   */
   private async storedIds(site: number, batches: readonly HitBatch[]): Promise<Set<string>> {
     const ids = new Set<string>();
     for (const batch of batches) for (const id of batch.eventId) if (id !== null) ids.add(id);
     if (ids.size === 0) return ids;
+    const seen = new Set<string>(this.spool.spooledEventIds(site, [...ids]));
     const rows = await (
       await this.client.query({
         query: sql`SELECT DISTINCT event_id FROM ${raw(readTable(this.target, 'analytics_event_ids'))} WHERE site = ${site} AND event_id IN ${listLiteral([...ids])}`,
         format: 'JSONEachRow',
       })
     ).json<{ event_id: string }>();
-    return new Set(rows.map((row) => row.event_id));
+    for (const row of rows) seen.add(row.event_id);
+    return seen;
   }
 
-  private async insertGroup(batches: readonly HitBatch[]): Promise<InsertHitsResult[]> {
+  private async acceptGroup(batches: readonly HitBatch[]): Promise<InsertHitsResult[]> {
     const site = batches[0]!.site;
     const seen = await this.storedIds(site, batches);
-    const kept: KeptHits[] = [];
+    const records: Array<{ hits: number; payload: Buffer; ids: string[] }> = [];
     const results = batches.map((batch) => {
-      const nonces = new BigUint64Array(batch.count);
-      randomFillSync(nonces);
       const rows = new Int32Array(batch.count);
-      const days = new Int32Array(batch.count);
+      const ids: string[] = [];
       let count = 0;
       for (let index = 0; index < batch.count; index++) {
         const eventId = batch.eventId[index] ?? null;
         if (eventId !== null) {
           if (seen.has(eventId)) continue;
           seen.add(eventId);
+          ids.push(eventId);
         }
-        days[count] = dayOf(batch.at[index]!);
         rows[count++] = index;
       }
       if (count > 0) {
-        kept.push({ batch, rows: rows.subarray(0, count), days: days.subarray(0, count), visitorWords: wordsOf(batch.visitor), nonceWords: wordsOf(nonces) });
+        const nonces = new BigUint64Array(count);
+        randomFillSync(nonces);
+        records.push({ hits: count, payload: encodeSpooledHits({ batch: keptBatch(batch, rows.subarray(0, count)), nonces }), ids });
       }
       return { stored: count, duplicates: batch.count - count };
     });
-    if (kept.length > 0) await this.writeGenerations(site, kept);
+    const hits = records.reduce((sum, record) => sum + record.hits, 0);
+    if (hits === 0) return results;
+    if (this.spool.pendingHits() + hits > this.maxSpooledHits) {
+      throw new DocwrightError(
+        'analytics_backlog',
+        `${this.maxSpooledHits.toLocaleString('en')} hits are waiting to be written into ClickHouse (unreachable or behind); send this batch again later.`,
+        { status: 503, headers: { 'Retry-After': '10' } },
+      );
+    }
+    const now = this.clock.now();
+    this.spool.transaction(() => {
+      for (const record of records) this.spool.append(site, record.hits, record.payload, now, record.ids);
+    });
+    this.onSpooled(hits);
     return results;
+  }
+
+  /**
+   * Writes spooled records into ClickHouse, one insert (per generation pass) per site. A
+   * record that cannot be read is set aside in the spool file (rejected_spooled_hits) and
+   * reported, not retried for ever.
+   */
+  async writeSpooled(records: readonly SpoolRecord[], onRejected: (record: SpoolRecord, error: unknown) => void): Promise<void> {
+    const bySite = new Map<number, KeptHits[]>();
+    for (const record of records) {
+      let hits: SpooledHits;
+      try {
+        hits = decodeSpooledHits(record.payload);
+      } catch (error) {
+        this.spool.reject(record.id, error instanceof Error ? error.message : String(error), this.clock.now());
+        onRejected(record, error);
+        continue;
+      }
+      const { batch, nonces } = hits;
+      const days = new Int32Array(batch.count);
+      for (let index = 0; index < batch.count; index++) days[index] = dayOf(batch.at[index]!);
+      const kept: KeptHits = { batch, rows: allRows(batch.count), days, visitorWords: wordsOf(batch.visitor), nonceWords: wordsOf(nonces) };
+      const site = bySite.get(batch.site);
+      if (site === undefined) bySite.set(batch.site, [kept]);
+      else site.push(kept);
+    }
+    for (const [site, kept] of bySite) await this.writeGenerations(site, kept);
   }
 
   /**

@@ -48,6 +48,8 @@ export class ClickHouseReclassifier {
     private readonly target: ClickHouseTarget,
     private readonly generations: ClickHouseGenerations,
     private readonly mutate: (table: string, where: string) => Promise<void>,
+    /** Writes the ingest spool into ClickHouse (clickhouse-spool.ts), so hits classified before the table changed are copied too. */
+    private readonly flushSpool: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   private table(name: string) {
@@ -61,6 +63,8 @@ export class ClickHouseReclassifier {
   /** Sites whose answering hits from `fromAt` on include some of another table version (or from before categories). */
   async sitesLeft(versionId: number, fromAt: number): Promise<number[]> {
     const stale = sql`at >= ${fromAt} AND (classifier_version != ${versionId} OR category = 0)`;
+    // Spooled hits count too: a site whose only stale hits wait in the spool is a site left.
+    await this.flushSpool();
     const candidates = await this.rows<{ site: number }>(sql`SELECT DISTINCT site FROM ${this.table('analytics_hits')} WHERE ${raw(stale)} ORDER BY site`);
     // Rows of superseded generations stay until the prune deletes them: a site reclassified before is checked in the generations that answer.
     const reclassified = new Set(await this.generations.sites());
@@ -99,6 +103,10 @@ export class ClickHouseReclassifier {
     const fromDay = Math.floor(fromAt / DAY_MS);
     // Identifies this run's claims: two runs of one process are as separate as two processes.
     const owner = randomBase62(16);
+    // Hits accepted before this run, still in the spool, carry the classification they were
+    // accepted with: written after the claim they would enter the new generation as they are,
+    // so they are written first and copied like every other.
+    await this.flushSpool();
     const before = await this.generations.of(site);
     const [left] = await this.rows<{ n: string }>(
       sql`SELECT count() AS n FROM ${this.table('analytics_hits')} WHERE site = ${site} AND day >= ${fromDay} AND ${raw(before.predicate())}

@@ -23,6 +23,7 @@ describe('ClickHouse: event ids raced by two processes', () => {
           secret: TEST_SECRET,
           retentionDays: 30,
           projectSettings: async () => ({}),
+          // The app's settings: two processes on one data directory share its ClickHouse spool file.
           clickhouse: kit.t.config.analytics.clickhouse,
         }),
     );
@@ -47,12 +48,12 @@ describe('ClickHouse: event ids raced by two processes', () => {
       // Every later round finds the ids stored, whichever process asks.
       if (round > 0) for (const answer of answers) expect(answer.duplicates).toBe(40);
     }
-    const stored = await clickhouseCount(kit.t.config, 'select count() from analytics_hits');
+    const stored = await clickhouseCount(kit.t, 'select count() from analytics_hits');
     expect(stored).toBeGreaterThanOrEqual(40);
     expect(stored).toBeLessThanOrEqual(80);
     // Whether or not this run's race produced copies, make sure there are: the worst case.
-    await clickhouseRows(kit.t.config, 'insert into analytics_hits select * from analytics_hits');
-    expect(await clickhouseCount(kit.t.config, 'select count() from analytics_hits')).toBe(2 * stored);
+    await clickhouseRows(kit.t, 'insert into analytics_hits select * from analytics_hits');
+    expect(await clickhouseCount(kit.t, 'select count() from analytics_hits')).toBe(2 * stored);
     for (const service of services) {
       const traffic = await service.traffic(kit.projectId);
       expect(traffic.classes.reduce((sum, entry) => sum + entry.hits, 0)).toBe(40);

@@ -56,7 +56,7 @@ describe('ClickHouse under PostgreSQL', () => {
       ];
       expect((await kit.send(events)).json()).toMatchObject({ accepted: 3, duplicates: 1 });
       expect((await kit.get('visitors')).json().totals).toEqual({ human: 1, ai: 1, total: 2 });
-      expect(await clickhouseCount(kit.t.config, 'select count() from analytics_hits')).toBe(2);
+      expect(await clickhouseCount(kit.t, 'select count() from analytics_hits')).toBe(2);
       // Nothing analytics went to PostgreSQL but the site and its dictionary.
       expect(await kit.t.services.database.db.selectFrom('analytics_hits').select('site').execute()).toEqual([]);
     } finally {

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnalyticsService } from '../../../src/analytics/analytics-service.js';
 import { classifyHit } from '../../../src/analytics/classification/classify-hit.js';
@@ -12,20 +14,28 @@ import { ANALYTICS_BACKENDS } from '../../helpers/test-database.js';
 
 const CHATGPT = classifyHit({ userAgent: USER_AGENTS.ai, path: '/' }).agent!;
 const SITE = { siteHosts: ['docs.example.com'] };
-const isHitInsert = (request: ProxiedRequest): boolean => /INSERT INTO \S*analytics_hits/i.test(decodeURIComponent(request.url.replace(/\+/g, ' ')));
+/**
+ * What a ClickHouse process asks ClickHouse while it stores a batch: the duplicate check of
+ * its event ids (the hits themselves go to the spool, and from there to ClickHouse later).
+ */
+const isHitStore = (request: ProxiedRequest): boolean =>
+  /analytics_event_ids/i.test(decodeURIComponent(request.url.replace(/\+/g, ' ')) + request.body.toString());
 
 describe.each(ANALYTICS_BACKENDS)('a signed batch whose hits fail to be stored claims no nonce [%s]', (dialect) => {
   const setup = useSignedSetup(dialect);
   const opened: Array<{ analytics: AnalyticsService; verification: VerificationService }> = [];
   let proxy: FaultProxy | undefined;
-  /** While true, ClickHouse answers inserts of hit rows with a 500 (once `failAfter` settles). */
+  /** While true, ClickHouse answers the duplicate check with a 500 (once `failAfter` settles), and the failing process's spool refuses batches. */
   let failHits = false;
   let failAfter: Promise<unknown> | undefined;
   let answerFailure = (): void => undefined;
+  let closeSpool = (): void => undefined;
 
   afterEach(async () => {
     answerFailure();
     for (const service of opened.splice(0)) await service.analytics.close();
+    closeSpool();
+    closeSpool = () => undefined;
     await proxy?.close();
     proxy = undefined;
     failHits = false;
@@ -52,15 +62,34 @@ describe.each(ANALYTICS_BACKENDS)('a signed batch whose hits fail to be stored c
     }),
   });
 
-  /** A process whose hit writes fail while `failHits` is set: a failing insert on SQLite and PostgreSQL, a 500 from ClickHouse. */
+  /**
+   * A process whose hit writes fail while `failHits` is set: a failing insert on SQLite and
+   * PostgreSQL; with ClickHouse, a failing commit to its spool (a data directory of its own)
+   * and a 500 from ClickHouse to its duplicate check.
+   */
   const failingProcess = async (): Promise<{ analytics: AnalyticsService; setFailing(on: boolean): Promise<void> }> => {
     const clickhouse = setup.kit.t.config.analytics.clickhouse;
     if (clickhouse !== undefined) {
       proxy = await startFaultProxy(clickhouse.url, (request) =>
-        failHits && isHitInsert(request) ? { status: 500, body: 'injected failure', after: failAfter } : { forward: true },
+        failHits && isHitStore(request) ? { status: 500, body: 'injected failure', after: failAfter } : { forward: true },
       );
-      const analytics = await serverProcess({ ...clickhouse, url: proxy.url });
-      return { analytics, setFailing: (on) => Promise.resolve(void (failHits = on)) };
+      const spoolFile = join(setup.kit.t.config.dataDir, `failing-spool-${opened.length}.sqlite`);
+      const analytics = await serverProcess({ ...clickhouse, url: proxy.url, spoolFile });
+      const spool = new BetterSqlite3(spoolFile);
+      spool.pragma('busy_timeout = 15000');
+      closeSpool = () => spool.close();
+      return {
+        analytics,
+        setFailing: (on) => {
+          failHits = on;
+          spool.exec(
+            on
+              ? "create trigger if not exists fail_spool before insert on spooled_hits begin select raise(abort, 'injected failure'); end"
+              : 'drop trigger if exists fail_spool',
+          );
+          return Promise.resolve();
+        },
+      };
     }
     const failure = await hitInsertFailure(setup.kit.t.services.database);
     return { analytics: await serverProcess(), setFailing: (on) => failure.set(on) };
@@ -92,11 +121,11 @@ describe.each(ANALYTICS_BACKENDS)('a signed batch whose hits fail to be stored c
     const two = await serverProcess();
     const three = await serverProcess();
     await failing.setFailing(true);
-    // The first attempt's insert fails, but only after the retry has been stored.
+    // The first attempt's store fails, but only after the retry has been stored.
     failAfter = new Promise<void>((resolve) => (answerFailure = resolve));
     const first = failing.analytics.ingest(setup.kit.projectId, [{ ...hit('n1', 'a'), id: 'evt-1' }]);
-    for (let waited = 0; !proxy!.requests.some(isHitInsert); waited += 10) {
-      if (waited > 10_000) throw new Error('the first attempt never sent its insert');
+    for (let waited = 0; !proxy!.requests.some(isHitStore); waited += 10) {
+      if (waited > 10_000) throw new Error('the first attempt never asked ClickHouse');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(await two.ingest(setup.kit.projectId, [{ ...hit('n1', 'a'), id: 'evt-1' }])).toMatchObject({ accepted: 1 });

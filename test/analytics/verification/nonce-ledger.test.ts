@@ -67,6 +67,8 @@ describe.each(ANALYTICS_BACKENDS)('the nonce claim inside the hit batch’s own 
   /** The rows (visitor = claim row) stored at `at` that came out spoofed, wherever the hits are kept. */
   const spoofed = async (at: number): Promise<Set<number>> => {
     if (clickhouse === undefined) return spoofedRows(one, at);
+    // Each store spools what it accepted: both write it into ClickHouse before it is read there.
+    for (const store of [one, two]) await (store as ClickHouseAnalyticsStore).flush();
     const config = { analytics: { clickhouse: clickhouse.settings } } as Config;
     const rows = await clickhouseRows<{ visitor: string }>(
       config,
