@@ -51,7 +51,7 @@ export async function answeringClickHouseHits<Row extends Record<string, unknown
   if (opened.generations === undefined) throw new Error('this app does not keep analytics in ClickHouse');
   const list = columns.join(', ');
   const rows = await clickhouseRows<Row & { copies: string }>(
-    t.config,
+    t,
     `SELECT ${list}, count() AS copies FROM analytics_hits WHERE site = ${site} AND ${(await opened.generations.of(site)).predicate()}
      GROUP BY ${list}, event_id, nonce`,
   );

@@ -121,7 +121,8 @@ export class ClickHouseSpoolDrainer {
     }
     const age = now - (backlog.oldestAddedAt ?? now);
     if (!urgent && backlog.hits < this.policy.minHits && age < this.policy.maxDelayMs) {
-      await this.sleep(this.policy.maxDelayMs - age);
+      // At most a poll interval: records other processes add to a shared file count too.
+      await this.sleep(Math.min(this.policy.maxDelayMs - age, IDLE_POLL_MS));
       return;
     }
     try {

@@ -86,7 +86,7 @@ describe('reclassification on ClickHouse: one generation answers at a time', () 
     const site = (await store.siteOf(projectId))!;
     const live = which === 'all' ? '1' : (await generationsOf(site)).predicate();
     return clickhouseRows<{ n: string; u: string }>(
-      t.config,
+      t,
       `SELECT count() AS n, uniqExact(event_id, nonce) AS u FROM analytics_hits WHERE site = ${site} AND ${live}`,
     );
   };
@@ -179,7 +179,7 @@ describe('reclassification on ClickHouse: one generation answers at a time', () 
     expect(await rowsOf(projectId)).toEqual([{ n: '200', u: '200' }]);
     const site = (await store.siteOf(projectId))!;
     const generations = await clickhouseRows<{ gen: number; states: number[] }>(
-      t.config,
+      t,
       `SELECT gen, groupUniqArray(state) AS states FROM analytics_generations WHERE site = ${site} GROUP BY gen`,
     );
     expect(generations.map((row) => [...row.states].sort())).toEqual([[1, 2]]);
