@@ -29,7 +29,12 @@ export async function clickHouseIngestStats(databaseUrl: string): Promise<string
          countIf(event_type = 2) AS merges, round(sumIf(duration_ms, event_type = 2) / 1000, 1) AS merge_s, sumIf(rows, event_type = 2) AS merged_rows
        FROM system.part_log WHERE database = '${database.replace(/[^a-z0-9_]/g, '')}' GROUP BY table ORDER BY table`,
     );
-    return [JSON.stringify(inserts[0]), JSON.stringify(selects[0]), ...parts.map((row) => JSON.stringify(row)), ...merges.map((row) => JSON.stringify(row))].join('\n');
+    return [
+      JSON.stringify(inserts[0]),
+      JSON.stringify(selects[0]),
+      ...parts.map((row) => JSON.stringify(row)),
+      ...merges.map((row) => JSON.stringify(row)),
+    ].join('\n');
   } finally {
     await client.close();
   }

@@ -21,7 +21,7 @@ export function createAnalyticsService(services: Services, logger?: Pick<Fastify
     retentionDays: services.config.analytics.retentionDays,
     clickhouse: services.config.analytics.clickhouse,
     projectSettings: async (projectId) => (await services.projects.find(projectId))?.settings ?? null,
-    onBackgroundError: (error) => logger?.error({ err: error }, 'analytics background fold failed'),
+    onBackgroundError: (error) => logger?.error({ err: error }, 'analytics background work failed (fold, ClickHouse spool drain or nonce ledger)'),
   });
   // ClickHouse: migrate at start, so a wrong URL or password shows in the log at once
   // rather than at the first analytics request (which retries the migrations).

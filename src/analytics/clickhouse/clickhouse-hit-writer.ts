@@ -24,7 +24,7 @@ const MAX_GROUP_BATCHES = 64;
 
 /**
  * Hits the spool may hold, claimed or not, before ingest answers 503 (ClickHouse unreachable
- * or behind): about 300 MB of spool file at the benchmark's 150 bytes per hit.
+ * or behind): about 120 MB of spool file at the benchmark's 60 bytes per hit.
  */
 export const MAX_SPOOLED_HITS = 2_000_000;
 
