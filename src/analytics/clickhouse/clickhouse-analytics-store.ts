@@ -12,7 +12,7 @@ import { ClickHouseGenerations } from './clickhouse-generations.js';
 import { ClickHouseRangeCounter } from './clickhouse-range-counter.js';
 import { ClickHouseReclassifier } from './clickhouse-reclassifier.js';
 import { waitForMutations } from './clickhouse-mutations.js';
-import { ClickHouseSpool } from './clickhouse-spool.js';
+import { ClickHouseSpool, type SpoolRecord } from './clickhouse-spool.js';
 import { ClickHouseSpoolDrainer, type SpoolDrainPolicy } from './clickhouse-spool-drainer.js';
 
 export interface ClickHouseStoreOptions {
@@ -90,7 +90,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
       this.spool,
       async (records) => {
         await this.ready();
-        await this.writer.writeSpooled(records, (record, error) =>
+        await this.writer.writeSpooled(await this.ofLiveSites(records), (record, error) =>
           onError(
             new Error(`ClickHouse spool: record ${record.id} (${record.hits} hits of site ${record.site}) cannot be read and was set aside`, { cause: error }),
           ),
@@ -110,6 +110,18 @@ export class ClickHouseAnalyticsStore implements CountingStore {
       (table, where) => this.mutate(table, where),
       () => this.flush(),
     );
+  }
+
+  /**
+   * The records whose site still exists in the main database. A project deleted while hits
+   * of it waited in a spool its deletion did not drain (another machine's) must not come
+   * back when that spool is drained: those records are dropped with the rest of the drain.
+   */
+  private async ofLiveSites(records: readonly SpoolRecord[]): Promise<SpoolRecord[]> {
+    const sites = [...new Set(records.map((record) => record.site))];
+    const rows = await this.primary.select<{ site: number }>(`select site from analytics_sites where site in (${sites.map(() => '?').join(', ')})`, sites);
+    const live = new Set(rows.map((row) => Number(row.site)));
+    return records.filter((record) => live.has(record.site));
   }
 
   /** Runs the migrations once per process, before the first use (again after a failure). */

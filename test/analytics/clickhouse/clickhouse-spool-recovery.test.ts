@@ -8,6 +8,7 @@ import { ClickHouseHitWriter } from '../../../src/analytics/clickhouse/clickhous
 import { ClickHouseSpool } from '../../../src/analytics/clickhouse/clickhouse-spool.js';
 import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
 import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit } from '../../helpers/analytics-kit.js';
+import { createTestProject } from '../../helpers/test-app.js';
 import { clickhouseCount } from '../../helpers/clickhouse-rows.js';
 
 /**
@@ -113,6 +114,43 @@ describe('ClickHouse ingest spool: recovery', () => {
       await stalled.close();
     }
     expect(await count()).toBe(30);
+  });
+});
+
+describe('ClickHouse ingest spool: deleted projects', () => {
+  let kit: AnalyticsKit;
+  beforeEach(async () => {
+    kit = await createAnalyticsKit('clickhouse');
+  });
+  afterEach(async () => {
+    await kit.close();
+  });
+
+  test('hits of a project deleted while they waited in another spool are dropped, not written back', async () => {
+    const settings = kit.t.config.analytics.clickhouse!;
+    const primary = new SqliteAnalyticsStore(kit.t.services.database);
+    const other = (await createTestProject(kit.t.services, { name: 'Kept' })).id;
+    const [doomedSite, keptSite] = [await primary.ensureSite(kit.projectId), await primary.ensureSite(other)];
+    // Another machine's process: its spool is its own file, which this deletion cannot drain.
+    const file = join(kit.t.config.dataDir, 'other-machine.sqlite');
+    const stalled = new ClickHouseAnalyticsStore(primary, settings, kit.t.clock, {
+      spoolFile: file,
+      drainPolicy: { minHits: Number.MAX_SAFE_INTEGER, maxDelayMs: Number.MAX_SAFE_INTEGER, maxHits: 100_000, leaseMs: 60_000, retryMs: 100 },
+    });
+    const count = async (site: number) => clickhouseCount(kit.t.config, `select count() from analytics_hits where site = ${site}`);
+    try {
+      await stalled.insertHits(batchOf(doomedSite, 20, kit.t.clock.now() - DAY));
+      await stalled.insertHits(batchOf(keptSite, 10, kit.t.clock.now() - DAY));
+      // What deleting the project runs first: the app's analytics deletion (it drains the app's spool, not that one).
+      expect(kit.t.services.projectDataRemovers.length).toBeGreaterThan(0);
+      for (const remove of kit.t.services.projectDataRemovers) await remove(kit.projectId);
+      expect(await primary.siteOf(kit.projectId)).toBeNull();
+      await stalled.flush();
+      expect(await count(keptSite)).toBe(10);
+      expect(await count(doomedSite)).toBe(0);
+    } finally {
+      await stalled.close();
+    }
   });
 });
 
