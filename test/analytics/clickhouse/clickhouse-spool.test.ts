@@ -58,6 +58,12 @@ describe('spooled batches', () => {
     const viewed = { ...batch, at: wide.subarray(1_000, 1_009) };
     expect(encodeSpooledHits({ batch: keptBatch(viewed, Int32Array.from([1, 4, 8])), nonces }).length).toBeLessThan(2_000);
 
+    // Every row kept (the usual case, copied column by column whole): the same batch, at its own size.
+    const all = Int32Array.from({ length: 9 }, (_, index) => index);
+    const whole = decodeSpooledHits(encodeSpooledHits({ batch: keptBatch(viewed, all), nonces: new BigUint64Array(9) })).batch;
+    expect(whole).toEqual({ ...batch, at: Float64Array.from(viewed.at) });
+    expect(encodeSpooledHits({ batch: keptBatch(viewed, all), nonces: new BigUint64Array(9) }).length).toBeLessThan(4_000);
+
     expect(() => decodeSpooledHits(payload('not v8 at all'))).toThrow();
     expect(() => decodeSpooledHits(encodeSpooledHits({ batch: kept, nonces: new BigUint64Array(2) }))).toThrow(/wrong length/);
     expect(() => decodeSpooledHits(encodeSpooledHits({ batch: { ...kept, page: new Int32Array(1) }, nonces }))).toThrow(/wrong length/);
