@@ -12,13 +12,6 @@ import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
 import type { ClickHouseSpool, SpoolRecord } from './clickhouse-spool.js';
 import { decodeSpooledHits, encodeSpooledHits, keptBatch, type SpooledHits } from './spooled-hits.js';
 
-/** 0, 1, …, count - 1: a spooled batch holds only rows to write. */
-function allRows(count: number): Int32Array {
-  const rows = new Int32Array(count);
-  for (let index = 0; index < count; index++) rows[index] = index;
-  return rows;
-}
-
 /** Batches accepted together at most: one event-id check and one spool transaction for up to this many requests' hits. */
 const MAX_GROUP_BATCHES = 64;
 
@@ -28,12 +21,10 @@ const MAX_GROUP_BATCHES = 64;
  */
 export const MAX_SPOOLED_HITS = 2_000_000;
 
-/** The hits of one spooled batch, with what their rows need. */
+/** One spooled batch (every row of it to write), with what its rows need. */
 interface KeptHits {
   batch: HitBatch;
-  /** Row indexes into the batch. */
-  rows: Int32Array;
-  /** The UTC day of each of those rows, which decides its generations. */
+  /** The UTC day of each row, which decides its generations. */
   days: Int32Array;
   /** The batch's visitors and nonces, as 32-bit words (HitRowEncoder). */
   visitorWords: Uint32Array;
@@ -179,7 +170,7 @@ export class ClickHouseHitWriter {
       const { batch, nonces } = hits;
       const days = new Int32Array(batch.count);
       for (let index = 0; index < batch.count; index++) days[index] = dayOf(batch.at[index]!);
-      const kept: KeptHits = { batch, rows: allRows(batch.count), days, visitorWords: wordsOf(batch.visitor), nonceWords: wordsOf(nonces) };
+      const kept: KeptHits = { batch, days, visitorWords: wordsOf(batch.visitor), nonceWords: wordsOf(nonces) };
       const site = bySite.get(batch.site);
       if (site === undefined) bySite.set(batch.site, [kept]);
       else site.push(kept);
@@ -200,7 +191,7 @@ export class ClickHouseHitWriter {
     const written = new Map<number, Set<number>>();
     let rows = 0;
     for (const hits of kept) {
-      rows += hits.rows.length;
+      rows += hits.batch.count;
       for (const day of hits.days) if (!written.has(day)) written.set(day, new Set());
     }
     // Read before the insert too (not remembered from the last one), so a switch since then leaves no row in a superseded generation.
@@ -215,9 +206,9 @@ export class ClickHouseHitWriter {
       if (fresh.size === 0) break;
       const encoder = new HitRowEncoder(rows);
       for (const hits of kept) {
-        hits.rows.forEach((index, position) => {
-          for (const gen of fresh.get(hits.days[position]!) ?? []) encoder.row(gen, hits.batch, index, hits.visitorWords, hits.nonceWords);
-        });
+        for (let index = 0; index < hits.batch.count; index++) {
+          for (const gen of fresh.get(hits.days[index]!) ?? []) encoder.row(gen, hits.batch, index, hits.visitorWords, hits.nonceWords);
+        }
       }
       await this.client.insert({
         table: readTable(this.target, 'analytics_hits'),

@@ -15,7 +15,8 @@ import { clickhouseCount } from '../../helpers/clickhouse-rows.js';
  * The ClickHouse ingest spool across failures (docs/analytics.md, "ClickHouse"): a drain
  * that dies after ClickHouse took its rows lets the next drain write them again, which the
  * reports count once; batches a stopped process left in its spool file are written by the
- * next process that opens it, without being asked.
+ * next process that opens it, without being asked; hits of a project deleted meanwhile are
+ * dropped.
  */
 describe('ClickHouse ingest spool: recovery', () => {
   let kit: AnalyticsKit;
@@ -114,16 +115,6 @@ describe('ClickHouse ingest spool: recovery', () => {
       await stalled.close();
     }
     expect(await count()).toBe(30);
-  });
-});
-
-describe('ClickHouse ingest spool: deleted projects', () => {
-  let kit: AnalyticsKit;
-  beforeEach(async () => {
-    kit = await createAnalyticsKit('clickhouse');
-  });
-  afterEach(async () => {
-    await kit.close();
   });
 
   test('hits of a project deleted while they waited in another spool are dropped, not written back', async () => {
