@@ -14,6 +14,8 @@ import {
   viewsResponseSchema,
   visitorsQuerySchema,
   visitorsResponseSchema,
+  ingestUnavailable,
+  reportUnavailable,
 } from './analytics-schemas.js';
 import { BeaconSenderStore } from './beacon-sender-store.js';
 import { BeaconVisitorCap } from './beacon-visitor-cap.js';
@@ -73,7 +75,7 @@ export async function registerAnalyticsRoutes(
         security,
         params: projectParamsSchema,
         querystring: visitorsQuerySchema,
-        response: { 200: visitorsResponseSchema, ...badInput, ...authProblems },
+        response: { 200: visitorsResponseSchema, ...badInput, ...authProblems, ...reportUnavailable },
       },
     },
     async (request) => {
@@ -95,7 +97,7 @@ export async function registerAnalyticsRoutes(
         security,
         params: projectParamsSchema,
         querystring: visitorsQuerySchema,
-        response: { 200: viewsResponseSchema, ...badInput, ...authProblems },
+        response: { 200: viewsResponseSchema, ...badInput, ...authProblems, ...reportUnavailable },
       },
     },
     async (request) => {
@@ -117,7 +119,7 @@ export async function registerAnalyticsRoutes(
         security,
         params: projectParamsSchema,
         querystring: dailyQuerySchema,
-        response: { 200: dailyResponseSchema, ...badInput, ...authProblems },
+        response: { 200: dailyResponseSchema, ...badInput, ...authProblems, ...reportUnavailable },
       },
     },
     async (request) => service.daily(request.params.projectId, { from: bound(request.query.dateFrom), to: bound(request.query.dateTo) }),
@@ -136,7 +138,7 @@ export async function registerAnalyticsRoutes(
         security,
         params: projectParamsSchema,
         querystring: rangeQuerySchema,
-        response: { 200: trafficResponseSchema, ...badInput, ...authProblems },
+        response: { 200: trafficResponseSchema, ...badInput, ...authProblems, ...reportUnavailable },
       },
     },
     async (request) => service.traffic(request.params.projectId, { from: bound(request.query.dateFrom), to: bound(request.query.dateTo) }),
@@ -170,6 +172,7 @@ export async function registerAnalyticsRoutes(
             400: problemSchema.describe('Not JSON, not { events: [...] }, or more than 1,000 events.'),
             413: problemSchema.describe('Body over 1 MiB.'),
             ...authProblems,
+            ...ingestUnavailable,
           },
         },
       },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { problemSchema } from '../app/problem.js';
 import { HIT_CLASSES } from './classification/classify-hit.js';
 import { DEFAULT_VISITORS_LIMIT, MAX_BATCH_EVENTS, MAX_DAILY_DAYS, MAX_VISITORS_LIMIT } from './analytics-service.js';
 import { MAX_ID_LENGTH, MAX_PATH_LENGTH, MAX_REFERRER_LENGTH, MAX_USER_AGENT_LENGTH } from './event-validation.js';
@@ -206,3 +207,17 @@ export const eventsResponseSchema = z
       .describe('Events not stored, with the reason.'),
   })
   .meta({ id: 'EventsAccepted' });
+
+/** The 503 answers of every analytics report: the request was fine, send it again. */
+export const reportUnavailable = {
+  503: problemSchema.describe(
+    'Not answered, try again: analytics_reports_busy (SQLite: 64 reports already wait for this process; Retry-After), analytics_report_failed (a report thread stopped), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up; Retry-After).',
+  ),
+};
+
+/** The 503 answers of ingestion (events and beacons): the request may not have been stored. */
+export const ingestUnavailable = {
+  503: problemSchema.describe(
+    'Not stored (or not known to be): send the request again after Retry-After; events with an id count once however often they are sent. analytics_backlog (ClickHouse: the local spool holds DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS hits, default 2,000,000, not yet written into ClickHouse; nothing of the request was stored), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up).',
+  ),
+};

@@ -5,6 +5,7 @@ import { problemSchema } from '../app/problem.js';
 import { badRequest, DocwrightError, notFound } from '../core/errors.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
 import type { AnalyticsService } from './analytics-service.js';
+import { ingestUnavailable } from './analytics-schemas.js';
 import { BEACON_SCRIPT, BEACON_SCRIPT_ETAG } from './beacon-script.js';
 import type { BeaconVisitorCap } from './beacon-visitor-cap.js';
 import { clientKey } from '../rate-limit/client-rate-limiter.js';
@@ -155,6 +156,7 @@ function registerBeaconRoute(typed: FastifyInstance, dependencies: CollectDepend
           404: problemSchema.describe('Unknown project.'),
           413: problemSchema.describe('Body over 16 KiB.'),
           429: problemSchema.describe('Too many beacons from this address.'),
+          ...ingestUnavailable,
         },
       },
     },

@@ -16,7 +16,15 @@ export interface ClickHouseSettings {
    * directory, shared by every process on it. Absent: a spool in memory (tests, tools).
    */
   spoolFile?: string;
+  /**
+   * Hits the spool may hold, claimed or not, before ingest answers 503 `analytics_backlog`
+   * (DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS). Absent: DEFAULT_SPOOL_MAX_HITS.
+   */
+  spoolMaxHits?: number;
 }
+
+/** About 120 MB of spool file at the benchmark's 60 bytes per hit: minutes of a busy site's traffic while ClickHouse is away. */
+export const DEFAULT_SPOOL_MAX_HITS = 2_000_000;
 
 /** The ClickHouse ingest spool's file name in the data directory (docs/operations.md, "ClickHouse"). */
 export const CLICKHOUSE_SPOOL_FILE = 'clickhouse-spool.sqlite';

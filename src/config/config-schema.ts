@@ -91,6 +91,8 @@ export const environmentSchema = z
     DOCWRIGHT_ANALYTICS_USER: optionalText,
     DOCWRIGHT_ANALYTICS_PASSWORD: optionalText,
     DOCWRIGHT_ANALYTICS_CLUSTER: optionalText,
+    // At least one full events batch (1,000 hits); 100M hits is about 6 GB of spool file.
+    DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS: z.coerce.number().int().min(1_000).max(100_000_000).optional(),
     DOCWRIGHT_BEACON_VISITORS_PER_ADDRESS: z.coerce.number().int().min(0).max(1_000_000).default(20),
     DOCWRIGHT_BEACON_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(120),
     DOCWRIGHT_AGENT_VERIFICATION: z.enum(['on', 'off']).default('on'),

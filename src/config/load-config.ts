@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { maskUrlPasswords } from '../core/url-password.js';
-import { CLICKHOUSE_SPOOL_FILE, parseClickHouseSettings, type ClickHouseSettings } from './clickhouse-settings.js';
+import { CLICKHOUSE_SPOOL_FILE, DEFAULT_SPOOL_MAX_HITS, parseClickHouseSettings, type ClickHouseSettings } from './clickhouse-settings.js';
 import { environmentSchema, type Environment } from './config-schema.js';
 import { resolveInstanceSecret } from './secret-file.js';
 import { derivePublicUrl } from './public-url.js';
@@ -223,9 +223,9 @@ function modelPrices(environment: Environment): ModelPrices {
 
 function clickhouseSettings(environment: Environment, dataDir: string): ClickHouseSettings | undefined {
   if (environment.DOCWRIGHT_ANALYTICS_URL === undefined) {
-    const stray = (['DOCWRIGHT_ANALYTICS_USER', 'DOCWRIGHT_ANALYTICS_PASSWORD', 'DOCWRIGHT_ANALYTICS_CLUSTER'] as const).filter(
-      (name) => environment[name] !== undefined,
-    );
+    const stray = (
+      ['DOCWRIGHT_ANALYTICS_USER', 'DOCWRIGHT_ANALYTICS_PASSWORD', 'DOCWRIGHT_ANALYTICS_CLUSTER', 'DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS'] as const
+    ).filter((name) => environment[name] !== undefined);
     if (stray.length > 0) throw new ConfigError(stray.map((name) => `${name}: takes effect only with DOCWRIGHT_ANALYTICS_URL, which is unset`));
     return undefined;
   }
@@ -236,7 +236,11 @@ function clickhouseSettings(environment: Environment, dataDir: string): ClickHou
       password: environment.DOCWRIGHT_ANALYTICS_PASSWORD,
       cluster: environment.DOCWRIGHT_ANALYTICS_CLUSTER,
     });
-    return { ...settings, spoolFile: join(dataDir, CLICKHOUSE_SPOOL_FILE) };
+    return {
+      ...settings,
+      spoolFile: join(dataDir, CLICKHOUSE_SPOOL_FILE),
+      spoolMaxHits: environment.DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS ?? DEFAULT_SPOOL_MAX_HITS,
+    };
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     // The value is not echoed: a malformed URL may hold its password where masking cannot find it.

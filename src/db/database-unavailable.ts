@@ -7,6 +7,21 @@
  */
 export type DatabaseTrouble = 'database_unavailable' | 'database_busy';
 
+/**
+ * A data server's failure that its client named by other means than the codes below (such
+ * as ClickHouse's own error numbers, clickhouse-trouble.ts): the API answers it like them.
+ */
+export class DataServerTrouble extends Error {
+  constructor(
+    readonly trouble: DatabaseTrouble,
+    message: string,
+    options: { cause: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DataServerTrouble';
+  }
+}
+
 // SQLSTATE classes and codes (PostgreSQL appendix A).
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const BUSY_STATES = new Set(['40001', '40P01', '55P03']);
@@ -18,6 +33,7 @@ const LOST_CONNECTION =
 
 export function databaseTrouble(error: unknown): DatabaseTrouble | undefined {
   if (!(error instanceof Error)) return undefined;
+  if (error instanceof DataServerTrouble) return error.trouble;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') {
     if (code.startsWith('08') || UNAVAILABLE_STATES.has(code) || SOCKET_CODES.has(code)) return 'database_unavailable';

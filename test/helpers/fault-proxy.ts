@@ -7,8 +7,11 @@ export interface ProxiedRequest {
   body: Buffer;
 }
 
-/** What to do with one request: pass it on (optionally late), or answer it with a status of its own (once `after` settles). */
-export type ProxyDecision = { forward: true; delayMs?: number } | { status: number; body?: string; after?: Promise<unknown> };
+/**
+ * What to do with one request: pass it on (optionally late), answer it with a status of its
+ * own (once `after` settles), or drop its connection unanswered, as a server that went away.
+ */
+export type ProxyDecision = { forward: true; delayMs?: number } | { status: number; body?: string; after?: Promise<unknown> } | { drop: true };
 
 export interface FaultProxy {
   url: string;
@@ -30,6 +33,10 @@ export async function startFaultProxy(target: string, decide: (request: ProxiedR
       const seen: ProxiedRequest = { method: incoming.method ?? 'GET', url: incoming.url ?? '/', body: Buffer.concat(chunks) };
       requests.push(seen);
       const decision = decide(seen, requests.length - 1);
+      if ('drop' in decision) {
+        incoming.socket.destroy();
+        return;
+      }
       if (!('forward' in decision)) {
         void (decision.after ?? Promise.resolve()).then(() => {
           outgoing.writeHead(decision.status, { 'content-type': 'application/problem+json' });

@@ -4393,6 +4393,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Not answered, try again: analytics_reports_busy (SQLite: 64 reports already wait for this process; Retry-After), analytics_report_failed (a report thread stopped), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up; Retry-After). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfterOptional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   getViews: {
@@ -4489,6 +4500,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Not answered, try again: analytics_reports_busy (SQLite: 64 reports already wait for this process; Retry-After), analytics_report_failed (a report thread stopped), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up; Retry-After). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfterOptional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   getDailyVisitors: {
@@ -4571,6 +4593,17 @@ export interface operations {
       431: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not answered, try again: analytics_reports_busy (SQLite: 64 reports already wait for this process; Retry-After), analytics_report_failed (a report thread stopped), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up; Retry-After). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfterOptional'];
           [name: string]: unknown;
         };
         content: {
@@ -4665,6 +4698,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Not answered, try again: analytics_reports_busy (SQLite: 64 reports already wait for this process; Retry-After), analytics_report_failed (a report thread stopped), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up; Retry-After). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfterOptional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   getAgentsReport: {
@@ -4751,6 +4795,17 @@ export interface operations {
       431: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not answered, try again: analytics_reports_busy (SQLite: 64 reports already wait for this process; Retry-After), analytics_report_failed (a report thread stopped), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up; Retry-After). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfterOptional'];
           [name: string]: unknown;
         };
         content: {
@@ -4853,6 +4908,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Not answered, try again: analytics_reports_busy (SQLite: 64 reports already wait for this process; Retry-After), analytics_report_failed (a report thread stopped), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up; Retry-After). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfterOptional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   getAgentErrorsReport: {
@@ -4945,6 +5011,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Not answered, try again: analytics_reports_busy (SQLite: 64 reports already wait for this process; Retry-After), analytics_report_failed (a report thread stopped), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up; Retry-After). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfterOptional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   getSummary: {
@@ -5027,6 +5104,17 @@ export interface operations {
       431: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not answered, try again: analytics_reports_busy (SQLite: 64 reports already wait for this process; Retry-After), analytics_report_failed (a report thread stopped), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up; Retry-After). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfterOptional'];
           [name: string]: unknown;
         };
         content: {
@@ -5178,6 +5266,17 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description Not stored (or not known to be): send the request again after Retry-After; events with an id count once however often they are sent. analytics_backlog (ClickHouse: the local spool holds DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS hits, default 2,000,000, not yet written into ClickHouse; nothing of the request was stored), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfterOptional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
     };
   };
   collectPageView: {
@@ -5275,6 +5374,17 @@ export interface operations {
       431: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not stored (or not known to be): send the request again after Retry-After; events with an id count once however often they are sent. analytics_backlog (ClickHouse: the local spool holds DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS hits, default 2,000,000, not yet written into ClickHouse; nothing of the request was stored), or database_unavailable / database_busy (the database or ClickHouse could not be reached or gave up). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfterOptional'];
           [name: string]: unknown;
         };
         content: {

@@ -12,6 +12,7 @@ import { ClickHouseGenerations } from './clickhouse-generations.js';
 import { ClickHouseRangeCounter } from './clickhouse-range-counter.js';
 import { ClickHouseReclassifier } from './clickhouse-reclassifier.js';
 import { waitForMutations } from './clickhouse-mutations.js';
+import { withTroubleNamed } from './clickhouse-trouble.js';
 import { ClickHouseSpool, type SpoolRecord } from './clickhouse-spool.js';
 import { ClickHouseSpoolDrainer, type SpoolDrainPolicy } from './clickhouse-spool-drainer.js';
 
@@ -72,16 +73,18 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   ) {
     this.dialect = primary.dialect;
     this.target = { database: settings.database, cluster: settings.cluster };
-    this.client = createClient({
-      url: settings.url,
-      username: settings.username,
-      password: settings.password,
-      // The client would print its errors to the console itself; they reach the caller
-      // anyway and are logged there, as JSON, like every other error.
-      log: { level: ClickHouseLogLevel.OFF },
-      // On a cluster an insert (into the Distributed table) returns once every shard has its rows, so they are queryable.
-      ...(settings.cluster === undefined ? {} : { clickhouse_settings: { insert_distributed_sync: 1 } }),
-    });
+    this.client = withTroubleNamed(
+      createClient({
+        url: settings.url,
+        username: settings.username,
+        password: settings.password,
+        // The client would print its errors to the console itself; they reach the caller
+        // anyway and are logged there, as JSON, like every other error.
+        log: { level: ClickHouseLogLevel.OFF },
+        // On a cluster an insert (into the Distributed table) returns once every shard has its rows, so they are queryable.
+        ...(settings.cluster === undefined ? {} : { clickhouse_settings: { insert_distributed_sync: 1 } }),
+      }),
+    );
     this.generations = new ClickHouseGenerations(this.client, this.target, () => clock.now());
     this.counter = new ClickHouseRangeCounter(this.client, this.target, this.generations);
     const onError = options.onBackgroundError ?? (() => undefined);
@@ -101,7 +104,15 @@ export class ClickHouseAnalyticsStore implements CountingStore {
       onError,
       options.drainPolicy,
     );
-    this.writer = new ClickHouseHitWriter(this.client, this.target, this.generations, this.spool, (hits) => this.drainer.added(hits), systemClock);
+    this.writer = new ClickHouseHitWriter(
+      this.client,
+      this.target,
+      this.generations,
+      this.spool,
+      (hits) => this.drainer.added(hits),
+      systemClock,
+      settings.spoolMaxHits,
+    );
     this.reclassifier = new ClickHouseReclassifier(
       this.primary,
       this.client,

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Clock } from '../../core/clock.js';
 import { DocwrightError } from '../../core/errors.js';
+import { DEFAULT_SPOOL_MAX_HITS } from '../../config/clickhouse-settings.js';
 import type { HitBatch, InsertHitsResult } from '../analytics-store.js';
 import { dayOf } from '../analytics-codes.js';
 import { HIT_COLUMNS, HitRowEncoder, wordsOf } from './clickhouse-hit-rows.js';
@@ -14,12 +15,6 @@ import { decodeSpooledHits, encodeSpooledHits, keptBatch, type SpooledHits } fro
 
 /** Batches accepted together at most: one event-id check and one spool transaction for up to this many requests' hits. */
 const MAX_GROUP_BATCHES = 64;
-
-/**
- * Hits the spool may hold, claimed or not, before ingest answers 503 (ClickHouse unreachable
- * or behind): about 120 MB of spool file at the benchmark's 60 bytes per hit.
- */
-export const MAX_SPOOLED_HITS = 2_000_000;
 
 /** One spooled batch (every row of it to write), with what its rows need. */
 interface KeptHits {
@@ -60,7 +55,8 @@ export class ClickHouseHitWriter {
     /** Hears how many hits were spooled (the drainer starts early when enough wait). */
     private readonly onSpooled: (hits: number) => void,
     private readonly clock: Clock,
-    private readonly maxSpooledHits = MAX_SPOOLED_HITS,
+    /** Hits the spool may hold, claimed or not, before ingest answers 503 (ClickHouse unreachable or behind). */
+    private readonly maxSpooledHits = DEFAULT_SPOOL_MAX_HITS,
   ) {}
 
   /** Resolves once the batch's new hits are committed to the spool. */

@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock.js';
 import { problemSchema } from '../../app/problem.js';
 import { authProblems, keyOrSessionSecurity, projectParamsSchema } from '../../app/project-route-schemas.js';
 import type { AnalyticsService } from '../analytics-service.js';
+import { reportUnavailable } from '../analytics-schemas.js';
 import { parseDateOrDateTime } from '../parse-instant.js';
 import {
   agentErrorsQuerySchema,
@@ -37,7 +38,7 @@ export function registerReportRoutes(app: FastifyInstance, service: AnalyticsSer
         summary: 'Get AI agents report',
         description: REPORT_DESCRIPTIONS.agents,
         querystring: agentsQuerySchema,
-        response: { 200: agentsResponseSchema, ...badInput, ...authProblems },
+        response: { 200: agentsResponseSchema, ...badInput, ...authProblems, ...reportUnavailable },
       },
     },
     async (request) => {
@@ -56,7 +57,7 @@ export function registerReportRoutes(app: FastifyInstance, service: AnalyticsSer
         summary: 'Get pages report (human and AI readers)',
         description: REPORT_DESCRIPTIONS.pages,
         querystring: pagesQuerySchema,
-        response: { 200: pagesResponseSchema, ...badInput, ...authProblems },
+        response: { 200: pagesResponseSchema, ...badInput, ...authProblems, ...reportUnavailable },
       },
     },
     async (request) => {
@@ -75,7 +76,7 @@ export function registerReportRoutes(app: FastifyInstance, service: AnalyticsSer
         summary: 'Get pages that answered agents with 4xx',
         description: REPORT_DESCRIPTIONS.agentErrors,
         querystring: agentErrorsQuerySchema,
-        response: { 200: agentErrorsResponseSchema, ...badInput, ...authProblems },
+        response: { 200: agentErrorsResponseSchema, ...badInput, ...authProblems, ...reportUnavailable },
       },
     },
     async (request) => {
@@ -94,7 +95,7 @@ export function registerReportRoutes(app: FastifyInstance, service: AnalyticsSer
         summary: 'Get weekly summary',
         description: REPORT_DESCRIPTIONS.summary,
         querystring: summaryQuerySchema,
-        response: { 200: summaryResponseSchema, ...badInput, ...authProblems },
+        response: { 200: summaryResponseSchema, ...badInput, ...authProblems, ...reportUnavailable },
       },
     },
     async (request) => weeklySummary(service, request.params.projectId, { from: bound(request.query.dateFrom), to: bound(request.query.dateTo) }, clock.now()),

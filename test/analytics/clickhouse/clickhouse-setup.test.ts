@@ -40,6 +40,15 @@ describe('ClickHouse settings', () => {
     }
     expect(load({ DOCWRIGHT_ANALYTICS_URL: 'http://h:8123/db', DOCWRIGHT_ANALYTICS_CLUSTER: 'a;b' })).toThrow(/cluster name/);
     expect(load({ DOCWRIGHT_ANALYTICS_PASSWORD: 'hunter2' })).toThrow(/only with DOCWRIGHT_ANALYTICS_URL/);
+    expect(load({ DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS: '5000' })).toThrow(/DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS: takes effect only with DOCWRIGHT_ANALYTICS_URL/);
+    for (const hits of ['999', '1.5', '100000001', 'lots'])
+      expect(load({ DOCWRIGHT_ANALYTICS_URL: 'http://h:8123/db', DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS: hits }), hits).toThrow(
+        /DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS/,
+      );
+    const spool = (environment: Record<string, string>) =>
+      load({ DOCWRIGHT_ANALYTICS_URL: 'http://h:8123/db', ...environment })().analytics.clickhouse?.spoolMaxHits;
+    expect(spool({})).toBe(2_000_000);
+    expect(spool({ DOCWRIGHT_ANALYTICS_SPOOL_MAX_HITS: '50000' })).toBe(50_000);
     expect(loadConfig({ DOCWRIGHT_DATA_DIR: '/tmp', DOCWRIGHT_SECRET: 'x'.repeat(40) }).analytics.clickhouse).toBeUndefined();
   });
 });
