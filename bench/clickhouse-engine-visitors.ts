@@ -29,13 +29,7 @@ import { ManualClock } from '../src/core/clock.js';
 import { chdbClient, loadChdb } from '../test/helpers/chdb-client.js';
 import { startClickHouse } from '../test/helpers/clickhouse-server.js';
 import { percentile } from './lib/percentiles.js';
-
-const DAY = 86_400_000;
-const FIRST_DAY = 20_700;
-const SITE = 1;
-const VISITORS = 1_000_000;
-const PAGES = 5_000;
-const BLOCK = 1_000_000;
+import { BLOCK, DAY, FIRST_DAY, insertSyntheticBlock, SITE, visitorsKeys } from './lib/synthetic-clickhouse-site.js';
 
 const { values } = parseArgs({
   options: { hits: { type: 'string', default: '10000000' }, runs: { type: 'string', default: '7' }, engines: { type: 'string', default: '18,chdb' } },
@@ -43,22 +37,6 @@ const { values } = parseArgs({
 const hits = Number(values.hits);
 const runs = Number(values.runs);
 const engines = values.engines.split(',');
-
-/**
- * One block of synthetic hits. Visitor v makes about hits / 1M hits; its class is fixed
- * (v % 100 < 85: human). A page is 1 + floor(u³ × 5,000) for a uniform u: page 1 is the
- * most read, the tail long.
- */
-function insertBlock(target: ClickHouseTarget, offset: number, count: number): string {
-  const n = `(number + ${offset})`;
-  const visitor = `(intHash32(${n} * 3 + 1) % ${VISITORS})`;
-  const day = `(${FIRST_DAY} + intHash32(${n} * 5 + 2) % 30)`;
-  return `INSERT INTO ${target.database}.analytics_hits (site, at, day, page, visitor, class, agent, user_agent, referrer, markdown_accept, classifier_version, event_id, nonce)
-    SELECT ${SITE}, toInt64(${day}) * ${DAY} + intHash32(${n} * 7 + 3) % ${DAY}, ${day},
-      toInt32(1 + floor(pow((intHash32(${n} * 11 + 4) % 1000000) / 1000000, 3) * ${PAGES})),
-      toInt64(${visitor}) + 1, if(${visitor} % 100 < 85, 1, 2), 0, 0, NULL, 0, 1, '', ${n}
-    FROM numbers(${count})`;
-}
 
 interface EngineResult {
   engine: string;
@@ -82,10 +60,7 @@ interface EngineResult {
  * use 12 GB and spills to disk past 4 GB.
  */
 function buildCells(target: ClickHouseTarget): string {
-  const hits = `${target.database}.analytics_hits`;
-  const keys = [`page AS dim, class AS grp`, `toInt32(0) AS dim, class AS grp`, `page AS dim, toUInt8(3) AS grp`, `toInt32(0) AS dim, toUInt8(3) AS grp`]
-    .map((select) => `SELECT ${select}, visitor, day FROM ${hits} WHERE site = ${SITE} AND class <= 2`)
-    .join(' UNION ALL ');
+  const keys = visitorsKeys(target, '1');
   return `INSERT INTO ${target.database}.bench_cells
     SELECT dim, grp, day, prev, count() AS n FROM (
       SELECT dim, grp, visitor, arraySort(groupUniqArray(day)) AS days FROM (${keys}) GROUP BY dim, grp, visitor
@@ -97,7 +72,7 @@ async function measure(engine: string, client: ClickHouseClient, target: ClickHo
   await migrateClickHouse(client, target, new ManualClock(0));
   const loadStarted = performance.now();
   for (let offset = 0; offset < hits; offset += BLOCK) {
-    await client.command({ query: insertBlock(target, offset, Math.min(BLOCK, hits - offset)) });
+    await client.command({ query: insertSyntheticBlock(target, offset, Math.min(BLOCK, hits - offset)) });
     process.stderr.write(`\r${engine}: ${Math.min(hits, offset + BLOCK).toLocaleString('en-US')} of ${hits.toLocaleString('en-US')} hits loaded`);
   }
   // Unmerged parts are part of what a query after a load reads; nothing is optimised here.
