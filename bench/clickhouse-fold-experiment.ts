@@ -78,7 +78,9 @@ async function main(client: ClickHouseClient, target: ClickHouseTarget): Promise
       if (index > 0) times.push(performance.now() - started);
     }
     const same = canonical(answer) === canonical(reference);
-    console.log(`${label}: p50 ${percentile(times, 50).toFixed(0)} ms, best ${Math.min(...times).toFixed(0)} ms (${runs} runs); ${same ? 'same answer as today' : 'DIFFERENT answer'}`);
+    console.log(
+      `${label}: p50 ${percentile(times, 50).toFixed(0)} ms, best ${Math.min(...times).toFixed(0)} ms (${runs} runs); ${same ? 'same answer as today' : 'DIFFERENT answer'}`,
+    );
     return same;
   };
   const run = (query: string) => client.command({ query, clickhouse_settings: BIG });
@@ -141,7 +143,8 @@ async function main(client: ClickHouseClient, target: ClickHouseTarget): Promise
   await timed('their visit days', () =>
     run(`INSERT INTO ${db}.fold_visit_days SELECT DISTINCT grp, dim, visitor, day FROM (${visitorsKeys(target, `at >= ${CUT}`)})`),
   );
-  agree = (await timeQuery('visitors query: cells only, everything folded', `SELECT dim, grp, toUInt32(n) AS visitors FROM (${cellsOnly})`, reference)) && agree;
+  agree =
+    (await timeQuery('visitors query: cells only, everything folded', `SELECT dim, grp, toUInt32(n) AS visitors FROM (${cellsOnly})`, reference)) && agree;
   const [counts] = await rows<{ cells: string; visitDays: string }>(
     `SELECT (SELECT count() FROM ${db}.fold_cells) AS cells, (SELECT count() FROM ${db}.fold_visit_days) AS visitDays`,
   );
