@@ -1,8 +1,9 @@
 /**
  * How far the server's background fold has got, read from outside the server: the hits
- * not folded yet (SQLite: above the folded mark; PostgreSQL: in pending batches). The
- * suite uses it to time the fold's catch-up after a load and to time queries once the
- * rollups hold everything.
+ * not folded yet (SQLite: above the folded mark; PostgreSQL: in pending batches;
+ * ClickHouse: the days with hits written after the site's latest visitor-cell build,
+ * counted from its small table of day stamps). The suite uses it to time the fold's catch-up after a load and to time
+ * queries once the rollups hold everything.
  */
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,16 +11,30 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 
 export interface FoldProgress {
+  /** Hits not folded yet; on ClickHouse, (site, day) pairs with hits newer than the site's visitor cells. */
   pendingHits(): Promise<number>;
   /** Polls until nothing is pending; resolves with the seconds waited, or null after `limitSeconds`. */
   waitUntilFolded(limitSeconds: number): Promise<number | null>;
   close(): Promise<void>;
 }
 
-export function foldProgress(server: { dataDir: string; databaseUrl: string | undefined }): FoldProgress {
+export function foldProgress(server: { dataDir: string; databaseUrl: string | undefined; analyticsUrl?: string | undefined }): FoldProgress {
   let pendingHits: () => Promise<number>;
   let close: () => Promise<void>;
-  if (server.databaseUrl === undefined) {
+  if (server.analyticsUrl !== undefined) {
+    const url = new URL(server.analyticsUrl);
+    const database = url.pathname.slice(1);
+    // Days a drain wrote hits of after the site's latest visitor-cell build (all, before a first one).
+    const query = `SELECT count() FROM (SELECT site, day, maxMerge(written) AS written FROM ${database}.analytics_hit_day_writes GROUP BY site, day)
+      GLOBAL ANY LEFT JOIN (SELECT site, max(mark) AS mark FROM ${database}.analytics_visitor_cell_builds GROUP BY site) USING (site)
+      WHERE written >= mark FORMAT TabSeparated`;
+    pendingHits = async () => {
+      const response = await fetch(url.origin, { method: 'POST', body: query });
+      if (!response.ok) throw new Error(`ClickHouse answered ${response.status}: ${await response.text()}`);
+      return Number((await response.text()).trim());
+    };
+    close = () => Promise.resolve();
+  } else if (server.databaseUrl === undefined) {
     const connection = new BetterSqlite3(join(server.dataDir, 'docwright.sqlite'), { readonly: true });
     connection.pragma('busy_timeout = 15000');
     const statement = connection.prepare(

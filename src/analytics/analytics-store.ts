@@ -97,6 +97,12 @@ export interface SqlRunner {
 }
 
 /**
+ * `background`: the scheduler's fold at a quiet moment, which may wait or skip work that
+ * only pays once ingest has stopped; `requested`: someone asked (CLI, tests, a prune).
+ */
+export type FoldMode = 'background' | 'requested';
+
+/**
  * The dialect-specific half of analytics storage: bulk writes, the fold of raw hits into
  * the rollups, and read queries. Read SQL is shared and written with `?` placeholders.
  */
@@ -123,7 +129,7 @@ export interface AnalyticsStore {
    * Folds the raw hits committed so far into the rollups, `chunkSize` hits per
    * transaction, until none are left or `betweenChunks` answers false; returns how many.
    */
-  fold(chunkSize: number, betweenChunks?: () => Promise<boolean>): Promise<number>;
+  fold(chunkSize: number, betweenChunks?: () => Promise<boolean>, mode?: FoldMode): Promise<number>;
   /** Raw hits not yet folded. */
   pendingHits(): Promise<number>;
   /**

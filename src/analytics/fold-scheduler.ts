@@ -1,4 +1,4 @@
-import type { AnalyticsStore } from './analytics-store.js';
+import type { AnalyticsStore, FoldMode } from './analytics-store.js';
 
 export interface FoldSchedulerOptions {
   /** Fold once ingestion has been quiet this long. */
@@ -118,7 +118,7 @@ export class FoldScheduler {
     return this.enqueue(async () => {
       await yieldToEventLoop();
       return true;
-    });
+    }, 'requested');
   }
 
   async close(): Promise<void> {
@@ -127,8 +127,8 @@ export class FoldScheduler {
     await this.chain;
   }
 
-  private enqueue(betweenChunks: () => Promise<boolean>): Promise<number> {
-    const run = this.chain.then(() => this.store.fold(this.options.chunkSize, betweenChunks));
+  private enqueue(betweenChunks: () => Promise<boolean>, mode: FoldMode = 'background'): Promise<number> {
+    const run = this.chain.then(() => this.store.fold(this.options.chunkSize, betweenChunks, mode));
     // The chain only orders runs; a failed run must not poison the ones after it.
     this.chain = run.catch(() => {});
     return run;

@@ -1,11 +1,12 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ClickHouseSettings } from '../../config/clickhouse-settings.js';
 import { systemClock, type Clock } from '../../core/clock.js';
-import type { AnalyticsReader, AnalyticsStore, HitBatch, InsertHitsResult, PruneCounts } from '../analytics-store.js';
+import type { AnalyticsReader, AnalyticsStore, FoldMode, HitBatch, InsertHitsResult, PruneCounts } from '../analytics-store.js';
 import type { DeletedProjectData } from '../project-data-deletion.js';
 import type { CountingStore } from '../range-counts.js';
 import { relabelReplays } from '../relabel-replays.js';
 import { raw, sql } from './clickhouse-literal.js';
+import { ClickHouseCellBuilds } from './clickhouse-cell-builds.js';
 import { ClickHouseHitWriter } from './clickhouse-hit-writer.js';
 import { localTable, migrateClickHouse, onCluster, readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
 import { ClickHouseGenerations } from './clickhouse-generations.js';
@@ -22,7 +23,40 @@ export interface ClickHouseStoreOptions {
   drainPolicy?: SpoolDrainPolicy;
   /** Hears background drain failures (logged by the caller; the records stay spooled and are retried). */
   onBackgroundError?: (error: unknown) => void;
+  /** How often a site's visitor cells may be rebuilt (tests: at every fold); default CELL_REBUILD. */
+  cellRebuild?: CellRebuildPolicy;
 }
+
+/**
+ * A site with hits newer than its cells gets new ones once `intervalMs` passed since its
+ * last build's mark, or at once when at least `newerDayShare` of its stamped days are newer
+ * (a bulk load or import, or a young site, whose build is cheap).
+ */
+export interface CellRebuildPolicy {
+  intervalMs: number;
+  newerDayShare: number;
+  /** A background fold builds a site only once its latest day stamp is this old (STAMP_AHEAD_MS included). */
+  quietMs: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * How far a visitor-cell build's mark stays behind the moment it starts, so that hits other
+ * machines are still writing (each insert gives up after the client's 30 s request timeout)
+ * fall after it: with a PostgreSQL main database, processes may run on several machines,
+ * whose spools this one cannot drain. With SQLite every process shares this data directory's
+ * spool, which the build drains first: no margin (docs/analytics.md, "ClickHouse").
+ */
+const CELL_MARGIN_MS = 60_000;
+
+/**
+ * A site's cells are rebuilt (its whole retained history: about 40 s of ClickHouse at 10M
+ * hits) at most every 10 minutes while only a few of its days get hits (a live site: today),
+ * at once when a tenth of its days have hits newer than its cells, or it has none yet, or a
+ * reclassification switched it.
+ */
+export const CELL_REBUILD: CellRebuildPolicy = Object.freeze({ intervalMs: 10 * 60_000, newerDayShare: 0.1, quietMs: 10_000 });
 
 /**
  * Tables keyed by site that a project deletion empties, the counter each one feeds and
@@ -38,6 +72,9 @@ export const CLICKHOUSE_SITE_TABLES = [
   // Not counted: the generations of reclassifications, and the rollups migration 004 replaced
   // (still holding what was stored before it, so deleted too).
   { table: 'analytics_generations', counter: null, rows: 'count()' },
+  { table: 'analytics_visitor_cells', counter: null, rows: 'count()' },
+  { table: 'analytics_hit_day_writes', counter: null, rows: 'count()' },
+  { table: 'analytics_visitor_cell_builds', counter: null, rows: 'count()' },
   { table: 'analytics_visitor_days', counter: null, rows: 'count()' },
   { table: 'analytics_hit_days', counter: null, rows: 'count()' },
   { table: 'analytics_page_view_days', counter: null, rows: 'count()' },
@@ -47,8 +84,9 @@ export const CLICKHOUSE_SITE_TABLES = [
  * Analytics in ClickHouse (DOCWRIGHT_ANALYTICS_URL): raw hits, event ids and the exact
  * rollups live there; the site ids and the dictionaries (pages, agents, user agents)
  * stay in the primary database with the projects, so the SQL store beside it keeps
- * answering those. Nothing to fold: materialized views fill the rollups as hits are
- * inserted. Accepted hits are committed to a local spool first and drained into
+ * answering those. Materialized views fill the exact rollups as hits are inserted; the
+ * visitor cells are rebuilt when quiet (`fold`, clickhouse-cell-builds.ts) and read only
+ * while current. Accepted hits are committed to a local spool first and drained into
  * ClickHouse in large inserts (clickhouse-spool.ts); every read drains the spool first, so
  * a hit is queryable once its request is answered.
  */
@@ -64,6 +102,12 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   readonly reclassifier: ClickHouseReclassifier;
   private readonly spool: ClickHouseSpool;
   private readonly drainer: ClickHouseSpoolDrainer;
+  /** For visitor-cell builds, which run for minutes at 10M hits: past the main client's 30 s request timeout. */
+  private readonly longClient: ClickHouseClient;
+  /** The visitor cells: built by `fold`, read by reports when current. */
+  readonly cells: ClickHouseCellBuilds;
+  private readonly cellMarginMs: number;
+  private readonly cellRebuild: CellRebuildPolicy;
 
   constructor(
     private readonly primary: AnalyticsStore,
@@ -73,20 +117,30 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   ) {
     this.dialect = primary.dialect;
     this.target = { database: settings.database, cluster: settings.cluster };
-    this.client = withTroubleNamed(
+    const clientConfig = {
+      url: settings.url,
+      username: settings.username,
+      password: settings.password,
+      // The client would print its errors to the console itself; they reach the caller
+      // anyway and are logged there, as JSON, like every other error.
+      log: { level: ClickHouseLogLevel.OFF },
+    };
+    // On a cluster an insert (into the Distributed table) returns once every shard has its rows, so they are queryable.
+    const distributedSync = settings.cluster === undefined ? {} : { insert_distributed_sync: 1 as const };
+    this.client = withTroubleNamed(createClient({ ...clientConfig, clickhouse_settings: distributedSync }));
+    // Progress headers every 10 s keep a long statement's connection from looking idle to proxies.
+    this.longClient = withTroubleNamed(
       createClient({
-        url: settings.url,
-        username: settings.username,
-        password: settings.password,
-        // The client would print its errors to the console itself; they reach the caller
-        // anyway and are logged there, as JSON, like every other error.
-        log: { level: ClickHouseLogLevel.OFF },
-        // On a cluster an insert (into the Distributed table) returns once every shard has its rows, so they are queryable.
-        ...(settings.cluster === undefined ? {} : { clickhouse_settings: { insert_distributed_sync: 1 } }),
+        ...clientConfig,
+        request_timeout: 3_600_000,
+        clickhouse_settings: { ...distributedSync, send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '10000' },
       }),
     );
+    this.cellMarginMs = primary.dialect === 'sqlite' ? 0 : CELL_MARGIN_MS;
+    this.cellRebuild = options.cellRebuild ?? CELL_REBUILD;
     this.generations = new ClickHouseGenerations(this.client, this.target, () => clock.now());
-    this.counter = new ClickHouseRangeCounter(this.client, this.target, this.generations);
+    this.cells = new ClickHouseCellBuilds(this.client, this.longClient, this.target, (table, where) => this.mutate(table, where));
+    this.counter = new ClickHouseRangeCounter(this.client, this.target, this.generations, this.cells);
     const onError = options.onBackgroundError ?? (() => undefined);
     this.spool = new ClickHouseSpool(options.spoolFile ?? settings.spoolFile ?? ':memory:');
     this.drainer = new ClickHouseSpoolDrainer(
@@ -166,10 +220,66 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   select<Row>(query: string, parameters: readonly unknown[]): Promise<Row[]> {
     return this.primary.select<Row>(query, parameters);
   }
-  async fold(): Promise<number> {
-    await this.ready();
-    return 0;
+  /**
+   * Builds the visitor cells of each site with hits they do not hold yet (ClickHouseCellBuilds),
+   * at most as often as the rebuild policy allows (CELL_REBUILD);
+   * `betweenChunks` answering false (ingest or a report started) stops before the next
+   * site. Returns how many sites' cells it built (reports are exact either way: until a
+   * site's cells are current for a range, it reads the uniqExact states).
+   */
+  async fold(_chunkSize?: number, betweenChunks: () => Promise<boolean> = () => Promise.resolve(true), mode: FoldMode = 'requested'): Promise<number> {
+    // A background fold that a request or report interrupts asks ClickHouse nothing: even
+    // finding the pending sites reads every day stamp.
+    if (!(await betweenChunks())) return 0;
+    // Hits accepted before the call are stamped and in ClickHouse before the sites are listed.
+    await this.flush();
+    const pending = await this.cells.pending();
+    // Sites a reclassification switched since their last build: stale without a new hit.
+    for (const site of await this.generations.sites()) {
+      if (pending.some((entry) => entry.site === site)) continue;
+      const latest = await this.cells.latest(site);
+      if (latest !== null && latest.switched !== (await this.generations.of(site)).latestSwitch()) pending.push({ site, newerDays: 0, days: 0, written: 0 });
+    }
+    let built = 0;
+    for (const { site, newerDays, days, written } of pending) {
+      const [latest, map] = await Promise.all([this.cells.latest(site), this.generations.of(site)]);
+      if (latest !== null) {
+        const recent = systemClock.now() - latest.mark < this.cellRebuild.intervalMs && newerDays < days * this.cellRebuild.newerDayShare;
+        if (recent && latest.switched === map.latestSwitch()) continue;
+      }
+      // The mark must pass the site's latest stamp (drains stamp up to a second ahead, and with
+      // a margin the mark trails the clock), or the build is stale for those days when done.
+      // In the background, only once the site's hits have stopped for quietMs too: a build is
+      // one statement of seconds that cannot give way, and builds started in short pauses of a
+      // bulk load would compete with it. A requested fold waits for the stamp alone.
+      const until = mode === 'background' ? written + 1 + this.cellRebuild.quietMs + this.cellMarginMs : written + 1;
+      if (!(await this.quietUntil(until, betweenChunks))) return built;
+      if (!(await betweenChunks())) return built;
+      await this.flush();
+      // A drain that stamped its days before the mark had taken its records from the spool
+      // before it, so the second flush waits for them: every hit of this data directory stamped
+      // before the mark is in ClickHouse when the build reads.
+      const mark = systemClock.now() - this.cellMarginMs;
+      await this.flush();
+      await this.cells.build(site, mark, Math.ceil((await this.primary.prunedBefore()) / DAY_MS), map.latestSwitch());
+      built++;
+    }
+    return built;
   }
+  /** Waits until the wall clock reaches `until`; false once betweenChunks says ingest or a report started meanwhile. */
+  private async quietUntil(until: number, betweenChunks: () => Promise<boolean>): Promise<boolean> {
+    for (;;) {
+      const wait = until - systemClock.now();
+      if (wait <= 0) return true;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 1_000)));
+      if (!(await betweenChunks())) return false;
+    }
+  }
+
+  /**
+   * 0: maintenance defers a prune while this is large because a SQL prune folds first;
+   * a ClickHouse prune needs no build (cells are read only while current for a range).
+   */
   pendingHits(): Promise<number> {
     return Promise.resolve(0);
   }
@@ -253,8 +363,8 @@ export class ClickHouseAnalyticsStore implements CountingStore {
   }
 
   /**
-   * ClickHouse has no fold: its reports read the engine's own exact states. A report's
-   * queries share one view of the generations (clickhouse-generations.ts), so a
+   * Reports read the engine's own exact states, or the visitor cells where those are
+   * current (nothing waits for a build). A report's queries share one view of the generations (clickhouse-generations.ts), so a
    * reclassification switching meanwhile is wholly before or after for it.
    */
   async read<T>(work: (reader: AnalyticsReader) => Promise<T>): Promise<T> {
@@ -262,7 +372,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     const reader: AnalyticsReader & { counter: ClickHouseRangeCounter } = {
       dialect: this.dialect,
       select: (query, parameters) => this.primary.select(query, parameters),
-      counter: new ClickHouseRangeCounter(this.client, this.target, this.generations.snapshot()),
+      counter: new ClickHouseRangeCounter(this.client, this.target, this.generations.snapshot(), this.cells),
     };
     return work(reader);
   }
@@ -274,5 +384,6 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     await this.drainer.stop();
     this.spool.close();
     await this.client.close();
+    await this.longClient.close();
   }
 }

@@ -60,6 +60,13 @@ export class GenerationMap {
     this.claims = generations.filter((generation) => generation.state === GENERATION_CLAIMED && now - generation.claimedAt < CLAIM_STALE_MS);
   }
 
+  /** When the site last switched generations (0: never): visitor cells built before it are stale. */
+  latestSwitch(): number {
+    let latest = 0;
+    for (const generation of this.generations) if (generation.state === GENERATION_SWITCHED && generation.switchedAt > latest) latest = generation.switchedAt;
+    return latest;
+  }
+
   /** The generation answering for `day`. */
   answering(day: number): number {
     for (const span of this.spans) if (day >= span.fromDay) return span.gen;

@@ -8,13 +8,18 @@ import type { HitBatch, InsertHitsResult } from '../analytics-store.js';
 import { dayOf } from '../analytics-codes.js';
 import { HIT_COLUMNS, HitRowEncoder, wordsOf } from './clickhouse-hit-rows.js';
 import { listLiteral, raw, sql } from './clickhouse-literal.js';
-import type { ClickHouseGenerations, GenerationMap } from './clickhouse-generations.js';
+import { stampHitDays } from './clickhouse-cell-builds.js';
+import type { ClickHouseGenerations } from './clickhouse-generations.js';
 import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
 import type { ClickHouseSpool, SpoolRecord } from './clickhouse-spool.js';
 import { decodeSpooledHits, encodeSpooledHits, keptBatch, type SpooledHits } from './spooled-hits.js';
 
 /** Batches accepted together at most: one event-id check and one spool transaction for up to this many requests' hits. */
 const MAX_GROUP_BATCHES = 64;
+
+/** How far ahead a day stamp reaches (stamp), and how many (site, day) stamps a process remembers. */
+const STAMP_AHEAD_MS = 1_000;
+const MAX_STAMPED_DAYS = 10_000;
 
 /** One spooled batch (every row of it to write), with what its rows need. */
 interface KeptHits {
@@ -46,6 +51,8 @@ interface Pending {
  */
 export class ClickHouseHitWriter {
   private readonly queues = new Map<number, Pending[]>();
+  /** Per "site:day", until when this process's last stamp of it covers its drains (stamp). */
+  private readonly stampedUntil = new Map<string, number>();
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -175,6 +182,23 @@ export class ClickHouseHitWriter {
   }
 
   /**
+   * Stamps the days before their hits are written (stampHitDays): with a time STAMP_AHEAD_MS
+   * ahead, so drains that follow within it need no stamp of their own. A stamp must be no
+   * earlier than the drain's taking its records from the spool; one ahead of it is only
+   * conservative (a build made before that time takes the day for newer than its cells).
+   * Under load a drain runs several times a second; this keeps it to one stamp insert per
+   * day and second instead of one per drain.
+   */
+  private async stamp(site: number, days: Iterable<number>): Promise<void> {
+    const now = this.clock.now();
+    const due = [...days].filter((day) => (this.stampedUntil.get(`${site}:${day}`) ?? Number.NEGATIVE_INFINITY) <= now);
+    if (due.length === 0) return;
+    if (this.stampedUntil.size > MAX_STAMPED_DAYS) this.stampedUntil.clear();
+    await stampHitDays(this.client, this.target, site, due, now + STAMP_AHEAD_MS);
+    for (const day of due) this.stampedUntil.set(`${site}:${day}`, now + STAMP_AHEAD_MS);
+  }
+
+  /**
    * Writes each hit into every generation that must have it: the one answering for its
    * day and each one a reclassification is writing (clickhouse-generations.ts). The
    * generations are read again after every insert, and hits are written into those that
@@ -190,8 +214,9 @@ export class ClickHouseHitWriter {
       rows += hits.batch.count;
       for (const day of hits.days) if (!written.has(day)) written.set(day, new Set());
     }
-    // Read before the insert too (not remembered from the last one), so a switch since then leaves no row in a superseded generation.
-    let map: GenerationMap = await this.generations.of(site);
+    // Read before the insert too (not remembered from the last one), so a switch since then
+    // leaves no row in a superseded generation. The days are stamped before the insert too.
+    let [map] = await Promise.all([this.generations.of(site), this.stamp(site, written.keys())]);
     for (;;) {
       const fresh = new Map<number, number[]>();
       for (const [day, gens] of written) {

@@ -6,6 +6,7 @@ import { clickHouseHits, type HitSql } from '../reports/hit-sql.js';
 import type { RangePlan } from '../range-plan.js';
 import type { DayCount, DimensionCount, Family, HitCount } from '../rollup-queries.js';
 import { raw, sql } from './clickhouse-literal.js';
+import type { ClickHouseCellBuilds } from './clickhouse-cell-builds.js';
 import type { GenerationSource } from './clickhouse-generations.js';
 import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
 
@@ -41,6 +42,8 @@ export class ClickHouseRangeCounter implements RangeCounter {
     private readonly client: ClickHouseClient,
     private readonly target: ClickHouseTarget,
     private readonly generations: GenerationSource,
+    /** Visitor cells, read instead of the states when current for a range of whole days; none: always the states. */
+    private readonly cells: ClickHouseCellBuilds | null = null,
   ) {}
 
   /** Rows of the generation answering for their day (clickhouse-generations.ts): every row of a site is counted in exactly one generation. */
@@ -61,6 +64,10 @@ export class ClickHouseRangeCounter implements RangeCounter {
   }
 
   async countVisitors(site: number, plan: RangePlan, family: Family): Promise<DimensionCount[]> {
+    if (family === 'visitors' && this.cells !== null && plan.edges.length === 0 && plan.fromDay < plan.toDay) {
+      const counts = await this.cells.visitors(site, plan.fromDay, plan.toDay, await this.generations.of(site));
+      if (counts !== null) return counts;
+    }
     const filter = raw(FAMILY_FILTER[family]);
     const live = await this.live(site);
     const parts: string[] = [];

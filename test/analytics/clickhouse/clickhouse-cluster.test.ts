@@ -33,6 +33,8 @@ const TABLES = {
   analytics_event_ids_mv_local: 'MaterializedView',
   analytics_generations: 'Distributed',
   analytics_generations_local: 'ReplicatedMergeTree',
+  analytics_hit_day_writes: 'Distributed',
+  analytics_hit_day_writes_local: 'ReplicatedAggregatingMergeTree',
   analytics_hit_days: 'Distributed',
   analytics_hit_days_local: 'ReplicatedAggregatingMergeTree',
   analytics_hit_gen_days: 'Distributed',
@@ -45,6 +47,10 @@ const TABLES = {
   analytics_page_view_gen_days: 'Distributed',
   analytics_page_view_gen_days_local: 'ReplicatedAggregatingMergeTree',
   analytics_page_view_gen_days_mv_local: 'MaterializedView',
+  analytics_visitor_cell_builds: 'Distributed',
+  analytics_visitor_cell_builds_local: 'ReplicatedMergeTree',
+  analytics_visitor_cells: 'Distributed',
+  analytics_visitor_cells_local: 'ReplicatedMergeTree',
   analytics_visitor_days: 'Distributed',
   analytics_visitor_days_local: 'ReplicatedAggregatingMergeTree',
   analytics_visitor_gen_days: 'Distributed',
@@ -114,7 +120,7 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
       // The versions reach every server (one table replicated everywhere), so a later start on either shard has nothing to do.
       for (const client of clients) {
         await eventually(
-          async () => (await rows(client, 'SELECT DISTINCT version FROM dw.docwright_migrations_local')).length === 5,
+          async () => (await rows(client, 'SELECT DISTINCT version FROM dw.docwright_migrations_local')).length === 6,
           'the migration versions on every server',
         );
         expect(await migrateClickHouse(client, target, clock)).toEqual([]);

@@ -1,0 +1,161 @@
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { DimensionCount } from '../../../src/analytics/rollup-queries.js';
+import { ClickHouseAnalyticsStore } from '../../../src/analytics/clickhouse/clickhouse-analytics-store.js';
+import { ClickHouseGenerations, GENERATION_SWITCHED } from '../../../src/analytics/clickhouse/clickhouse-generations.js';
+import { ClickHouseRangeCounter } from '../../../src/analytics/clickhouse/clickhouse-range-counter.js';
+import { planRange } from '../../../src/analytics/range-plan.js';
+import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
+import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit } from '../../helpers/analytics-kit.js';
+
+/**
+ * ClickHouse's visitor cells (docs/analytics.md, "ClickHouse"): once built they answer every
+ * range of whole days exactly as the uniqExact states do, and a report takes them only while
+ * they are current for its range: not with a hit written after the build in the range, not
+ * after a generation switch, not before the first day they cover. A build that died before
+ * recording itself is never read.
+ */
+describe('ClickHouse visitor cells', () => {
+  let kit: AnalyticsKit;
+  let store: ClickHouseAnalyticsStore;
+  let site: number;
+  let today: number;
+  let client: ClickHouseClient;
+  beforeEach(async () => {
+    kit = await createAnalyticsKit('clickhouse');
+    // A second store on the same ClickHouse database and spool, rebuilding at every fold.
+    store = new ClickHouseAnalyticsStore(new SqliteAnalyticsStore(kit.t.services.database), kit.t.config.analytics.clickhouse!, kit.t.clock, {
+      cellRebuild: { intervalMs: 0, newerDayShare: 0, quietMs: 0 },
+    });
+    today = Math.floor(kit.t.clock.now() / DAY);
+    await send(0, 7);
+    site = (await store.siteOf(kit.projectId))!;
+    client = createClient({ url: kit.t.config.analytics.clickhouse!.url });
+  });
+  afterEach(async () => {
+    await client.close();
+    await store.close();
+    await kit.close();
+  });
+
+  /** Hits on days today-7 … today-1 (from `since` on): visitors v0–v5 on /a–/c, v4 and v5 with an assistant, some days skipped. */
+  async function send(first: number, count: number, since = -7): Promise<void> {
+    const events = [];
+    for (let day = since + 7; day < 7; day++) {
+      for (let n = first; n < first + count; n++) {
+        if ((n + day) % 3 === 0) continue;
+        events.push({
+          path: ['/a', '/b', '/c'][(n * day) % 3],
+          visitorId: `v${n % 6}`,
+          userAgent: n % 6 >= 4 ? USER_AGENTS.ai : USER_AGENTS.human,
+          timestamp: new Date((today - 7 + day) * DAY + n * 60_000).toISOString(),
+        });
+      }
+    }
+    expect((await kit.send(events)).json()).toMatchObject({ rejected: [] });
+  }
+
+  const canonical = (counts: readonly DimensionCount[]) => counts.map((count) => `${count.dim}/${count.grp}/${count.visitors}`).sort();
+
+  const target = () => ({ database: kit.t.config.analytics.clickhouse!.database, cluster: undefined });
+  const generations = () => new ClickHouseGenerations(client, target(), () => Date.now());
+
+  /** The states' answer (no cells) for whole days [from, to) relative to today. */
+  async function fromStates(from: number, to: number): Promise<string[]> {
+    const counter = new ClickHouseRangeCounter(client, target(), generations());
+    return canonical(await counter.countVisitors(site, planRange((today + from) * DAY, (today + to) * DAY), 'visitors'));
+  }
+
+  /** The cells' answer, or null when they are not current for the range; after draining the spool, as a report does. */
+  async function fromCells(from: number, to: number): Promise<DimensionCount[] | null> {
+    await store.flush();
+    return store.cells.visitors(site, today + from, today + to, await generations().of(site));
+  }
+
+  test('every range of whole days: the cells answer as the states do', async () => {
+    expect(await fromCells(-7, 0)).toBeNull();
+    expect(await store.fold()).toBeGreaterThan(0);
+    for (let from = -8; from < 0; from++) {
+      for (let to = from + 1; to <= 1; to++) {
+        const cells = await fromCells(from, to);
+        expect(cells, `[${from}, ${to})`).not.toBeNull();
+        expect(canonical(cells!), `[${from}, ${to})`).toEqual(await fromStates(from, to));
+      }
+    }
+    // The report itself: the same answer as before the build.
+    const range = { dateFrom: new Date((today - 7) * DAY).toISOString().slice(0, 10), dateTo: new Date(today * DAY).toISOString().slice(0, 10) };
+    expect((await kit.get('visitors', range)).json()).toMatchObject({ totals: { human: 4, ai: 2, total: 6 } });
+  });
+
+  test('a hit written after the build makes the ranges holding its day read the states, until the next build', async () => {
+    await store.fold();
+    await send(10, 1); // v4 (an assistant) on days -6, -4, -3, -1 …
+    expect(await fromCells(-7, 0)).toBeNull();
+    expect(await fromCells(-3, -2)).toBeNull();
+    expect(await store.fold()).toBeGreaterThan(0);
+    for (const [from, to] of [
+      [-7, 0],
+      [-3, -2],
+      [-6, -3],
+    ] as const) {
+      const cells = await fromCells(from, to);
+      expect(cells).not.toBeNull();
+      expect(canonical(cells!)).toEqual(await fromStates(from, to));
+    }
+  });
+
+  test('a generation switch after the build makes the cells stale', async () => {
+    await store.fold();
+    expect(await fromCells(-7, 0)).not.toBeNull();
+    await generations().record(site, { gen: 0, fromDay: today - 3, version: 1 }, GENERATION_SWITCHED, 'test', Date.now());
+    expect(await fromCells(-7, 0)).toBeNull();
+    // The next fold rebuilds it though no hit arrived.
+    await store.fold();
+    expect(await fromCells(-7, 0)).not.toBeNull();
+  });
+
+  test('the default policy rebuilds a site at once when a tenth of its days got newer hits, not for one day of many', async () => {
+    const throttled = new ClickHouseAnalyticsStore(new SqliteAnalyticsStore(kit.t.services.database), kit.t.config.analytics.clickhouse!, kit.t.clock);
+    try {
+      // 7 days of hits (beforeEach) and 13 more days before them: 20 stamped days.
+      const older = Array.from({ length: 13 }, (_, index) => ({
+        path: '/a',
+        visitorId: `old${index}`,
+        userAgent: USER_AGENTS.human,
+        timestamp: new Date((today - 20 + index) * DAY).toISOString(),
+      }));
+      expect((await kit.send(older)).json()).toMatchObject({ rejected: [] });
+      expect(await throttled.fold()).toBe(1);
+      await send(40, 1, -1); // one newer day of 20: a live site's today
+      expect(await throttled.fold()).toBe(0);
+      expect(await fromCells(-7, 0)).toBeNull();
+      await send(50, 1, -3); // three of 20: past a tenth
+      expect(await throttled.fold()).toBe(1);
+      const cells = await fromCells(-7, 0);
+      expect(cells).not.toBeNull();
+      expect(canonical(cells!)).toEqual(await fromStates(-7, 0));
+    } finally {
+      await throttled.close();
+    }
+  });
+
+  test('cells of a build that never recorded itself are not read', async () => {
+    await store.fold();
+    const before = canonical((await fromCells(-7, 0))!);
+    await client.command({
+      query: `INSERT INTO ${target().database}.analytics_visitor_cells (site, build, gen, grp, dim, day, prev, visitors) VALUES (${site}, 42, 0, 1, 0, ${today - 5}, -1, 1000)`,
+    });
+    expect(canonical((await fromCells(-7, 0))!)).toEqual(before);
+  });
+
+  test('after a prune, a new build covers the days from the horizon on; earlier ranges read the states', async () => {
+    await store.fold();
+    await store.prune((today - 4) * DAY);
+    await send(30, 1, -4);
+    await store.fold();
+    expect(await fromCells(-7, 0)).toBeNull();
+    const cells = await fromCells(-4, 0);
+    expect(cells).not.toBeNull();
+    expect(canonical(cells!)).toEqual(await fromStates(-4, 0));
+  });
+});
