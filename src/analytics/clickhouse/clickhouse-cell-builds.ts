@@ -106,9 +106,11 @@ export class ClickHouseCellBuilds {
 
   /**
    * Builds the site's cells from its hits of days from `fromDay` on, every generation (with
-   * at least every hit stamped before `mark`), and records the build once they are all in: a report never reads a
-   * build before that row exists. Then deletes the cells of builds before the previous one
-   * (a report that chose the previous one may still be reading it).
+   * at least every hit stamped before `mark`), and records the build once they are all in:
+   * a report never reads a build before that row exists. Then deletes the cells of recorded
+   * builds before the previous one (a report that chose the previous one may still be
+   * reading it). Cells of a build that died before recording itself stay until the
+   * project's data is deleted: never read, and rare.
    */
   async build(site: number, mark: number, fromDay: number, switched: number): Promise<void> {
     const build = randomBytes(8).readBigUInt64BE().toString();
@@ -130,14 +132,17 @@ export class ClickHouseCellBuilds {
       query: sql`INSERT INTO ${this.table('analytics_visitor_cell_builds')} (site, build, mark, from_day, switched, at)
         VALUES (${site}, toUInt64(${raw(build)}), ${mark}, ${fromDay}, ${switched}, ${mark})`,
     });
-    const kept = await (
+    // Only recorded builds: another process's build still being written has no row yet, and
+    // deleting its first cells would leave it incomplete once it records itself.
+    const recorded = await (
       await this.client.query({
-        query: sql`SELECT toString(build) AS build FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC LIMIT 2`,
+        query: sql`SELECT toString(build) AS build FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC`,
         format: 'JSONEachRow',
       })
     ).json<{ build: string }>();
-    if (kept.length < 2) return;
-    const older = sql`site = ${site} AND build NOT IN (${raw(kept.map((row) => `toUInt64(${BigInt(row.build).toString()})`).join(', '))})`;
+    const superseded = recorded.slice(2).map((row) => `toUInt64(${BigInt(row.build).toString()})`);
+    if (superseded.length === 0) return;
+    const older = sql`site = ${site} AND build IN (${raw(superseded.join(', '))})`;
     await this.mutate('analytics_visitor_cells', older);
     await this.mutate('analytics_visitor_cell_builds', older);
   }

@@ -139,6 +139,23 @@ describe('ClickHouse visitor cells', () => {
     }
   });
 
+  test('after a build, only the two latest recorded builds keep their cells; one not recorded yet is left alone', async () => {
+    const count = async (query: string) => Number((await (await client.query({ query, format: 'JSONEachRow' })).json<{ n: string }>())[0]!.n);
+    const database = target().database;
+    // Another process's build still being written: cells, no row yet.
+    await client.command({
+      query: `INSERT INTO ${database}.analytics_visitor_cells (site, build, gen, grp, dim, day, prev, visitors) VALUES (${site}, 42, 0, 1, 0, ${today - 5}, -1, 1000)`,
+    });
+    for (const first of [60, 70, 80]) {
+      await send(first, 1, -2);
+      expect(await store.fold()).toBe(1);
+    }
+    expect(await count(`SELECT count() AS n FROM ${database}.analytics_visitor_cell_builds WHERE site = ${site}`)).toBe(2);
+    expect(await count(`SELECT uniqExact(build) AS n FROM ${database}.analytics_visitor_cells WHERE site = ${site} AND build != 42`)).toBe(2);
+    expect(await count(`SELECT count() AS n FROM ${database}.analytics_visitor_cells WHERE site = ${site} AND build = 42`)).toBe(1);
+    expect(canonical((await fromCells(-7, 0))!)).toEqual(await fromStates(-7, 0));
+  });
+
   test('cells of a build that never recorded itself are not read', async () => {
     await store.fold();
     const before = canonical((await fromCells(-7, 0))!);
