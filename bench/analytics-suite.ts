@@ -230,7 +230,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
         value: first.milliseconds,
         unit: 'ms',
         ...(targets ? { target: { of: 'value', comparison: 'at-most', limit: big ? targets.firstAnswerFull : targets.firstAnswerMillion } } : {}),
-        note: `${pendingAtFirst.toLocaleString('en-US')} ${backend === 'clickhouse' ? 'days with hits newer than the visitor cells (day stamps)' : 'hits still unfolded (raw table)'} when it was asked; ${firstCpuSeconds.toFixed(1)} CPU-s of the server`,
+        note: `${pendingAtFirst.toLocaleString('en-US')} ${backend === 'clickhouse' ? 'days with hits newer than the visitor cells when it was asked, counted from the day stamps' : 'hits still unfolded when it was asked, counted from the raw table'}; ${firstCpuSeconds.toFixed(1)} CPU-s of the server`,
       }),
       metric({
         name: 'fold catch-up, from the last hit accepted until nothing is pending',
