@@ -35,7 +35,8 @@ const FAMILY_FILTER: Record<Family, string> = {
  * Range counts over ClickHouse: whole days from the uniqExact states of the rollups, the
  * parts of days a date-time bound cuts off from raw hits as states too, and one
  * uniqExactMerge over both, so a visitor seen in both counts once. Exact by construction:
- * no approximate function is used anywhere.
+ * no approximate function is used anywhere. The visitors family over whole days reads the
+ * visitor cells instead while they are current for the range (clickhouse-cell-builds.ts).
  */
 export class ClickHouseRangeCounter implements RangeCounter {
   constructor(
