@@ -9,10 +9,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { CLICKHOUSE_SPOOL_FILE } from '../src/config/clickhouse-settings.js';
 
 export interface FoldProgress {
   /** Hits not folded yet; on ClickHouse, (site, day) pairs with hits newer than the site's visitor cells. */
   pendingHits(): Promise<number>;
+  /** ClickHouse: hits accepted but still in the server's spool, not yet in ClickHouse (else 0). */
+  spooledHits(): number;
   /** Polls until nothing is pending; resolves with the seconds waited, or null after `limitSeconds`. */
   waitUntilFolded(limitSeconds: number): Promise<number | null>;
   close(): Promise<void>;
@@ -20,8 +23,14 @@ export interface FoldProgress {
 
 export function foldProgress(server: { dataDir: string; databaseUrl: string | undefined; analyticsUrl?: string | undefined }): FoldProgress {
   let pendingHits: () => Promise<number>;
+  let spooledHits = (): number => 0;
   let close: () => Promise<void>;
   if (server.analyticsUrl !== undefined) {
+    // Read-only and brief: the server's drains keep writing the file meanwhile (WAL).
+    const spool = new BetterSqlite3(join(server.dataDir, CLICKHOUSE_SPOOL_FILE), { readonly: true });
+    spool.pragma('busy_timeout = 15000');
+    const spooled = spool.prepare('select coalesce(sum(hits), 0) as hits from spooled_hits');
+    spooledHits = () => (spooled.get() as { hits: number }).hits;
     const url = new URL(server.analyticsUrl);
     const database = url.pathname.slice(1);
     // Days a drain wrote hits of after the site's latest visitor-cell build (all, before a first one).
@@ -33,7 +42,10 @@ export function foldProgress(server: { dataDir: string; databaseUrl: string | un
       if (!response.ok) throw new Error(`ClickHouse answered ${response.status}: ${await response.text()}`);
       return Number((await response.text()).trim());
     };
-    close = () => Promise.resolve();
+    close = () => {
+      spool.close();
+      return Promise.resolve();
+    };
   } else if (server.databaseUrl === undefined) {
     const connection = new BetterSqlite3(join(server.dataDir, 'docwright.sqlite'), { readonly: true });
     connection.pragma('busy_timeout = 15000');
@@ -52,6 +64,7 @@ export function foldProgress(server: { dataDir: string; databaseUrl: string | un
   }
   return {
     pendingHits,
+    spooledHits,
     async waitUntilFolded(limitSeconds) {
       const started = performance.now();
       for (;;) {

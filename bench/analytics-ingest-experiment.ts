@@ -16,7 +16,7 @@ import { encodeHits, measureRawSqliteInsert } from './analytics-sqlite-baseline.
 import { startBenchServer } from './lib/docwright-server.js';
 import { startBenchPostgres, type BenchPostgres } from './lib/embedded-postgres.js';
 import { startBenchClickHouse, type BenchClickHouse } from './lib/bench-clickhouse.js';
-import { clickHouseIngestStats } from './lib/clickhouse-ingest-stats.js';
+import { clickHouseActivity, clickHouseIngestStats } from './lib/clickhouse-ingest-stats.js';
 import { processCpuSeconds } from './lib/process-cpu.js';
 
 const { values } = parseArgs({
@@ -61,6 +61,7 @@ try {
     const clientBefore = process.cpuUsage();
     const run = await ingestOverHttp({ server, dataset, from: 0, to: hits, concurrency: clients, prebuild: true });
     const answerStarted = performance.now();
+    const answerStartedAt = Date.now();
     const serverBefore = await server.cpuSeconds();
     // The first answer after the load: on ClickHouse it writes what the spool still holds first.
     const answer = await fetch(`${server.url}/v1/analytics/${encodeURIComponent(server.projectId)}/visitors?limit=1`, {
@@ -84,7 +85,10 @@ try {
     console.log(
       `until the first visitors answer (${Math.round(answerSeconds * 1000)} ms after the last hit): ${Math.round(hits / queryableSeconds).toLocaleString('en-US')} hits/s (${(hits / queryableSeconds / raw.hitsPerSecond).toFixed(2)}× raw), server CPU ${microseconds(serverUntilAnswer)} per hit (the PostgreSQL and ClickHouse CPU above include that answer)`,
     );
-    if (environment !== undefined) console.log(await clickHouseIngestStats(environment.DOCWRIGHT_ANALYTICS_URL!));
+    if (environment !== undefined) {
+      console.log(await clickHouseActivity(environment.DOCWRIGHT_ANALYTICS_URL!, answerStartedAt, answerStartedAt + answerSeconds * 1000));
+      console.log(await clickHouseIngestStats(environment.DOCWRIGHT_ANALYTICS_URL!));
+    }
   } finally {
     await server.stop();
   }

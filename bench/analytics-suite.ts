@@ -156,9 +156,11 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
     let first: { milliseconds: number; result: VisitorsAnswer };
     let firstCpuSeconds: number;
     let pendingAtFirst: number;
+    let spooledAtFirst: number;
     let catchUp: { seconds: number | null; cpuSeconds: number };
     let reportMetrics: BenchMetric[];
     try {
+      spooledAtFirst = progress.spooledHits();
       const cpuBeforeFirst = await server.cpuSeconds();
       first = await timeOnce(() => queryVisitorsOverHttp(server, question));
       firstCpuSeconds = (await server.cpuSeconds()) - cpuBeforeFirst;
@@ -230,7 +232,7 @@ async function measureBackend(run: BackendRun): Promise<SuiteReport> {
         value: first.milliseconds,
         unit: 'ms',
         ...(targets ? { target: { of: 'value', comparison: 'at-most', limit: big ? targets.firstAnswerFull : targets.firstAnswerMillion } } : {}),
-        note: `${pendingAtFirst.toLocaleString('en-US')} ${backend === 'clickhouse' ? 'days with hits newer than the visitor cells when it was asked, counted from the day stamps' : 'hits still unfolded when it was asked, counted from the raw table'}; ${firstCpuSeconds.toFixed(1)} CPU-s of the server`,
+        note: `${pendingAtFirst.toLocaleString('en-US')} ${backend === 'clickhouse' ? `days with hits newer than the visitor cells when it was asked, counted from the day stamps; ${spooledAtFirst.toLocaleString('en-US')} hits still in the spool` : 'hits still unfolded when it was asked, counted from the raw table'}; ${firstCpuSeconds.toFixed(1)} CPU-s of the server`,
       }),
       metric({
         name: 'fold catch-up, from the last hit accepted until nothing is pending',

@@ -39,3 +39,31 @@ export async function clickHouseIngestStats(databaseUrl: string): Promise<string
     await client.close();
   }
 }
+
+/**
+ * What ClickHouse ran while one request was answered (`fromMs`–`toMs`, wall clock):
+ * queries from system.query_log and merges from system.part_log that overlap it, to see
+ * where a slow first answer's time went. Seconds resolution (18.16's event_time).
+ */
+export async function clickHouseActivity(databaseUrl: string, fromMs: number, toMs: number): Promise<string> {
+  const url = new URL(databaseUrl);
+  url.pathname = '/';
+  const client = createClient({ url: url.toString(), clickhouse_settings: { log_queries: 0 } });
+  const from = Math.floor(fromMs / 1000) - 1;
+  const to = Math.ceil(toMs / 1000) + 1;
+  try {
+    await client.command({ query: 'SYSTEM FLUSH LOGS' });
+    const rows = async (query: string) => (await client.query({ query, format: 'JSONEachRow' })).json<Record<string, unknown>>();
+    const queries = await rows(
+      `SELECT toUnixTimestamp(event_time) - ${from} AS end_s, query_duration_ms AS ms, read_rows, substring(replaceRegexpAll(query, '\\s+', ' '), 1, 110) AS query
+       FROM system.query_log WHERE type = 2 AND toUnixTimestamp(event_time) BETWEEN ${from} AND ${to} ORDER BY event_time, query_duration_ms`,
+    );
+    const merges = await rows(
+      `SELECT table, count() AS merges, round(sum(duration_ms) / 1000, 1) AS merge_s, sum(rows) AS rows
+       FROM system.part_log WHERE event_type = 2 AND toUnixTimestamp(event_time) BETWEEN ${from} AND ${to} GROUP BY table ORDER BY table`,
+    );
+    return [`ClickHouse during the answer (seconds from ${from}):`, ...queries.map((row) => JSON.stringify(row)), ...merges.map((row) => JSON.stringify(row))].join('\n');
+  } finally {
+    await client.close();
+  }
+}

@@ -253,7 +253,7 @@ export class AnalyticsService {
   /** Applies retention (config.analytics.retentionDays) as of `now`. */
   async prune(now: number = this.clock.now()): Promise<PruneCounts> {
     const run = this.pruning.then(async () => {
-      await this.fold();
+      await this.scheduler.foldNow('prune');
       const counts = await this.store.prune(now - this.retentionDays * DAY_MS);
       this.prunedBeforeCache = undefined;
       return counts;

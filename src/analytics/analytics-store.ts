@@ -98,9 +98,11 @@ export interface SqlRunner {
 
 /**
  * `background`: the scheduler's fold at a quiet moment, which may wait or skip work that
- * only pays once ingest has stopped; `requested`: someone asked (CLI, tests, a prune).
+ * only pays once ingest has stopped; `requested`: someone asked (CLI, tests); `prune`: the
+ * fold before a retention prune, which may skip work a prune does not need and that would
+ * compete with a bulk load still running (ClickHouse's cell builds of such sites).
  */
-export type FoldMode = 'background' | 'requested';
+export type FoldMode = 'background' | 'requested' | 'prune';
 
 /**
  * The dialect-specific half of analytics storage: bulk writes, the fold of raw hits into

@@ -114,11 +114,11 @@ export class FoldScheduler {
   }
 
   /** Folds everything committed so far; resolves with the number of hits folded by this call. */
-  foldNow(): Promise<number> {
+  foldNow(mode: Exclude<FoldMode, 'background'> = 'requested'): Promise<number> {
     return this.enqueue(async () => {
       await yieldToEventLoop();
       return true;
-    }, 'requested');
+    }, mode);
   }
 
   async close(): Promise<void> {

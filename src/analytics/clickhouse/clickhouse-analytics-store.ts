@@ -6,10 +6,10 @@ import type { DeletedProjectData } from '../project-data-deletion.js';
 import type { CountingStore } from '../range-counts.js';
 import { relabelReplays } from '../relabel-replays.js';
 import { raw, sql } from './clickhouse-literal.js';
-import { ClickHouseCellBuilds } from './clickhouse-cell-builds.js';
+import { ClickHouseCellBuilds, type CellBuild } from './clickhouse-cell-builds.js';
 import { ClickHouseHitWriter } from './clickhouse-hit-writer.js';
 import { localTable, migrateClickHouse, onCluster, readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
-import { ClickHouseGenerations } from './clickhouse-generations.js';
+import { ClickHouseGenerations, type GenerationMap } from './clickhouse-generations.js';
 import { ClickHouseRangeCounter } from './clickhouse-range-counter.js';
 import { ClickHouseReclassifier } from './clickhouse-reclassifier.js';
 import { waitForMutations } from './clickhouse-mutations.js';
@@ -234,19 +234,29 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     // Hits accepted before the call are stamped and in ClickHouse before the sites are listed.
     await this.flush();
     const pending = await this.cells.pending();
+    const lookups = new Map<number, Promise<[CellBuild | null, GenerationMap]>>();
+    const lookup = (site: number): Promise<[CellBuild | null, GenerationMap]> => {
+      let found = lookups.get(site);
+      if (found === undefined) lookups.set(site, (found = Promise.all([this.cells.latest(site), this.generations.of(site)])));
+      return found;
+    };
     // Sites a reclassification switched since their last build: stale without a new hit.
+    const listed = new Set(pending.map((entry) => entry.site));
     for (const site of await this.generations.sites()) {
-      if (pending.some((entry) => entry.site === site)) continue;
-      const latest = await this.cells.latest(site);
-      if (latest !== null && latest.switched !== (await this.generations.of(site)).latestSwitch()) pending.push({ site, newerDays: 0, days: 0, written: 0 });
+      if (listed.has(site)) continue;
+      const [latest, map] = await lookup(site);
+      if (latest !== null && latest.switched !== map.latestSwitch()) pending.push({ site, newerDays: 0, days: 0, written: 0 });
     }
     let built = 0;
     for (const { site, newerDays, days, written } of pending) {
-      const [latest, map] = await Promise.all([this.cells.latest(site), this.generations.of(site)]);
+      const [latest, map] = await lookup(site);
+      const many = newerDays >= Math.max(1, days * this.cellRebuild.newerDayShare);
       if (latest !== null) {
-        const recent = systemClock.now() - latest.mark < this.cellRebuild.intervalMs && newerDays < days * this.cellRebuild.newerDayShare;
+        const recent = systemClock.now() - latest.mark < this.cellRebuild.intervalMs && !many;
         if (recent && latest.switched === map.latestSwitch()) continue;
       }
+      // Newer hits on many days: a bulk load, maybe still running; a prune leaves it to the background fold.
+      if (mode === 'prune' && many) continue;
       // The mark must pass the site's latest stamp (drains stamp up to a second ahead, and with
       // a margin the mark trails the clock), or the build is stale for those days when done.
       // In the background, only once the site's hits have stopped for quietMs too: a build is

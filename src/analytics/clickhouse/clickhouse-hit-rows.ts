@@ -1,6 +1,5 @@
 import type { HitBatch } from '../analytics-store.js';
 import { dayOf } from '../analytics-codes.js';
-import { tsvField } from './clickhouse-literal.js';
 
 /** Columns of the hit insert, in the order HitRowEncoder writes each row. */
 export const HIT_COLUMNS = [
@@ -28,36 +27,32 @@ export const HIT_COLUMNS = [
 ] as const;
 
 /** Bytes reserved per row up front; a row with long strings grows the buffer. */
-const ROW_BYTES_GUESS = 256;
-const TAB = 0x09;
-const NEWLINE = 0x0a;
-const MINUS = 0x2d;
-const ZERO = 0x30;
-/** `\N`, TabSeparated's null. */
-const NULL_FIELD = Buffer.from('\\N', 'latin1');
+const ROW_BYTES_GUESS = 128;
+/** Bytes of a row besides its strings, at most (fixed-width columns, null flags, length prefixes' first bytes). */
+const FIXED_ROW_BYTES = 96;
+/** A string of at most this many UTF-16 code units is at most 126 UTF-8 bytes: a one-byte length prefix. */
+const SHORT_STRING_UNITS = 42;
+const TWO_TO_32 = 0x1_0000_0000;
 
 /**
- * Writes hit rows as TabSeparated text straight into one buffer per insert. The text is
- * what one template string per row made before (clickhouse-hit-rows.test.ts holds the two
- * to each other); the difference is garbage. A group of requests (about ten thousand rows
- * at 32 clients) was ten thousand strings of ~40 pieces each plus their joined copy, alive
- * across the INSERT's round trip, and the main thread's garbage collection took 3.6 µs per
- * hit there (docs/benchmarks.md, "ClickHouse ingest: rows per insert"). Numbers are written
- * digit by digit, 64-bit ones from their two 32-bit words, so no string is made for them;
- * strings go through tsvField, the audited escaping.
+ * Writes hit rows in ClickHouse's RowBinary format, the columns in HIT_COLUMNS' order,
+ * straight into one buffer per insert: integers little-endian at their column's width,
+ * strings as a LEB128 byte length and their UTF-8 bytes, a Nullable as a flag byte (1 =
+ * null) before its value. It replaced TabSeparated text (docs/benchmarks.md, "ClickHouse
+ * ingest: RowBinary"): writing 64-bit numbers in decimal was the largest part of the
+ * encoding, and ClickHouse parses binary rows for less than text. Nothing is escaped, so
+ * no string can end its field or row; clickhouse-hit-rows.test.ts reads rows back from a
+ * real server, hostile strings and the 64-bit edges included.
  */
 export class HitRowEncoder {
   private buffer: Buffer;
   private offset = 0;
-  /** Decimal groups of a 64-bit number, least significant first (see unsigned64). */
-  private readonly groups = new Int32Array(5);
-  private readonly digits = new Uint8Array(20);
 
   constructor(expectedRows: number) {
     this.buffer = Buffer.allocUnsafe(Math.max(4_096, expectedRows * ROW_BYTES_GUESS));
   }
 
-  /** The text written so far (a view of the encoder's buffer: write nothing more while it is in use). */
+  /** The rows written so far (a view of the encoder's buffer: write nothing more while it is in use). */
   bytes(): Buffer {
     return this.buffer.subarray(0, this.offset);
   }
@@ -65,58 +60,55 @@ export class HitRowEncoder {
   /**
    * Row `index` of `batch` for generation `gen`. `visitorWords` and `nonceWords` are the
    * batch's visitor column and the group's nonces for it seen as 32-bit words (little-endian
-   * halves); the nonce is written only for a hit without an event id (0 otherwise), as before.
+   * halves); the nonce is written only for a hit without an event id (0 otherwise).
    */
   row(gen: number, batch: HitBatch, index: number, visitorWords: Uint32Array, nonceWords: Uint32Array): void {
     const at = batch.at[index]!;
     if (!Number.isSafeInteger(at)) throw new TypeError(`hit time is not an integer: ${at}`);
     const eventId = batch.eventId[index] ?? null;
-    this.ensure(160);
-    this.integer(gen);
-    this.tab();
-    this.integer(batch.site);
-    this.tab();
-    this.integer(at);
-    this.tab();
-    this.integer(dayOf(at));
-    this.tab();
-    this.integer(batch.page[index]!);
-    this.tab();
-    this.signed64(visitorWords[2 * index + 1]!, visitorWords[2 * index]!);
-    this.tab();
-    this.integer(batch.classCode[index]!);
-    this.tab();
-    this.integer(batch.agent[index]!);
-    this.tab();
-    this.integer(batch.userAgent[index]!);
-    this.tab();
-    this.text(batch.referrer[index] ?? null);
-    this.tab();
-    this.integer(batch.markdownAccept[index]!);
-    this.tab();
-    this.integer(batch.classifierVersion);
-    this.tab();
-    this.text(eventId ?? '');
-    this.ensure(120);
-    this.tab();
-    if (eventId === null) this.unsigned64(nonceWords[2 * index + 1]!, nonceWords[2 * index]!);
-    else this.byte(ZERO);
-    this.tab();
-    this.integer(batch.category[index]!);
-    this.tab();
-    this.integer(batch.verification[index]!);
-    this.tab();
-    this.integer(batch.readKind[index]!);
-    this.tab();
-    this.orNull(batch.status[index]!);
-    this.tab();
-    this.orNull(batch.referral[index]!);
-    this.tab();
-    this.text(batch.addressBlock?.[index] ?? null);
-    this.ensure(8);
-    this.tab();
-    this.integer(batch.evidence?.[index] ?? 0);
-    this.byte(NEWLINE);
+    this.ensure(FIXED_ROW_BYTES);
+    this.u32(gen);
+    this.u32(batch.site);
+    // Int64 from a safe integer: the low word modulo 2^32, the high word floored (two's complement).
+    this.u32(at >>> 0);
+    this.u32(Math.floor(at / TWO_TO_32));
+    this.u32(dayOf(at));
+    this.u32(batch.page[index]!);
+    this.u32(visitorWords[2 * index]!);
+    this.u32(visitorWords[2 * index + 1]!);
+    this.u8(batch.classCode[index]!);
+    this.u32(batch.agent[index]!);
+    this.u32(batch.userAgent[index]!);
+    this.nullableString(batch.referrer[index] ?? null);
+    this.u8(batch.markdownAccept[index]!);
+    this.u32(batch.classifierVersion);
+    this.string(eventId ?? '');
+    if (eventId === null) {
+      this.u32(nonceWords[2 * index]!);
+      this.u32(nonceWords[2 * index + 1]!);
+    } else {
+      this.u32(0);
+      this.u32(0);
+    }
+    this.u8(batch.category[index]!);
+    this.u8(batch.verification[index]!);
+    this.u8(batch.readKind[index]!);
+    // 0 is "none" in the batch arrays and null in the table.
+    const status = batch.status[index]!;
+    if (status === 0) this.u8(1);
+    else {
+      this.u8(0);
+      this.u8(status);
+      this.u8(status >>> 8);
+    }
+    const referral = batch.referral[index]!;
+    if (referral === 0) this.u8(1);
+    else {
+      this.u8(0);
+      this.u32(referral);
+    }
+    this.nullableString(batch.addressBlock?.[index] ?? null);
+    this.u8(batch.evidence?.[index] ?? 0);
   }
 
   private ensure(bytes: number): void {
@@ -126,95 +118,51 @@ export class HitRowEncoder {
     this.buffer = grown;
   }
 
-  private byte(value: number): void {
+  /** One byte: the value modulo 256 (a Uint8Array store). */
+  private u8(value: number): void {
     this.buffer[this.offset++] = value;
   }
 
-  private tab(): void {
-    this.buffer[this.offset++] = TAB;
+  /** Four bytes little-endian: a UInt32, or an Int32 in two's complement. */
+  private u32(value: number): void {
+    const buffer = this.buffer;
+    const offset = this.offset;
+    buffer[offset] = value;
+    buffer[offset + 1] = value >>> 8;
+    buffer[offset + 2] = value >>> 16;
+    buffer[offset + 3] = value >>> 24;
+    this.offset = offset + 4;
   }
 
-  /** 0 is "none" in the batch arrays and null in the table. */
-  private orNull(value: number): void {
-    if (value === 0) this.offset += NULL_FIELD.copy(this.buffer, this.offset);
-    else this.integer(value);
-  }
-
-  private text(value: string | null): void {
+  private nullableString(value: string | null): void {
     if (value === null) {
-      this.offset += NULL_FIELD.copy(this.buffer, this.offset);
+      this.u8(1);
       return;
     }
-    const field = tsvField(value);
-    // UTF-8 takes at most three bytes per UTF-16 code unit; the 120 bytes after it are for the fixed fields.
-    this.ensure(field.length * 3 + 120);
-    this.offset += this.buffer.write(field, this.offset, 'utf8');
+    this.u8(0);
+    this.string(value);
   }
 
-  /** A safe integer in decimal. */
-  private integer(value: number): void {
-    if (value < 0) {
-      this.byte(MINUS);
-      value = -value;
-    }
-    if (value < 10) {
-      this.byte(ZERO + value);
+  /** A String: its UTF-8 byte length as LEB128, then the bytes (a lone surrogate is U+FFFD, as Buffer writes it). */
+  private string(value: string): void {
+    if (value.length <= SHORT_STRING_UNITS) {
+      // Written first and measured after: the length fits the one byte kept before it.
+      this.ensure(1 + value.length * 3 + FIXED_ROW_BYTES);
+      const start = this.offset + 1;
+      const written = value.length === 0 ? 0 : this.buffer.write(value, start, 'utf8');
+      this.buffer[this.offset] = written;
+      this.offset = start + written;
       return;
     }
-    let count = 0;
-    while (value > 0) {
-      const next = Math.floor(value / 10);
-      this.digits[count++] = value - next * 10;
-      value = next;
+    const length = Buffer.byteLength(value, 'utf8');
+    this.ensure(5 + length + FIXED_ROW_BYTES);
+    let rest = length;
+    while (rest >= 0x80) {
+      this.u8((rest & 0x7f) | 0x80);
+      rest >>>= 7;
     }
-    while (count > 0) this.buffer[this.offset++] = ZERO + this.digits[--count]!;
-  }
-
-  /** An Int64 from its high and low 32-bit words, two's complement. */
-  private signed64(high: number, low: number): void {
-    if (high < 0x80000000) {
-      this.unsigned64(high, low);
-      return;
-    }
-    this.byte(MINUS);
-    const negatedLow = (~low + 1) >>> 0;
-    this.unsigned64((~high + (negatedLow === 0 ? 1 : 0)) >>> 0, negatedLow);
-  }
-
-  /**
-   * A UInt64 from its high and low 32-bit words. Below 2^53 it is a safe double; above,
-   * long division of its four 16-bit limbs by 10,000 (every step below 2^30) gives four
-   * decimal digits at a time.
-   */
-  private unsigned64(high: number, low: number): void {
-    if (high < 0x200000) {
-      this.integer(high * 0x100000000 + low);
-      return;
-    }
-    let a = high >>> 16;
-    let b = high & 0xffff;
-    let c = low >>> 16;
-    let d = low & 0xffff;
-    let count = 0;
-    while (a !== 0 || b !== 0 || c !== 0 || d !== 0) {
-      let step = a;
-      a = Math.floor(step / 10_000);
-      step = (step - a * 10_000) * 0x10000 + b;
-      b = Math.floor(step / 10_000);
-      step = (step - b * 10_000) * 0x10000 + c;
-      c = Math.floor(step / 10_000);
-      step = (step - c * 10_000) * 0x10000 + d;
-      d = Math.floor(step / 10_000);
-      this.groups[count++] = step - d * 10_000;
-    }
-    this.integer(this.groups[--count]!);
-    while (count > 0) {
-      const group = this.groups[--count]!;
-      this.byte(ZERO + Math.floor(group / 1_000));
-      this.byte(ZERO + (Math.floor(group / 100) % 10));
-      this.byte(ZERO + (Math.floor(group / 10) % 10));
-      this.byte(ZERO + (group % 10));
-    }
+    this.u8(rest);
+    this.offset += this.buffer.write(value, this.offset, 'utf8');
   }
 }
 

@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { ClickHouseClient } from '@clickhouse/client';
+import { drainStream, type ClickHouseClient } from '@clickhouse/client';
 import type { Clock } from '../../core/clock.js';
 import { DocwrightError } from '../../core/errors.js';
 import { DEFAULT_SPOOL_MAX_HITS } from '../../config/clickhouse-settings.js';
@@ -231,12 +231,12 @@ export class ClickHouseHitWriter {
           for (const gen of fresh.get(hits.days[index]!) ?? []) encoder.row(gen, hits.batch, index, hits.visitorWords, hits.nonceWords);
         }
       }
-      await this.client.insert({
-        table: readTable(this.target, 'analytics_hits'),
-        columns: [...HIT_COLUMNS],
+      // exec, not insert: the client's insert takes only the text formats it knows, not RowBinary.
+      const result = await this.client.exec({
+        query: `INSERT INTO ${readTable(this.target, 'analytics_hits')} (${HIT_COLUMNS.join(', ')}) FORMAT RowBinary`,
         values: Readable.from([encoder.bytes()], { objectMode: false }),
-        format: 'TabSeparated',
       });
+      await drainStream(result.stream);
       map = await this.generations.of(site);
     }
   }

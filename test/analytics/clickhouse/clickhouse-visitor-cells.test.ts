@@ -6,7 +6,7 @@ import { ClickHouseGenerations, GENERATION_SWITCHED } from '../../../src/analyti
 import { ClickHouseRangeCounter } from '../../../src/analytics/clickhouse/clickhouse-range-counter.js';
 import { planRange } from '../../../src/analytics/range-plan.js';
 import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
-import { createAnalyticsKit, DAY, USER_AGENTS, type AnalyticsKit } from '../../helpers/analytics-kit.js';
+import { createAnalyticsKit, DAY, kitAnalyticsService, USER_AGENTS, type AnalyticsKit } from '../../helpers/analytics-kit.js';
 
 /**
  * ClickHouse's visitor cells (docs/analytics.md, "ClickHouse"): once built they answer every
@@ -136,6 +136,47 @@ describe('ClickHouse visitor cells', () => {
       expect(canonical(cells!)).toEqual(await fromStates(-7, 0));
     } finally {
       await throttled.close();
+    }
+  });
+
+  test("a prune's fold builds a live site's newer day at once and leaves a bulk load to the background fold", async () => {
+    const pruning = new ClickHouseAnalyticsStore(new SqliteAnalyticsStore(kit.t.services.database), kit.t.config.analytics.clickhouse!, kit.t.clock, {
+      cellRebuild: { intervalMs: 0, newerDayShare: 0.1, quietMs: 0 },
+    });
+    const service = kitAnalyticsService(kit, { idleMs: 3_600_000, maxDelayMs: 3_600_000 });
+    const builds = async () =>
+      Number(
+        (
+          await (
+            await client.query({ query: `SELECT count() AS n FROM ${target().database}.analytics_visitor_cell_builds WHERE site = ${site}`, format: 'JSONEachRow' })
+          ).json<{ n: string }>()
+        )[0]!.n,
+      );
+    try {
+      // Seven days of new hits (beforeEach), none built: a bulk load, as far as a prune can tell.
+      await service.prune();
+      expect(await builds()).toBe(0);
+      expect(await pruning.fold(undefined, undefined, 'prune')).toBe(0);
+      expect(await pruning.fold(undefined, undefined, 'background')).toBe(1);
+      // 13 more days (20 in all), built; then one newer day of 20: a live site's today.
+      const older = Array.from({ length: 13 }, (_, index) => ({
+        path: '/a',
+        visitorId: `old${index}`,
+        userAgent: USER_AGENTS.human,
+        timestamp: new Date((today - 20 + index) * DAY).toISOString(),
+      }));
+      expect((await kit.send(older)).json()).toMatchObject({ rejected: [] });
+      expect(await pruning.fold()).toBe(1);
+      await send(40, 1, -1);
+      expect(await pruning.fold(undefined, undefined, 'prune')).toBe(1);
+      expect(canonical((await fromCells(-7, 0))!)).toEqual(await fromStates(-7, 0));
+      // Three newer days of 20: past a tenth, left for the background fold.
+      await send(50, 1, -3);
+      expect(await pruning.fold(undefined, undefined, 'prune')).toBe(0);
+      expect(await fromCells(-7, 0)).toBeNull();
+    } finally {
+      await service.close();
+      await pruning.close();
     }
   });
 
