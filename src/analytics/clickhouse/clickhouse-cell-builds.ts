@@ -18,6 +18,16 @@ export interface CellBuild {
   switched: number;
 }
 
+/** A row of analytics_visitor_cell_builds as JSONEachRow gives it (64-bit integers quoted). */
+interface BuildRow {
+  build: string;
+  mark: string;
+  from_day: number;
+  switched: string;
+}
+
+const buildOf = (row: BuildRow): CellBuild => ({ build: row.build, mark: Number(row.mark), fromDay: Number(row.from_day), switched: Number(row.switched) });
+
 /** A site with days stamped after its latest build: `newerDays` of its `days` stamped days; its latest stamp. */
 export interface PendingSite {
   site: number;
@@ -100,8 +110,8 @@ export class ClickHouseCellBuilds {
           WHERE site = ${site} ORDER BY mark DESC, build DESC LIMIT 1`,
         format: 'JSONEachRow',
       })
-    ).json<{ build: string; mark: string; from_day: number; switched: string }>();
-    return row === undefined ? null : { build: row.build, mark: Number(row.mark), fromDay: Number(row.from_day), switched: Number(row.switched) };
+    ).json<BuildRow>();
+    return row === undefined ? null : buildOf(row);
   }
 
   /**
@@ -154,15 +164,18 @@ export class ClickHouseCellBuilds {
    * a day of the range stamped at or after its mark.
    */
   async visitors(site: number, fromDay: number, toDay: number, map: GenerationMap): Promise<DimensionCount[] | null> {
-    const build = await this.latest(site);
-    if (build === null || fromDay < build.fromDay || build.switched !== map.latestSwitch()) return null;
-    const [newest] = await (
+    // The latest build and the range's newest stamp in one round trip.
+    const [row] = await (
       await this.client.query({
-        query: sql`SELECT maxMerge(written) AS written FROM ${this.table('analytics_hit_day_writes')} WHERE site = ${site} AND day >= ${fromDay} AND day < ${toDay}`,
+        query: sql`SELECT toString(build) AS build, mark, from_day, switched,
+            (SELECT maxMerge(written) FROM ${this.table('analytics_hit_day_writes')} WHERE site = ${site} AND day >= ${fromDay} AND day < ${toDay}) AS newest
+          FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC LIMIT 1`,
         format: 'JSONEachRow',
       })
-    ).json<{ written: string }>();
-    if (Number(newest?.written ?? 0) >= build.mark) return null;
+    ).json<BuildRow & { newest: string }>();
+    const build = row === undefined ? null : buildOf(row);
+    if (build === null || fromDay < build.fromDay || build.switched !== map.latestSwitch()) return null;
+    if (Number(row!.newest) >= build.mark) return null;
     const rows = await (
       await this.client.query({
         query: sql`SELECT dim, grp, toUInt32(sum(visitors)) AS visitors FROM ${this.table('analytics_visitor_cells')}

@@ -199,6 +199,10 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
             const views = await service.views(projectId, range);
             expect(views.totals).toEqual(bruteForceViews(hits, lower, upper).totals);
             expect((await service.traffic(projectId, range)).classes).toEqual(bruteForceClasses(hits, lower, upper));
+            // Once built, ranges of whole days read the visitor cells, spread over both shards too.
+            await service.fold();
+            const folded = await service.visitors(projectId, range);
+            expect({ totals: folded.totals, visitors: folded.visitors }).toEqual(bruteForceVisitors(hits, lower, upper));
             // visitors/daily needs both bounds: the scenario's where it has both, else the hits' days.
             const [dailyFrom, dailyTo] = lower !== null && upper !== null ? [lower, upper] : [start, (today + 1) * DAY];
             for (const entry of (await service.daily(projectId, { from: dailyFrom, to: dailyTo })).days) {
@@ -212,6 +216,7 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
       );
       // The sites' rows were spread over both shards (intHash64(site) picks the shard), so the answers merged both.
       expect((await perShard('dw', 'analytics_hits')).every((count) => count > 0)).toBe(true);
+      expect((await perShard('dw', 'analytics_visitor_cell_builds')).every((count) => count > 0)).toBe(true);
       expect(new Set(sites).size).toBe(8);
     });
 
