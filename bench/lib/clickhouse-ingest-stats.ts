@@ -62,7 +62,11 @@ export async function clickHouseActivity(databaseUrl: string, fromMs: number, to
       `SELECT table, count() AS merges, round(sum(duration_ms) / 1000, 1) AS merge_s, sum(rows) AS rows
        FROM system.part_log WHERE event_type = 2 AND toUnixTimestamp(event_time) BETWEEN ${from} AND ${to} GROUP BY table ORDER BY table`,
     );
-    return [`ClickHouse during the answer (seconds from ${from}):`, ...queries.map((row) => JSON.stringify(row)), ...merges.map((row) => JSON.stringify(row))].join('\n');
+    return [
+      `ClickHouse during the answer (seconds from ${from}):`,
+      ...queries.map((row) => JSON.stringify(row)),
+      ...merges.map((row) => JSON.stringify(row)),
+    ].join('\n');
   } finally {
     await client.close();
   }

@@ -148,7 +148,10 @@ describe('ClickHouse visitor cells', () => {
       Number(
         (
           await (
-            await client.query({ query: `SELECT count() AS n FROM ${target().database}.analytics_visitor_cell_builds WHERE site = ${site}`, format: 'JSONEachRow' })
+            await client.query({
+              query: `SELECT count() AS n FROM ${target().database}.analytics_visitor_cell_builds WHERE site = ${site}`,
+              format: 'JSONEachRow',
+            })
           ).json<{ n: string }>()
         )[0]!.n,
       );
