@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { startFakeKeyDirectory, type TestSigner } from '../test/fakes/web-bot-auth-signer.js';
 import { startBenchServer, type BenchServer } from './lib/docwright-server.js';
 import { postConcurrently } from './lib/http-load.js';
+import { foldProgress, type FoldProgress } from './analytics-fold-progress.js';
 import { createHitClassifier } from '../src/analytics/classification/classify-hit.js';
 import { makeBatches, UA } from './verification-batches.js';
 import { pairedRounds, type Comparison } from './verification-costs.js';
@@ -22,6 +23,8 @@ export interface HttpVerificationCost extends Comparison {
 }
 
 const CLIENTS = 4;
+/** How long a server's fold may take to catch up after a round (150,000 hits fold in a few seconds). */
+const FOLD_WAIT_LIMIT_SECONDS = 300;
 
 /** The agent the signed hits name (ChatGPT-User's); GPTBot and Googlebot hits are verified by the shipped ranges too. */
 const SIGNED_AGENT = createHitClassifier().classify({ userAgent: UA.chatgpt, path: '/' }).agent;
@@ -53,12 +56,19 @@ export async function verificationOverHttp(options: { signer: TestSigner; batche
   const scratch = mkdtempSync(join(tmpdir(), 'docwright-bench-verification-http-'));
   const environment = { BENCH_VERIFICATION_LOOPBACK: '1', BENCH_PROJECT_SETTINGS: JSON.stringify({ siteHosts: ['docs.example.com'] }) };
   const servers: BenchServer[] = [];
+  const folds = new Map<BenchServer, FoldProgress>();
   try {
     const on = await startBenchServer({ dataDir: join(scratch, 'on'), environment: { ...environment, DOCWRIGHT_AGENT_VERIFICATION: 'on' } });
     servers.push(on);
+    folds.set(on, foldProgress({ dataDir: join(scratch, 'on'), databaseUrl: undefined }));
     const off = await startBenchServer({ dataDir: join(scratch, 'off'), environment: { ...environment, DOCWRIGHT_AGENT_VERIFICATION: 'off' } });
     servers.push(off);
+    folds.set(off, foldProgress({ dataDir: join(scratch, 'off'), databaseUrl: undefined }));
     const hitsPerRound = options.batches * 1_000;
+    // Each server's background fold (SQLite rollups, the same work on both sides) runs after
+    // 2 s without requests, so while the other server is measured; a step still running
+    // when its own next round starts put fold CPU into that round's window. Each send now
+    // waits, after its window, until its server has folded everything.
     /** Hits per CPU-second of `server` for one round's batches. */
     const send = async (server: BenchServer, batches: unknown[][]): Promise<number> => {
       const bodies = batches.map((events) => Buffer.from(JSON.stringify({ events })));
@@ -71,7 +81,10 @@ export async function verificationOverHttp(options: { signer: TestSigner; batche
         concurrency: CLIENTS,
         expectedStatus: 202,
       });
-      return hitsPerRound / ((await server.cpuSeconds()) - before);
+      const rate = hitsPerRound / ((await server.cpuSeconds()) - before);
+      if ((await folds.get(server)!.waitUntilFolded(FOLD_WAIT_LIMIT_SECONDS)) === null)
+        throw new Error(`the server's fold did not catch up within ${FOLD_WAIT_LIMIT_SECONDS} s`);
+      return rate;
     };
     const signedIn = (batches: unknown[][]): number => batches.flat().filter((event) => (event as { webBotAuth?: unknown }).webBotAuth !== undefined).length;
     let signedSent = 0;
@@ -88,6 +101,7 @@ export async function verificationOverHttp(options: { signer: TestSigner; batche
     const verified = (await signedAgentRow(on)).verifiedHits - verifiedAfterWarmUp;
     return { ...comparison, signedVerified: verified, signedSent };
   } finally {
+    for (const progress of folds.values()) await progress.close();
     for (const server of servers) await server.stop();
     await directory.close();
     rmSync(scratch, { recursive: true, force: true });

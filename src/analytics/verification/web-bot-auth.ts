@@ -117,8 +117,16 @@ export function verifyWebBotAuth(
     const digest = nonceDigest(scope, parsed.nonce);
     const owner = eventId === null ? null : ownerDigest(eventId);
     if (!nonces.rememberDigest(digest, expiresAt, now, owner)) return { result: 'invalid', agentUrl, reason: 'the nonce was already used' };
-    // Other processes' replays are caught when the batch is stored (nonce-ledger.ts): 128 bits in hex.
-    options.onNonce?.({ key: digest.toString('hex', 0, 16), expiresAt, owner: owner === null ? '' : owner.toString('hex', 0, 16) });
+    // Other processes' replays are caught when the batch is stored (nonce-ledger.ts): the
+    // expiry, then 128 bits of the digest, in hex. The expiry first keeps the ledger's unique
+    // index in time order, so a batch's claims write the index's newest leaves, not one
+    // random leaf each. A replay repeats the signed `expires`, so it still finds the claim.
+    options.onNonce?.({ key: ledgerKey(expiresAt, digest), expiresAt, owner: owner === null ? '' : owner.toString('hex', 0, 16) });
   }
   return { result: 'valid', agentUrl, stale: !directory.fresh };
+}
+
+/** The deployment-wide ledger's key of a nonce: its expiry (seconds, 10 hex digits) and 128 bits of its digest. */
+export function ledgerKey(expiresAt: number, digest: Buffer): string {
+  return expiresAt.toString(16).padStart(10, '0') + digest.toString('hex', 0, 16);
 }

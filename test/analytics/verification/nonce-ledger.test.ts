@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VERIFICATION_CODES } from '../../../src/analytics/analytics-codes.js';
@@ -6,6 +7,7 @@ import { ClickHouseAnalyticsStore } from '../../../src/analytics/clickhouse/clic
 import { PostgresAnalyticsStore } from '../../../src/analytics/postgres-analytics-store.js';
 import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
 import { NonceLedger, type NonceClaim } from '../../../src/analytics/verification/nonce-ledger.js';
+import { ledgerKey } from '../../../src/analytics/verification/web-bot-auth.js';
 import { parseClickHouseSettings, type ClickHouseSettings } from '../../../src/config/clickhouse-settings.js';
 import type { Config } from '../../../src/config/load-config.js';
 import { ManualClock } from '../../../src/core/clock.js';
@@ -149,5 +151,23 @@ describe.each(ANALYTICS_BACKENDS)('the nonce claim inside the hit batch’s own 
     await expect(one.insertHits(claimedBatch(site, version, NOW + 1, [claim(0, 'n1', 'evt-1'), claim(1, 'n2')]))).rejects.toThrow();
     expect(await claimedNonces(one)).toBe(0);
     expect(await store(two, 2, [claim(0, 'n1', 'evt-1'), claim(1, 'n2')])).toEqual(new Set());
+  });
+});
+
+describe('ledger keys', () => {
+  it('sort by expiry first, so claims write the unique index in time order; a replay repeats its key', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 2 ** 40 - 1 }), fc.uint8Array({ minLength: 32, maxLength: 32 })), { minLength: 2, maxLength: 50 }),
+        (claims) => {
+          const keyed = claims.map(([expiresAt, digest]) => ({ expiresAt, key: ledgerKey(expiresAt, Buffer.from(digest)) }));
+          const byKey = [...keyed].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+          for (let index = 1; index < byKey.length; index++) expect(byKey[index]!.expiresAt).toBeGreaterThanOrEqual(byKey[index - 1]!.expiresAt);
+          const [expiresAt, digest] = claims[0]!;
+          expect(ledgerKey(expiresAt, Buffer.from(digest))).toBe(keyed[0]!.key);
+          expect(keyed[0]!.key).toMatch(/^[0-9a-f]{42}$/);
+        },
+      ),
+    );
   });
 });
