@@ -1,3 +1,6 @@
+import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { HitBatch } from '../analytics-store.js';
 import { dayOf } from '../analytics-codes.js';
 
@@ -169,4 +172,18 @@ export class HitRowEncoder {
 /** A 64-bit column as its 32-bit words, without copying. */
 export function wordsOf(column: BigInt64Array | BigUint64Array): Uint32Array {
   return new Uint32Array(column.buffer, column.byteOffset, column.length * 2);
+}
+
+/**
+ * Inserts an encoder's rows into `table` (a qualified name). With exec, not insert: the
+ * client's insert takes only the text formats it knows, not RowBinary. Resolves once
+ * ClickHouse answered, its (empty) answer read to the end.
+ */
+export async function insertHitRows(client: ClickHouseClient, table: string, rows: Buffer): Promise<void> {
+  const result = await client.exec({
+    query: `INSERT INTO ${table} (${HIT_COLUMNS.join(', ')}) FORMAT RowBinary`,
+    values: Readable.from([rows], { objectMode: false }),
+  });
+  result.stream.resume();
+  await finished(result.stream);
 }

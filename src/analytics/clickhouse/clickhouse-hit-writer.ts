@@ -1,12 +1,11 @@
 import { randomFillSync } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { drainStream, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client';
 import type { Clock } from '../../core/clock.js';
 import { DocwrightError } from '../../core/errors.js';
 import { DEFAULT_SPOOL_MAX_HITS } from '../../config/clickhouse-settings.js';
 import type { HitBatch, InsertHitsResult } from '../analytics-store.js';
 import { dayOf } from '../analytics-codes.js';
-import { HIT_COLUMNS, HitRowEncoder, wordsOf } from './clickhouse-hit-rows.js';
+import { HitRowEncoder, insertHitRows, wordsOf } from './clickhouse-hit-rows.js';
 import { listLiteral, raw, sql } from './clickhouse-literal.js';
 import { stampHitDays } from './clickhouse-cell-builds.js';
 import type { ClickHouseGenerations } from './clickhouse-generations.js';
@@ -231,12 +230,7 @@ export class ClickHouseHitWriter {
           for (const gen of fresh.get(hits.days[index]!) ?? []) encoder.row(gen, hits.batch, index, hits.visitorWords, hits.nonceWords);
         }
       }
-      // exec, not insert: the client's insert takes only the text formats it knows, not RowBinary.
-      const result = await this.client.exec({
-        query: `INSERT INTO ${readTable(this.target, 'analytics_hits')} (${HIT_COLUMNS.join(', ')}) FORMAT RowBinary`,
-        values: Readable.from([encoder.bytes()], { objectMode: false }),
-      });
-      await drainStream(result.stream);
+      await insertHitRows(this.client, readTable(this.target, 'analytics_hits'), encoder.bytes());
       map = await this.generations.of(site);
     }
   }

@@ -1,9 +1,8 @@
-import { Readable } from 'node:stream';
-import { createClient, drainStream, type ClickHouseClient } from '@clickhouse/client';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { HitBatch } from '../../../src/analytics/analytics-store.js';
-import { HIT_COLUMNS, HitRowEncoder, wordsOf } from '../../../src/analytics/clickhouse/clickhouse-hit-rows.js';
+import { HIT_COLUMNS, HitRowEncoder, insertHitRows, wordsOf } from '../../../src/analytics/clickhouse/clickhouse-hit-rows.js';
 import { migrateClickHouse, readTable, type ClickHouseTarget } from '../../../src/analytics/clickhouse/clickhouse-migrations.js';
 import { ManualClock } from '../../../src/core/clock.js';
 import { createClickHouseDatabase } from '../../helpers/test-database.js';
@@ -173,11 +172,7 @@ describe('HitRowEncoder', () => {
           // Sized for one row, so long strings also exercise the buffer's growth.
           const encoder = new HitRowEncoder(1);
           hits.forEach((_, index) => encoder.row(gen, batch, index, wordsOf(batch.visitor), wordsOf(nonces)));
-          const result = await client.exec({
-            query: `INSERT INTO ${readTable(target, 'analytics_hits')} (${HIT_COLUMNS.join(', ')}) FORMAT RowBinary`,
-            values: Readable.from([encoder.bytes()], { objectMode: false }),
-          });
-          await drainStream(result.stream);
+          await insertHitRows(client, readTable(target, 'analytics_hits'), encoder.bytes());
           const rows = await (
             await client.query({
               query: `SELECT ${HIT_COLUMNS.join(', ')} FROM ${readTable(target, 'analytics_hits')} WHERE site = ${site}`,
