@@ -55,6 +55,17 @@ describe('ClickHouse visitor cells', () => {
     expect((await kit.send(events)).json()).toMatchObject({ rejected: [] });
   }
 
+  /** One hit on each of the 13 days before send's 7 (today-20 … today-8): 20 stamped days in all. */
+  async function sendOlderDays(): Promise<void> {
+    const older = Array.from({ length: 13 }, (_, index) => ({
+      path: '/a',
+      visitorId: `old${index}`,
+      userAgent: USER_AGENTS.human,
+      timestamp: new Date((today - 20 + index) * DAY).toISOString(),
+    }));
+    expect((await kit.send(older)).json()).toMatchObject({ rejected: [] });
+  }
+
   const canonical = (counts: readonly DimensionCount[]) => counts.map((count) => `${count.dim}/${count.grp}/${count.visitors}`).sort();
 
   const target = () => ({ database: kit.t.config.analytics.clickhouse!.database, cluster: undefined });
@@ -118,13 +129,7 @@ describe('ClickHouse visitor cells', () => {
     const throttled = new ClickHouseAnalyticsStore(new SqliteAnalyticsStore(kit.t.services.database), kit.t.config.analytics.clickhouse!, kit.t.clock);
     try {
       // 7 days of hits (beforeEach) and 13 more days before them: 20 stamped days.
-      const older = Array.from({ length: 13 }, (_, index) => ({
-        path: '/a',
-        visitorId: `old${index}`,
-        userAgent: USER_AGENTS.human,
-        timestamp: new Date((today - 20 + index) * DAY).toISOString(),
-      }));
-      expect((await kit.send(older)).json()).toMatchObject({ rejected: [] });
+      await sendOlderDays();
       expect(await throttled.fold()).toBe(1);
       await send(40, 1, -1); // one newer day of 20: a live site's today
       expect(await throttled.fold()).toBe(0);
@@ -162,13 +167,7 @@ describe('ClickHouse visitor cells', () => {
       expect(await pruning.fold(undefined, undefined, 'prune')).toBe(0);
       expect(await pruning.fold(undefined, undefined, 'background')).toBe(1);
       // 13 more days (20 in all), built; then one newer day of 20: a live site's today.
-      const older = Array.from({ length: 13 }, (_, index) => ({
-        path: '/a',
-        visitorId: `old${index}`,
-        userAgent: USER_AGENTS.human,
-        timestamp: new Date((today - 20 + index) * DAY).toISOString(),
-      }));
-      expect((await kit.send(older)).json()).toMatchObject({ rejected: [] });
+      await sendOlderDays();
       expect(await pruning.fold()).toBe(1);
       await send(40, 1, -1);
       expect(await pruning.fold(undefined, undefined, 'prune')).toBe(1);
