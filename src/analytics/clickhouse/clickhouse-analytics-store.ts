@@ -57,6 +57,8 @@ const CELL_MARGIN_MS = 60_000;
  * reclassification switched it.
  */
 export const CELL_REBUILD: CellRebuildPolicy = Object.freeze({ intervalMs: 10 * 60_000, newerDayShare: 0.1, quietMs: 10_000 });
+/** Newer days from which a prune's fold takes them for a bulk load and skips the site (a live one has today, maybe yesterday). */
+const BULK_NEWER_DAYS = 3;
 
 /**
  * Tables keyed by site that a project deletion empties, the counter each one feeds and
@@ -255,8 +257,8 @@ export class ClickHouseAnalyticsStore implements CountingStore {
         const recent = systemClock.now() - latest.mark < this.cellRebuild.intervalMs && !many;
         if (recent && latest.switched === map.latestSwitch()) continue;
       }
-      // Newer hits on many days: a bulk load, maybe still running; a prune leaves it to the background fold.
-      if (mode === 'prune' && many) continue;
+      // A bulk load, maybe still running: a prune leaves it to the background fold's quiet moment.
+      if (mode === 'prune' && many && newerDays >= BULK_NEWER_DAYS) continue;
       // The mark must pass the site's latest stamp (drains stamp up to a second ahead, and with
       // a margin the mark trails the clock), or the build is stale for those days when done.
       // In the background, only once the site's hits have stopped for quietMs too: a build is
@@ -286,10 +288,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
     }
   }
 
-  /**
-   * 0: maintenance defers a prune while this is large because a SQL prune folds first;
-   * a ClickHouse prune needs no build (cells are read only while current for a range).
-   */
+  /** 0: a SQL prune folds first and waits while this is large; a ClickHouse prune skips bulk loads' builds (fold). */
   pendingHits(): Promise<number> {
     return Promise.resolve(0);
   }

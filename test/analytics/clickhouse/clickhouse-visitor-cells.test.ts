@@ -7,6 +7,7 @@ import { ClickHouseRangeCounter } from '../../../src/analytics/clickhouse/clickh
 import { planRange } from '../../../src/analytics/range-plan.js';
 import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
 import { createAnalyticsKit, DAY, kitAnalyticsService, USER_AGENTS, type AnalyticsKit } from '../../helpers/analytics-kit.js';
+import { createTestProject } from '../../helpers/test-app.js';
 
 /**
  * ClickHouse's visitor cells (docs/analytics.md, "ClickHouse"): once built they answer every
@@ -144,7 +145,7 @@ describe('ClickHouse visitor cells', () => {
     }
   });
 
-  test("a prune's fold builds a live site's newer day at once and leaves a bulk load to the background fold", async () => {
+  test("a prune's fold builds a live site's newer day, and a new site's, at once and leaves a bulk load to the background fold", async () => {
     const pruning = new ClickHouseAnalyticsStore(new SqliteAnalyticsStore(kit.t.services.database), kit.t.config.analytics.clickhouse!, kit.t.clock, {
       cellRebuild: { intervalMs: 0, newerDayShare: 0.1, quietMs: 0 },
     });
@@ -165,6 +166,11 @@ describe('ClickHouse visitor cells', () => {
       await service.prune();
       expect(await builds()).toBe(0);
       expect(await pruning.fold(undefined, undefined, 'prune')).toBe(0);
+      // A new live site, one day of hits and no cells yet: a prune builds it at once.
+      const live = (await createTestProject(kit.t.services, { name: 'Live docs' })).id;
+      const hit = { path: '/x', visitorId: 'l1', userAgent: USER_AGENTS.human, timestamp: new Date((today - 1) * DAY).toISOString() };
+      expect((await service.ingest(live, [hit])).rejected).toEqual([]);
+      expect(await pruning.fold(undefined, undefined, 'prune')).toBe(1);
       expect(await pruning.fold(undefined, undefined, 'background')).toBe(1);
       // 13 more days (20 in all), built; then one newer day of 20: a live site's today.
       await sendOlderDays();
@@ -172,8 +178,8 @@ describe('ClickHouse visitor cells', () => {
       await send(40, 1, -1);
       expect(await pruning.fold(undefined, undefined, 'prune')).toBe(1);
       expect(canonical((await fromCells(-7, 0))!)).toEqual(await fromStates(-7, 0));
-      // Three newer days of 20: past a tenth, left for the background fold.
-      await send(50, 1, -3);
+      // Three newer days of 20 (today-4, -2 and -1): a bulk load's, left for the background fold.
+      await send(50, 1, -4);
       expect(await pruning.fold(undefined, undefined, 'prune')).toBe(0);
       expect(await fromCells(-7, 0)).toBeNull();
     } finally {
