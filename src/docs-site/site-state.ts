@@ -129,7 +129,7 @@ export class SiteState {
     }
     for (const key of touchedKeys) for (const page of this.dependents.get(key) ?? []) toJudge.add(page);
     await this.judgeLinks([...toJudge]);
-    this.navigation = this.sites.flatMap((site) => navigationProblems(site, this.files));
+    this.navigation = await this.navigationOf(this.sites);
   }
 
   private async rebuild(
@@ -210,7 +210,7 @@ export class SiteState {
       });
     }
     await this.judgeLinks([...this.pages.keys()]);
-    this.navigation = sites.flatMap((site) => navigationProblems(site, this.files));
+    this.navigation = await this.navigationOf(sites);
   }
 
   private async readFresh(paths: string[], known: Map<string, SourceFile> | undefined): Promise<Map<string, SourceFile>> {
@@ -218,6 +218,12 @@ export class SiteState {
     const read = missing.length === 0 ? new Map<string, SourceFile>() : await this.context.source.readFiles(missing, this.context.limits.maxPageBytes);
     if (known !== undefined) for (const path of paths) if (known.has(path)) read.set(path, known.get(path)!);
     return read;
+  }
+
+  private async navigationOf(sites: readonly SiteBuild[]): Promise<DocsProblem[]> {
+    const problems: DocsProblem[] = [];
+    for (const site of sites) for (const problem of await navigationProblems(site, this.files)) problems.push(problem);
+    return problems;
   }
 
   /** Judges the links of these pages against their site, recording what each looked up. */
