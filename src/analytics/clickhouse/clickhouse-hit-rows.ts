@@ -42,7 +42,7 @@ const TWO_TO_32 = 0x1_0000_0000;
  * straight into one buffer per insert: integers little-endian at their column's width,
  * strings as a LEB128 byte length and their UTF-8 bytes, a Nullable as a flag byte (1 =
  * null) before its value. It replaced TabSeparated text (docs/benchmarks.md, "ClickHouse
- * ingest: RowBinary"): writing 64-bit numbers in decimal was the largest part of the
+ * ingest: RowBinary and larger drains"): writing 64-bit numbers in decimal was the largest part of the
  * encoding, and ClickHouse parses binary rows for less than text. Nothing is escaped, so
  * no string can end its field or row; clickhouse-hit-rows.test.ts reads rows back from a
  * real server, hostile strings and the 64-bit edges included.
