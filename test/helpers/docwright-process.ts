@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { killProcessTree } from './process-tree.js';
 import { CLI } from './run-cli.js';
 import { TEST_SECRET } from './test-app.js';
 import type { TestDatabase } from './test-database.js';
@@ -36,8 +37,8 @@ export interface DocwrightProcess {
   /** The exit, or a rejection naming the output if it takes longer than `timeoutMs`. */
   waitForExit(timeoutMs?: number): Promise<ExitStatus>;
   /**
-   * For afterEach: SIGKILL to its whole process group (git included) if it still runs
-   * (SIGCONT first, in case it was stopped), and wait for the exit.
+   * For afterEach: SIGSTOP its process group, SIGKILL the git process groups it started
+   * (they have groups of their own), then SIGKILL its group; and wait for the exit.
    */
   kill(): Promise<void>;
 }
@@ -165,13 +166,8 @@ export function spawnDocwright(options: Pick<StartDocwrightOptions, 'args' | 'en
       }
     },
     async kill() {
-      const group = -child.pid!;
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGCONT');
-      try {
-        process.kill(group, 'SIGKILL');
-      } catch {
-        // The group is gone already.
-      }
+      // Unconditionally: the process may be gone while children of its group run on.
+      killProcessTree(child.pid!);
       await exited;
     },
   };
