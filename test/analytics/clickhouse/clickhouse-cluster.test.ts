@@ -17,6 +17,7 @@ import { bruteForceClasses, bruteForceViews, bruteForceVisitors, type OracleHit 
 import { clusterUnavailable, startClickHouseCluster, type ClickHouseCluster } from '../../helpers/clickhouse-cluster.js';
 import { OLD_TABLE, RECLASSIFIED_USER_AGENTS, storeClassifiedWith } from '../../helpers/reclassification-tables.js';
 import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from '../../helpers/test-app.js';
+import { TABLES } from './cluster-tables.js';
 
 /** Why the cluster cannot run here (no ZooKeeper); in CI that throws instead (clickhouse-cluster.ts). */
 const unavailable = clusterUnavailable();
@@ -25,39 +26,6 @@ if (unavailable !== undefined) console.warn(`Skipping the ClickHouse cluster tes
 const AGENTS = [USER_AGENTS.human, USER_AGENTS.humanFirefox, USER_AGENTS.ai, USER_AGENTS.aiTraining, USER_AGENTS.bot];
 const PATHS = ['/', '/guide', '/api'];
 const DAYS = 5;
-
-/** The tables every server must have, with their engines: replicated local tables, Distributed ones over them. */
-const TABLES = {
-  analytics_event_ids: 'Distributed',
-  analytics_event_ids_local: 'ReplicatedReplacingMergeTree',
-  analytics_event_ids_mv_local: 'MaterializedView',
-  analytics_generations: 'Distributed',
-  analytics_generations_local: 'ReplicatedMergeTree',
-  analytics_hit_day_writes: 'Distributed',
-  analytics_hit_day_writes_local: 'ReplicatedAggregatingMergeTree',
-  analytics_hit_days: 'Distributed',
-  analytics_hit_days_local: 'ReplicatedAggregatingMergeTree',
-  analytics_hit_gen_days: 'Distributed',
-  analytics_hit_gen_days_local: 'ReplicatedAggregatingMergeTree',
-  analytics_hit_gen_days_mv_local: 'MaterializedView',
-  analytics_hits: 'Distributed',
-  analytics_hits_local: 'ReplicatedMergeTree',
-  analytics_page_view_days: 'Distributed',
-  analytics_page_view_days_local: 'ReplicatedAggregatingMergeTree',
-  analytics_page_view_gen_days: 'Distributed',
-  analytics_page_view_gen_days_local: 'ReplicatedAggregatingMergeTree',
-  analytics_page_view_gen_days_mv_local: 'MaterializedView',
-  analytics_visitor_cell_builds: 'Distributed',
-  analytics_visitor_cell_builds_local: 'ReplicatedMergeTree',
-  analytics_visitor_cells: 'Distributed',
-  analytics_visitor_cells_local: 'ReplicatedMergeTree',
-  analytics_visitor_days: 'Distributed',
-  analytics_visitor_days_local: 'ReplicatedAggregatingMergeTree',
-  analytics_visitor_gen_days: 'Distributed',
-  analytics_visitor_gen_days_local: 'ReplicatedAggregatingMergeTree',
-  analytics_visitor_gen_days_mv_local: 'MaterializedView',
-  docwright_migrations_local: 'ReplicatedReplacingMergeTree',
-};
 
 async function rows<Row>(client: ClickHouseClient, query: string): Promise<Row[]> {
   return (await client.query({ query, format: 'JSONEachRow' })).json<Row>();
@@ -167,12 +135,15 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
 
     test('visitors, views, visitors/daily and traffic equal the brute-force counts, for sites on either shard', async () => {
       const start = (today - DAYS) * DAY;
-      const hitArbitrary = fc.record({
-        path: fc.constantFrom(...PATHS),
-        visitor: fc.integer({ min: 0, max: 5 }).map((n) => `v${n}`),
-        userAgent: fc.constantFrom(...AGENTS),
-        at: fc.integer({ min: 0, max: DAYS * DAY - 1 }).map((ms) => start + ms),
-      });
+      const hitBetween = (first: number, last: number, visitors: number) =>
+        fc.record({
+          path: fc.constantFrom(...PATHS),
+          visitor: fc.integer({ min: 0, max: visitors }).map((n) => `v${n}`),
+          userAgent: fc.constantFrom(...AGENTS),
+          at: fc.integer({ min: first, max: last }).map((ms) => start + ms),
+        });
+      const hitArbitrary = hitBetween(0, DAYS * DAY - 1, 5);
+      const lateArbitrary = hitBetween((DAYS - 2) * DAY, DAYS * DAY - 1, 8);
       const boundArbitrary = fc.option(
         fc.integer({ min: -1, max: DAYS + 1 }).chain((day) => fc.constantFrom(start + day * DAY, start + day * DAY + DAY / 3)),
         {
@@ -185,7 +156,8 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
           fc.array(hitArbitrary, { minLength: 1, maxLength: 40 }),
           fc.nat(),
           fc.tuple(boundArbitrary, boundArbitrary),
-          async (hits, cut, [from, to]) => {
+          fc.array(lateArbitrary, { maxLength: 10 }),
+          async (hits, cut, [from, to], late) => {
             const projectId = (await createTestProject(t.services)).id;
             // Two batches, the second repeating the first's ids: duplicates across inserts are found through the Distributed table.
             const withIds = hits.map((hit, index) => ({ ...hit, id: `e${index}` }));
@@ -203,6 +175,13 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
             await service.fold();
             const folded = await service.visitors(projectId, range);
             expect({ totals: folded.totals, visitors: folded.visitors }).toEqual(bruteForceVisitors(hits, lower, upper));
+            // Hits on the last two days after the build: their raw hits are added to the cells.
+            if (late.length > 0) {
+              await send(projectId, late);
+              hits.push(...late);
+              const live = await service.visitors(projectId, range);
+              expect({ totals: live.totals, visitors: live.visitors }).toEqual(bruteForceVisitors(hits, lower, upper));
+            }
             // visitors/daily needs both bounds: the scenario's where it has both, else the hits' days.
             const [dailyFrom, dailyTo] = lower !== null && upper !== null ? [lower, upper] : [start, (today + 1) * DAY];
             for (const entry of (await service.daily(projectId, { from: dailyFrom, to: dailyTo })).days) {
