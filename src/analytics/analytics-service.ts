@@ -320,9 +320,7 @@ export class AnalyticsService {
     const checked = checkedRange(range.from, range.to);
     await this.settingsOf(projectId);
     const plan = planRange(checked.from, checked.to);
-    const oldest = await this.oldestAcceptable(this.clock.now());
-    if (plan.edges.length > 0) checkEdgesRetained(plan, checked, oldest, this.retentionDays);
-    plan.rawFromDay = Math.ceil(oldest / DAY_MS) + 1;
+    if (plan.edges.length > 0) checkEdgesRetained(plan, checked, await this.oldestAcceptable(this.clock.now()), this.retentionDays);
     return { site: await this.siteFor(projectId, false), plan };
   }
 

@@ -52,19 +52,6 @@ export async function stampHitDays(client: ClickHouseClient, target: ClickHouseT
 }
 
 /**
- * The (dimension, group) pairs a human or ai hit counts in: its page and the site, each in
- * its class's group and in either.
- */
-const CELL_DIMENSIONS = `[(toInt32(page), class), (toInt32(${SITE_DIMENSION}), class), (toInt32(page), toUInt8(${EITHER_GROUP})), (toInt32(${SITE_DIMENSION}), toUInt8(${EITHER_GROUP}))]`;
-
-/**
- * The most days after a build a report answers from raw hits beside its cells: a live
- * site's today and yesterday, with a day to spare. Beyond that (a late import of older
- * days, a bulk load still running) the states answer until the next build.
- */
-const RECENT_DAYS_MAX = 3;
-
-/**
  * A build's group-by (one key per generation, group, dimension and visitor: about 37M at
  * 10M hits) spills to disk past this much memory instead of failing at the server's limit.
  */
@@ -144,7 +131,7 @@ export class ClickHouseCellBuilds {
         SELECT ${site}, toUInt64(${raw(build)}), gen, grp, dim, day, prev, toUInt32(count()) FROM (
           SELECT gen, toUInt8(tupleElement(dg, 2)) AS grp, toInt32(tupleElement(dg, 1)) AS dim, visitor, arraySort(groupUniqArray(day)) AS days
           FROM ${this.table('analytics_hits')}
-          ARRAY JOIN ${raw(CELL_DIMENSIONS)} AS dg
+          ARRAY JOIN [(toInt32(page), class), (toInt32(${SITE_DIMENSION}), class), (toInt32(page), toUInt8(${EITHER_GROUP})), (toInt32(${SITE_DIMENSION}), toUInt8(${EITHER_GROUP}))] AS dg
           WHERE site = ${site} AND day >= ${fromDay} AND class IN (${HUMAN_GROUP}, ${AI_GROUP})
           GROUP BY gen, grp, dim, visitor
         ) ARRAY JOIN days AS day, arrayConcat([toInt64(-1)], arrayPopBack(arrayMap(d -> toInt64(d), days))) AS prev
@@ -172,90 +159,31 @@ export class ClickHouseCellBuilds {
 
   /**
    * The visitors family's counts (pages and the site; human, ai, either) over whole days
-   * [fromDay, toDay) from the site's latest build, or null when it cannot answer for that
+   * [fromDay, toDay) from the site's latest build, or null when it is not current for that
    * range: none yet, built from a later day, built before the latest generation switch, or
-   * a day stamped at or after its mark that is not among the range's last
-   * RECENT_DAYS_MAX days.
-   *
-   * Days stamped after the build (a live site's today, maybe yesterday) are answered from
-   * their raw hits: with B the first such day of the range, every day before B is whole in
-   * the build, so the cells count the visitors of [fromDay, B), and the raw hits of
-   * [B, toDay) add the visitors they hold that [fromDay, B) has not (recentVisitors). That
-   * needs the raw hits of every day of the range: `rawFromDay`, the first day retention
-   * keeps for certain (null: unknown, no raw hits read).
+   * a day of the range stamped at or after its mark.
    */
-  async visitors(site: number, fromDay: number, toDay: number, map: GenerationMap, rawFromDay: number | null = null): Promise<DimensionCount[] | null> {
-    // The latest build and the range's stamped days, side by side. (Not one query: on a
-    // cluster, 18.16 loses an array-valued scalar subquery on its way to the shards.)
-    const [[row], stamps] = await Promise.all([
-      this.rows<BuildRow>(
-        sql`SELECT toString(build) AS build, mark, from_day, switched FROM ${this.table('analytics_visitor_cell_builds')}
-          WHERE site = ${site} ORDER BY mark DESC, build DESC LIMIT 1`,
-      ),
-      this.rows<{ day: number; written: string }>(
-        sql`SELECT day, maxMerge(written) AS written FROM ${this.table('analytics_hit_day_writes')}
-          WHERE site = ${site} AND day >= ${fromDay} AND day < ${toDay} GROUP BY day`,
-      ),
-    ]);
+  async visitors(site: number, fromDay: number, toDay: number, map: GenerationMap): Promise<DimensionCount[] | null> {
+    // The latest build and the range's newest stamp in one round trip.
+    const [row] = await (
+      await this.client.query({
+        query: sql`SELECT toString(build) AS build, mark, from_day, switched,
+            (SELECT maxMerge(written) FROM ${this.table('analytics_hit_day_writes')} WHERE site = ${site} AND day >= ${fromDay} AND day < ${toDay}) AS newest
+          FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC LIMIT 1`,
+        format: 'JSONEachRow',
+      })
+    ).json<BuildRow & { newest: string }>();
     const build = row === undefined ? null : buildOf(row);
     if (build === null || fromDay < build.fromDay || build.switched !== map.latestSwitch()) return null;
-    let recentFrom = toDay;
-    for (const { day, written } of stamps) if (Number(written) >= build.mark) recentFrom = Math.min(recentFrom, Number(day));
-    if (recentFrom < toDay && (recentFrom <= fromDay || toDay - recentFrom > RECENT_DAYS_MAX || rawFromDay === null || fromDay < rawFromDay)) return null;
-    const [cells, recent] = await Promise.all([
-      this.rows<{ dim: number; grp: number; visitors: number }>(
-        sql`SELECT dim, grp, toUInt32(sum(visitors)) AS visitors FROM ${this.table('analytics_visitor_cells')}
-          WHERE site = ${site} AND build = toUInt64(${raw(BigInt(build.build).toString())}) AND day >= ${fromDay} AND day < ${recentFrom} AND prev < ${fromDay}
+    if (Number(row!.newest) >= build.mark) return null;
+    const rows = await (
+      await this.client.query({
+        query: sql`SELECT dim, grp, toUInt32(sum(visitors)) AS visitors FROM ${this.table('analytics_visitor_cells')}
+          WHERE site = ${site} AND build = toUInt64(${raw(BigInt(build.build).toString())}) AND day >= ${fromDay} AND day < ${toDay} AND prev < ${fromDay}
             AND ${raw(map.predicate())} GROUP BY dim, grp`,
-      ),
-      recentFrom < toDay ? this.recentVisitors(site, fromDay, recentFrom, toDay, map) : Promise.resolve([]),
-    ]);
-    // A hit of a day before B written while the raw hits were read is in neither the cells
-    // nor the answer: its day was stamped before it was written, so look again.
-    if (recentFrom < toDay && (await this.newestStamp(site, fromDay, recentFrom)) >= build.mark) return null;
-    const counts = new Map<string, DimensionCount>();
-    for (const part of [cells, recent]) {
-      for (const { dim, grp, visitors } of part) {
-        const key = `${dim}/${grp}`;
-        const count = counts.get(key) ?? { dim: Number(dim), grp: Number(grp), visitors: 0 };
-        count.visitors += Number(visitors);
-        counts.set(key, count);
-      }
-    }
-    return [...counts.values()].filter((count) => count.visitors > 0);
-  }
-
-  /**
-   * Per (dimension, group), the visitors with hits in [recentFrom, toDay) and none in
-   * [fromDay, recentFrom): what the days after a build add to its cells. The earlier days
-   * are scanned only for the recent days' visitors (the table is ordered by site and day),
-   * and expanded into dimensions after that filter. GLOBAL: on a cluster each set is made
-   * once, on the node asking, and sent to every shard.
-   */
-  private recentVisitors(site: number, fromDay: number, recentFrom: number, toDay: number, map: GenerationMap) {
-    const hits = this.table('analytics_hits');
-    const live = raw(map.predicate());
-    const pairs = (from: number, to: number, filter: string) =>
-      sql`SELECT toInt32(tupleElement(dg, 1)) AS dim, toUInt8(tupleElement(dg, 2)) AS grp, visitor FROM (
-          SELECT page, class, visitor FROM ${hits} WHERE site = ${site} AND day >= ${from} AND day < ${to} AND class IN (${HUMAN_GROUP}, ${AI_GROUP}) AND ${live}${raw(filter)}
-        ) ARRAY JOIN ${raw(CELL_DIMENSIONS)} AS dg`;
-    const recentSet = sql`SELECT visitor FROM ${hits} WHERE site = ${site} AND day >= ${recentFrom} AND day < ${toDay} AND class IN (${HUMAN_GROUP}, ${AI_GROUP}) AND ${live}`;
-    return this.rows<{ dim: number; grp: number; visitors: number }>(
-      sql`SELECT dim, grp, toUInt32(count()) AS visitors FROM (SELECT DISTINCT dim, grp, visitor FROM (${raw(pairs(recentFrom, toDay, ''))}))
-        WHERE (dim, grp, visitor) GLOBAL NOT IN (${raw(pairs(fromDay, recentFrom, ` AND visitor GLOBAL IN (${recentSet})`))})
-        GROUP BY dim, grp`,
-    );
-  }
-
-  /** The latest stamp of the site's days [fromDay, toDay), or 0. */
-  private async newestStamp(site: number, fromDay: number, toDay: number): Promise<number> {
-    const [row] = await this.rows<{ newest: string }>(
-      sql`SELECT maxMerge(written) AS newest FROM ${this.table('analytics_hit_day_writes')} WHERE site = ${site} AND day >= ${fromDay} AND day < ${toDay}`,
-    );
-    return Number(row?.newest ?? 0);
-  }
-
-  private async rows<Row>(query: string): Promise<Row[]> {
-    return (await this.client.query({ query, format: 'JSONEachRow' })).json<Row>();
+        format: 'JSONEachRow',
+      })
+    ).json<{ dim: number; grp: number; visitors: number }>();
+    return rows.map((row) => ({ dim: Number(row.dim), grp: Number(row.grp), visitors: Number(row.visitors) })).filter((row) => row.visitors > 0);
   }
 }

@@ -175,7 +175,7 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
             await service.fold();
             const folded = await service.visitors(projectId, range);
             expect({ totals: folded.totals, visitors: folded.visitors }).toEqual(bruteForceVisitors(hits, lower, upper));
-            // Hits on the last two days after the build: their raw hits are added to the cells.
+            // Hits on the last two days after the build: exact at once (the states answer until the next build).
             if (late.length > 0) {
               await send(projectId, late);
               hits.push(...late);

@@ -12,9 +12,8 @@ import { createTestProject } from '../../helpers/test-app.js';
 /**
  * ClickHouse's visitor cells (docs/analytics.md, "ClickHouse"): once built they answer every
  * range of whole days exactly as the uniqExact states do, and a report takes them only while
- * they are current for its range: not with a hit written after the build in the range
- * (unless only its last days have such hits: those days' raw hits are added), not after a
- * generation switch, not before the first day they cover. A build that died before
+ * they are current for its range: not with a hit written after the build in the range, not
+ * after a generation switch, not before the first day they cover. A build that died before
  * recording itself is never read.
  */
 describe('ClickHouse visitor cells', () => {
@@ -80,9 +79,9 @@ describe('ClickHouse visitor cells', () => {
   }
 
   /** The cells' answer, or null when they are not current for the range; after draining the spool, as a report does. */
-  async function fromCells(from: number, to: number, rawFrom: number | null = -30): Promise<DimensionCount[] | null> {
+  async function fromCells(from: number, to: number): Promise<DimensionCount[] | null> {
     await store.flush();
-    return store.cells.visitors(site, today + from, today + to, await generations().of(site), rawFrom === null ? null : today + rawFrom);
+    return store.cells.visitors(site, today + from, today + to, await generations().of(site));
   }
 
   test('every range of whole days: the cells answer as the states do', async () => {
@@ -117,47 +116,6 @@ describe('ClickHouse visitor cells', () => {
     }
   });
 
-  test("days written after the build at the range's end: the cells plus those days' raw hits answer as the states do", async () => {
-    await store.fold();
-    // Returning visitors (v0, v4), new ones, a new page, on today-2, today-1 and today.
-    const hit = (day: number, visitorId: string, path: string, ai = false) => ({
-      path,
-      visitorId,
-      userAgent: ai ? USER_AGENTS.ai : USER_AGENTS.human,
-      timestamp: new Date((today + day) * DAY + 3_600_000).toISOString(),
-    });
-    const recent = [
-      hit(-2, 'v0', '/a'),
-      hit(-2, 'fresh1', '/d'),
-      hit(-1, 'v4', '/b', true),
-      hit(-1, 'fresh2', '/a', true),
-      hit(-1, 'fresh1', '/a'),
-      hit(0, 'v1', '/d'),
-    ];
-    expect((await kit.send(recent)).json()).toMatchObject({ rejected: [] });
-    let answered = 0;
-    for (let from = -7; from < 0; from++) {
-      for (let to = from + 1; to <= 1; to++) {
-        const cells = await fromCells(from, to);
-        const recentDays = Math.max(0, to - Math.max(from, -2));
-        // Answered unless the range starts within the recent days.
-        expect(cells === null, `[${from}, ${to})`).toBe(recentDays > 0 && from >= -2);
-        if (cells === null) continue;
-        expect(canonical(cells), `[${from}, ${to})`).toEqual(await fromStates(from, to));
-        if (recentDays > 0) answered++;
-      }
-    }
-    expect(answered).toBe(5 * 3);
-    // Without the raw hits of every day of the range for certain, the states answer.
-    expect(await fromCells(-7, 0, null)).toBeNull();
-    expect(await fromCells(-7, 0, -6)).toBeNull();
-    expect(await fromCells(-6, 0, -6)).not.toBeNull();
-    // More than three recent days: the states too.
-    expect((await kit.send([hit(-4, 'v2', '/c')])).json()).toMatchObject({ rejected: [] });
-    expect(await fromCells(-7, 0)).toBeNull();
-    expect(await fromCells(-7, -3)).not.toBeNull();
-  });
-
   test('a generation switch after the build makes the cells stale', async () => {
     await store.fold();
     expect(await fromCells(-7, 0)).not.toBeNull();
@@ -176,9 +134,7 @@ describe('ClickHouse visitor cells', () => {
       expect(await throttled.fold()).toBe(1);
       await send(40, 1, -1); // one newer day of 20: a live site's today
       expect(await throttled.fold()).toBe(0);
-      // Not rebuilt: the cells answer with that day's raw hits beside them.
-      expect(await fromCells(-7, 0, null)).toBeNull();
-      expect(canonical((await fromCells(-7, 0))!)).toEqual(await fromStates(-7, 0));
+      expect(await fromCells(-7, 0)).toBeNull();
       await send(50, 1, -3); // three of 20: past a tenth
       expect(await throttled.fold()).toBe(1);
       const cells = await fromCells(-7, 0);
