@@ -320,7 +320,9 @@ export class AnalyticsService {
     const checked = checkedRange(range.from, range.to);
     await this.settingsOf(projectId);
     const plan = planRange(checked.from, checked.to);
-    if (plan.edges.length > 0) checkEdgesRetained(plan, checked, await this.oldestAcceptable(this.clock.now()), this.retentionDays);
+    const oldest = await this.oldestAcceptable(this.clock.now());
+    if (plan.edges.length > 0) checkEdgesRetained(plan, checked, oldest, this.retentionDays);
+    plan.rawFromDay = Math.ceil(oldest / DAY_MS) + 1;
     return { site: await this.siteFor(projectId, false), plan };
   }
 

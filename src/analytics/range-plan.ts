@@ -17,6 +17,12 @@ export interface RangePlan {
   /** Exclusive; fromDay >= toDay means no whole day. */
   toDay: number;
   edges: TimeWindow[];
+  /**
+   * The first day whose raw hits every process keeps, a day after the retention horizon
+   * (a margin for clocks): set by the service, for a store that may read raw hits beside
+   * its rollups (ClickHouse's visitor cells). Absent: unknown, read no raw hits for whole days.
+   */
+  rawFromDay?: number;
 }
 
 /** Beyond any real data (year 2.7 million); keeps day arithmetic in 32-bit integers. */

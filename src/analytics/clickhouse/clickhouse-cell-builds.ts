@@ -16,6 +16,8 @@ export interface CellBuild {
   fromDay: number;
   /** The site's latest generation switch when it was built (0: none). */
   switched: number;
+  /** It holds exactly the hits written before its mark (migration 007); older builds may hold some after it. */
+  exact: boolean;
 }
 
 /** A row of analytics_visitor_cell_builds as JSONEachRow gives it (64-bit integers quoted). */
@@ -24,9 +26,26 @@ interface BuildRow {
   mark: string;
   from_day: number;
   switched: string;
+  exact: number;
 }
 
-const buildOf = (row: BuildRow): CellBuild => ({ build: row.build, mark: Number(row.mark), fromDay: Number(row.from_day), switched: Number(row.switched) });
+const buildOf = (row: BuildRow): CellBuild => ({
+  build: row.build,
+  mark: Number(row.mark),
+  fromDay: Number(row.from_day),
+  switched: Number(row.switched),
+  exact: Number(row.exact) === 1,
+});
+
+/** The build columns a report reads. */
+const BUILD_COLUMNS = 'toString(build) AS build, mark, from_day, switched, exact';
+
+/** One (dimension, group) count as JSONEachRow gives it. */
+interface CountRow {
+  dim: number;
+  grp: number;
+  visitors: number;
+}
 
 /** A site with days stamped after its latest build: `newerDays` of its `days` stamped days; its latest stamp. */
 export interface PendingSite {
@@ -50,6 +69,20 @@ export async function stampHitDays(client: ClickHouseClient, target: ClickHouseT
       SELECT toUInt32(${site}), toUInt32(day), maxState(toInt64(${written})) FROM system.one ARRAY JOIN [${raw(list)}] AS day GROUP BY day`,
   });
 }
+
+/**
+ * The (dimension, group) pairs a human or ai hit counts in: its page and the site, each in
+ * its class's group and in either.
+ */
+const CELL_DIMENSIONS = `[(toInt32(page), class), (toInt32(${SITE_DIMENSION}), class), (toInt32(page), toUInt8(${EITHER_GROUP})), (toInt32(${SITE_DIMENSION}), toUInt8(${EITHER_GROUP}))]`;
+
+/**
+ * The most days of a range with hits written after the build that a report still answers
+ * from the cells plus those hits: a live site's today and yesterday, with a day to spare.
+ * More (a bulk load or an import still running) can be millions of hits; the states
+ * answer those until the next build.
+ */
+const FRESH_DAYS_MAX = 3;
 
 /**
  * A build's group-by (one key per generation, group, dimension and visitor: about 37M at
@@ -106,7 +139,7 @@ export class ClickHouseCellBuilds {
   async latest(site: number): Promise<CellBuild | null> {
     const [row] = await (
       await this.client.query({
-        query: sql`SELECT toString(build) AS build, mark, from_day, switched FROM ${this.table('analytics_visitor_cell_builds')}
+        query: sql`SELECT ${raw(BUILD_COLUMNS)} FROM ${this.table('analytics_visitor_cell_builds')}
           WHERE site = ${site} ORDER BY mark DESC, build DESC LIMIT 1`,
         format: 'JSONEachRow',
       })
@@ -115,8 +148,9 @@ export class ClickHouseCellBuilds {
   }
 
   /**
-   * Builds the site's cells from its hits of days from `fromDay` on, every generation (with
-   * at least every hit stamped before `mark`), and records the build once they are all in:
+   * Builds the site's cells from its hits of days from `fromDay` on, every generation, that
+   * were written before `mark` (all of them are in ClickHouse by then: the caller drained
+   * after taking the mark), and records the build once they are all in:
    * a report never reads a build before that row exists. Then deletes the cells of recorded
    * builds before the previous one (a report that chose the previous one may still be
    * reading it). Cells of a build that died before recording itself stay until the
@@ -131,16 +165,16 @@ export class ClickHouseCellBuilds {
         SELECT ${site}, toUInt64(${raw(build)}), gen, grp, dim, day, prev, toUInt32(count()) FROM (
           SELECT gen, toUInt8(tupleElement(dg, 2)) AS grp, toInt32(tupleElement(dg, 1)) AS dim, visitor, arraySort(groupUniqArray(day)) AS days
           FROM ${this.table('analytics_hits')}
-          ARRAY JOIN [(toInt32(page), class), (toInt32(${SITE_DIMENSION}), class), (toInt32(page), toUInt8(${EITHER_GROUP})), (toInt32(${SITE_DIMENSION}), toUInt8(${EITHER_GROUP}))] AS dg
-          WHERE site = ${site} AND day >= ${fromDay} AND class IN (${HUMAN_GROUP}, ${AI_GROUP})
+          ARRAY JOIN ${raw(CELL_DIMENSIONS)} AS dg
+          WHERE site = ${site} AND day >= ${fromDay} AND written < ${mark} AND class IN (${HUMAN_GROUP}, ${AI_GROUP})
           GROUP BY gen, grp, dim, visitor
         ) ARRAY JOIN days AS day, arrayConcat([toInt64(-1)], arrayPopBack(arrayMap(d -> toInt64(d), days))) AS prev
         GROUP BY gen, grp, dim, day, prev`,
       clickhouse_settings: BUILD_SETTINGS,
     });
     await this.client.command({
-      query: sql`INSERT INTO ${this.table('analytics_visitor_cell_builds')} (site, build, mark, from_day, switched, at)
-        VALUES (${site}, toUInt64(${raw(build)}), ${mark}, ${fromDay}, ${switched}, ${mark})`,
+      query: sql`INSERT INTO ${this.table('analytics_visitor_cell_builds')} (site, build, mark, from_day, switched, at, exact)
+        VALUES (${site}, toUInt64(${raw(build)}), ${mark}, ${fromDay}, ${switched}, ${mark}, 1)`,
     });
     // Only recorded builds: another process's build still being written has no row yet, and
     // deleting its first cells would leave it incomplete once it records itself.
@@ -159,31 +193,75 @@ export class ClickHouseCellBuilds {
 
   /**
    * The visitors family's counts (pages and the site; human, ai, either) over whole days
-   * [fromDay, toDay) from the site's latest build, or null when it is not current for that
+   * [fromDay, toDay) from the site's latest build, or null when it cannot answer for that
    * range: none yet, built from a later day, built before the latest generation switch, or
-   * a day of the range stamped at or after its mark.
+   * with hits written after its mark on more than FRESH_DAYS_MAX days of the range.
+   *
+   * The cells count the visitors of the hits written before the mark. The hits written at or
+   * after it (fresh: a live site's last minutes) add each visitor that has only fresh hits in
+   * the range for a page and group (freshVisitors). That reads the range's raw hits, so it
+   * needs every one of them: `rawFromDay` is the first day retention keeps for certain (null:
+   * unknown, and such ranges read the states).
    */
-  async visitors(site: number, fromDay: number, toDay: number, map: GenerationMap): Promise<DimensionCount[] | null> {
-    // The latest build and the range's newest stamp in one round trip.
-    const [row] = await (
-      await this.client.query({
-        query: sql`SELECT toString(build) AS build, mark, from_day, switched,
-            (SELECT maxMerge(written) FROM ${this.table('analytics_hit_day_writes')} WHERE site = ${site} AND day >= ${fromDay} AND day < ${toDay}) AS newest
-          FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC LIMIT 1`,
-        format: 'JSONEachRow',
-      })
-    ).json<BuildRow & { newest: string }>();
+  async visitors(site: number, fromDay: number, toDay: number, map: GenerationMap, rawFromDay: number | null = null): Promise<DimensionCount[] | null> {
+    // The latest build and the range's stamped days, side by side. (Not one query: on a
+    // cluster, 18.16 loses an array-valued scalar subquery on its way to the shards.)
+    const [[row], stamps] = await Promise.all([
+      this.rows<BuildRow>(
+        sql`SELECT ${raw(BUILD_COLUMNS)} FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC LIMIT 1`,
+      ),
+      this.rows<{ written: string }>(
+        sql`SELECT maxMerge(written) AS written FROM ${this.table('analytics_hit_day_writes')}
+          WHERE site = ${site} AND day >= ${fromDay} AND day < ${toDay} GROUP BY day`,
+      ),
+    ]);
     const build = row === undefined ? null : buildOf(row);
     if (build === null || fromDay < build.fromDay || build.switched !== map.latestSwitch()) return null;
-    if (Number(row!.newest) >= build.mark) return null;
-    const rows = await (
-      await this.client.query({
-        query: sql`SELECT dim, grp, toUInt32(sum(visitors)) AS visitors FROM ${this.table('analytics_visitor_cells')}
+    const freshDays = stamps.filter((stamp) => Number(stamp.written) >= build.mark).length;
+    const fresh = freshDays > 0;
+    if (fresh && (!build.exact || freshDays > FRESH_DAYS_MAX || rawFromDay === null || fromDay < rawFromDay)) return null;
+    const [cells, added] = await Promise.all([
+      this.rows<CountRow>(
+        sql`SELECT dim, grp, toUInt32(sum(visitors)) AS visitors FROM ${this.table('analytics_visitor_cells')}
           WHERE site = ${site} AND build = toUInt64(${raw(BigInt(build.build).toString())}) AND day >= ${fromDay} AND day < ${toDay} AND prev < ${fromDay}
             AND ${raw(map.predicate())} GROUP BY dim, grp`,
-        format: 'JSONEachRow',
-      })
-    ).json<{ dim: number; grp: number; visitors: number }>();
-    return rows.map((row) => ({ dim: Number(row.dim), grp: Number(row.grp), visitors: Number(row.visitors) })).filter((row) => row.visitors > 0);
+      ),
+      fresh ? this.freshVisitors(site, fromDay, toDay, build.mark, map) : Promise.resolve([]),
+    ]);
+    const counts = new Map<string, DimensionCount>();
+    for (const { dim, grp, visitors } of [...cells, ...added]) {
+      const key = `${dim}/${grp}`;
+      const count = counts.get(key) ?? { dim: Number(dim), grp: Number(grp), visitors: 0 };
+      count.visitors += Number(visitors);
+      counts.set(key, count);
+    }
+    return [...counts.values()].filter((count) => count.visitors > 0);
+  }
+
+  /**
+   * Per (dimension, group), the visitors whose hits in [fromDay, toDay) were all written at
+   * or after `mark`: the ones the build's cells do not count. One read of the range's raw
+   * hits, of the visitors with a fresh hit only (the table is ordered by site and day; they
+   * are expanded into dimensions after that filter), so a hit written during the query is
+   * either in it with its visitor's whole range, or not at all. The hits written before the
+   * mark do not change after the build. GLOBAL: on a cluster the fresh visitors are found
+   * once, on the node asking, and sent to every shard.
+   */
+  private freshVisitors(site: number, fromDay: number, toDay: number, mark: number, map: GenerationMap): Promise<CountRow[]> {
+    const hits = this.table('analytics_hits');
+    const range = sql`site = ${site} AND day >= ${fromDay} AND day < ${toDay} AND class IN (${HUMAN_GROUP}, ${AI_GROUP}) AND ${raw(map.predicate())}`;
+    return this.rows<CountRow>(
+      sql`SELECT dim, grp, toUInt32(countIf(only_fresh = 1)) AS visitors FROM (
+          SELECT toInt32(tupleElement(dg, 1)) AS dim, toUInt8(tupleElement(dg, 2)) AS grp, visitor, min(written >= ${mark}) AS only_fresh
+          FROM (SELECT page, class, visitor, written FROM ${hits} WHERE ${raw(range)}
+            AND visitor GLOBAL IN (SELECT visitor FROM ${hits} WHERE ${raw(range)} AND written >= ${mark}))
+          ARRAY JOIN ${raw(CELL_DIMENSIONS)} AS dg
+          GROUP BY dim, grp, visitor
+        ) GROUP BY dim, grp`,
+    );
+  }
+
+  private async rows<Row>(query: string): Promise<Row[]> {
+    return (await this.client.query({ query, format: 'JSONEachRow' })).json<Row>();
   }
 }

@@ -27,6 +27,7 @@ export const HIT_COLUMNS = [
   'referral',
   'address_block',
   'evidence',
+  'written',
 ] as const;
 
 /** Bytes reserved per row up front; a row with long strings grows the buffer. */
@@ -51,7 +52,15 @@ export class HitRowEncoder {
   private buffer: Buffer;
   private offset = 0;
 
-  constructor(expectedRows: number) {
+  /**
+   * `written`: the instant (ms) the drain took these hits from the spool, stored with every
+   * row (migration 007): a cell build reads only the hits written before its mark.
+   */
+  constructor(
+    expectedRows: number,
+    private readonly written: number,
+  ) {
+    if (!Number.isSafeInteger(written)) throw new TypeError(`write time is not an integer: ${written}`);
     this.buffer = Buffer.allocUnsafe(Math.max(4_096, expectedRows * ROW_BYTES_GUESS));
   }
 
@@ -72,9 +81,7 @@ export class HitRowEncoder {
     this.ensure(FIXED_ROW_BYTES);
     this.u32(gen);
     this.u32(batch.site);
-    // Int64 from a safe integer: the low word modulo 2^32, the high word floored (two's complement).
-    this.u32(at >>> 0);
-    this.u32(Math.floor(at / TWO_TO_32));
+    this.int64(at);
     this.u32(dayOf(at));
     this.u32(batch.page[index]!);
     this.u32(visitorWords[2 * index]!);
@@ -112,6 +119,13 @@ export class HitRowEncoder {
     }
     this.nullableString(batch.addressBlock?.[index] ?? null);
     this.u8(batch.evidence?.[index] ?? 0);
+    this.int64(this.written);
+  }
+
+  /** Eight bytes little-endian: an Int64 from a safe integer (the high word floored, two's complement). */
+  private int64(value: number): void {
+    this.u32(value >>> 0);
+    this.u32(Math.floor(value / TWO_TO_32));
   }
 
   private ensure(bytes: number): void {

@@ -215,6 +215,9 @@ export class ClickHouseHitWriter {
     }
     // Read before the insert too (not remembered from the last one), so a switch since then
     // leaves no row in a superseded generation. The days are stamped before the insert too.
+    // The write time of every row: no earlier than this drain's taking its records from the
+    // spool, and no later than its stamps (stamp() takes the clock after this).
+    const writtenAt = this.clock.now();
     let [map] = await Promise.all([this.generations.of(site), this.stamp(site, written.keys())]);
     for (;;) {
       const fresh = new Map<number, number[]>();
@@ -224,7 +227,7 @@ export class ClickHouseHitWriter {
         if (targets.length > 0) fresh.set(day, targets);
       }
       if (fresh.size === 0) break;
-      const encoder = new HitRowEncoder(rows);
+      const encoder = new HitRowEncoder(rows, writtenAt);
       for (const hits of kept) {
         for (let index = 0; index < hits.batch.count; index++) {
           for (const gen of fresh.get(hits.days[index]!) ?? []) encoder.row(gen, hits.batch, index, hits.visitorWords, hits.nonceWords);

@@ -66,7 +66,7 @@ export class ClickHouseRangeCounter implements RangeCounter {
 
   async countVisitors(site: number, plan: RangePlan, family: Family): Promise<DimensionCount[]> {
     if (family === 'visitors' && this.cells !== null && plan.edges.length === 0 && plan.fromDay < plan.toDay) {
-      const counts = await this.cells.visitors(site, plan.fromDay, plan.toDay, await this.generations.of(site));
+      const counts = await this.cells.visitors(site, plan.fromDay, plan.toDay, await this.generations.of(site), plan.rawFromDay ?? null);
       if (counts !== null) return counts;
     }
     const filter = raw(FAMILY_FILTER[family]);

@@ -82,13 +82,14 @@ describe.skipIf(unavailable !== undefined)('ClickHouse analytics on a cluster: 2
           rows<{ name: string; type: string }>(client, `SELECT name, type FROM system.columns WHERE database = 'dw' AND table = '${table}' ORDER BY name`);
         expect(await columns('analytics_hits')).toEqual(await columns('analytics_hits_local'));
         expect((await columns('analytics_hits')).map((column) => column.name)).toEqual(
-          expect.arrayContaining(['category', 'gen', 'address_block', 'evidence']),
+          expect.arrayContaining(['category', 'gen', 'address_block', 'evidence', 'written']),
         );
+        expect(await columns('analytics_visitor_cell_builds')).toEqual(await columns('analytics_visitor_cell_builds_local'));
       }
       // The versions reach every server (one table replicated everywhere), so a later start on either shard has nothing to do.
       for (const client of clients) {
         await eventually(
-          async () => (await rows(client, 'SELECT DISTINCT version FROM dw.docwright_migrations_local')).length === 6,
+          async () => (await rows(client, 'SELECT DISTINCT version FROM dw.docwright_migrations_local')).length === 7,
           'the migration versions on every server',
         );
         expect(await migrateClickHouse(client, target, clock)).toEqual([]);

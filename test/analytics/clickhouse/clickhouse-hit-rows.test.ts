@@ -108,12 +108,13 @@ interface StoredRow {
   referral: number | null;
   address_block: string | null;
   evidence: number;
+  written: string;
 }
 
 /** A string as its UTF-8 bytes read back (a lone surrogate becomes U+FFFD). */
 const stored = (value: string): string => Buffer.from(value, 'utf8').toString('utf8');
 
-function expectedRow(gen: number, batch: HitBatch, index: number, nonce: bigint): StoredRow {
+function expectedRow(gen: number, batch: HitBatch, index: number, nonce: bigint, written: number): StoredRow {
   const at = batch.at[index]!;
   const eventId = batch.eventId[index] ?? null;
   const text = (value: string | null | undefined): string | null => (value === null || value === undefined ? null : stored(value));
@@ -139,6 +140,7 @@ function expectedRow(gen: number, batch: HitBatch, index: number, nonce: bigint)
     referral: batch.referral[index] === 0 ? null : batch.referral[index]!,
     address_block: text(batch.addressBlock?.[index]),
     evidence: batch.evidence?.[index] ?? 0,
+    written: String(written),
   };
 }
 
@@ -165,12 +167,13 @@ describe('HitRowEncoder', () => {
         fc.array(hit, { minLength: 1, maxLength: 30 }),
         fc.integer({ min: 0, max: 2 ** 32 - 1 }),
         fc.integer({ min: 1, max: 1_000 }),
-        async (hits, gen, version) => {
+        fc.oneof(fc.constantFrom(0, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER })),
+        async (hits, gen, version, written) => {
           site += 1;
           const batch = batchOf(hits, site, version);
           const nonces = BigUint64Array.from(hits, (h) => h.nonce);
           // Sized for one row, so long strings also exercise the buffer's growth.
-          const encoder = new HitRowEncoder(1);
+          const encoder = new HitRowEncoder(1, written);
           hits.forEach((_, index) => encoder.row(gen, batch, index, wordsOf(batch.visitor), wordsOf(nonces)));
           await insertHitRows(client, readTable(target, 'analytics_hits'), encoder.bytes());
           const rows = await (
@@ -179,7 +182,7 @@ describe('HitRowEncoder', () => {
               format: 'JSONEachRow',
             })
           ).json<StoredRow>();
-          expect(sorted(rows)).toEqual(sorted(hits.map((_, index) => expectedRow(gen, batch, index, nonces[index]!))));
+          expect(sorted(rows)).toEqual(sorted(hits.map((_, index) => expectedRow(gen, batch, index, nonces[index]!, written))));
         },
       ),
       { numRuns: 60 },
@@ -199,6 +202,7 @@ describe('HitRowEncoder', () => {
   it('refuses a hit time that is not an integer', () => {
     const batch = batchOf([], 1, 1);
     const withTime = { ...batch, count: 1, at: Float64Array.of(1.5), eventId: [null] };
-    expect(() => new HitRowEncoder(1).row(0, withTime, 0, new Uint32Array(2), new Uint32Array(2))).toThrow(/not an integer/);
+    expect(() => new HitRowEncoder(1, 0).row(0, withTime, 0, new Uint32Array(2), new Uint32Array(2))).toThrow(/not an integer/);
+    expect(() => new HitRowEncoder(1, 0.5)).toThrow(/not an integer/);
   });
 });

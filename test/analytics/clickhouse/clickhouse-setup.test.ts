@@ -108,17 +108,19 @@ describe('ClickHouse migrations', () => {
     const creates = statements.filter((statement) => statement.startsWith('CREATE TABLE') && !statement.includes('Distributed('));
     for (const statement of creates)
       expect(statement).toMatch(/ENGINE = Replicated\w*MergeTree\('\/clickhouse\/tables\/\{shard\}\/dw\/\w+_local', '\{replica\}'\)/);
-    expect(statements.filter((statement) => statement.includes('ENGINE = Distributed(`main`, `dw`, `analytics_hits_local`, intHash64(site))'))).toHaveLength(4);
+    expect(statements.filter((statement) => statement.includes('ENGINE = Distributed(`main`, `dw`, `analytics_hits_local`, intHash64(site))'))).toHaveLength(5);
     for (const statement of statements.filter((statement) => statement.startsWith('CREATE MATERIALIZED VIEW')))
       expect(statement).toMatch(/TO `dw`\.`\w+_local`/);
-    // The added columns (taxonomy, generation, re-verification) go on the replicated table; the Distributed one that
+    // The added columns (taxonomy, generation, re-verification, write times) go on the replicated tables; the Distributed one that
     // reads it is made again after each migration that adds some (ALTER ON CLUSTER of a Distributed table fails where
     // shards use internal_replication), so it has them too. test/analytics/clickhouse/clickhouse-cluster.test.ts runs these.
     const alters = statements.filter((statement) => statement.startsWith('ALTER TABLE'));
-    expect(alters).toHaveLength(8);
-    for (const statement of alters) expect(statement).toMatch(/^ALTER TABLE `dw`\.`analytics_hits_local` ON CLUSTER `main` ADD COLUMN/);
+    expect(alters).toHaveLength(10);
+    for (const statement of alters)
+      expect(statement).toMatch(/^ALTER TABLE `dw`\.`(analytics_hits|analytics_visitor_cell_builds)_local` ON CLUSTER `main` ADD COLUMN/);
+    expect(alters.filter((statement) => statement.includes('analytics_visitor_cell_builds_local'))).toHaveLength(1);
     const redistributed = statements.filter((statement) => statement.includes('DROP TABLE IF EXISTS `dw`.`analytics_hits` ON CLUSTER `main`'));
-    expect(redistributed).toHaveLength(3);
+    expect(redistributed).toHaveLength(4);
     for (const drop of redistributed)
       expect(statements[statements.indexOf(drop) + 1]).toMatch(
         /^CREATE TABLE IF NOT EXISTS `dw`\.`analytics_hits` ON CLUSTER `main` AS `dw`\.`analytics_hits_local` ENGINE = Distributed/,
@@ -128,8 +130,8 @@ describe('ClickHouse migrations', () => {
   test('on one server: plain engines, no cluster clause, no Distributed tables', () => {
     const statements = loadClickHouseMigrations().flatMap((migration) => migration.statements({ database: 'dw', cluster: undefined }));
     for (const statement of statements) expect(statement).not.toMatch(/ON CLUSTER|Replicated|Distributed|_local/);
-    // Each added column (taxonomy, generation, re-verification) is added once, to the one table.
-    expect(statements.filter((statement) => statement.startsWith('ALTER TABLE `dw`.`analytics_hits` ADD COLUMN'))).toHaveLength(8);
+    // Each added column (taxonomy, generation, re-verification, write time) is added once, to the one table.
+    expect(statements.filter((statement) => statement.startsWith('ALTER TABLE `dw`.`analytics_hits` ADD COLUMN'))).toHaveLength(9);
   });
 
   test('several processes migrating one new database at once all succeed, and it is migrated once', async () => {
@@ -165,11 +167,11 @@ describe('ClickHouse migrations', () => {
         'analytics_visitor_gen_days_mv',
         'docwright_migrations',
       ]);
-      // The added columns (taxonomy, generation, re-verification), each added once though four processes raced to add them.
+      // The added columns (taxonomy, generation, re-verification, write time), each added once though four processes raced to add them.
       const columns = await (
         await clients[0]!.query({ query: `DESCRIBE TABLE ${name}.analytics_hits`, format: 'JSONEachRow' })
       ).json<{ name: string; type: string; default_expression: string }>();
-      expect(columns.slice(-8).map((column) => [column.name, column.type, column.default_expression])).toEqual([
+      expect(columns.slice(-9).map((column) => [column.name, column.type, column.default_expression])).toEqual([
         ['category', 'UInt8', '0'],
         ['verification', 'UInt8', '0'],
         ['read_kind', 'UInt8', '0'],
@@ -178,6 +180,7 @@ describe('ClickHouse migrations', () => {
         ['gen', 'UInt32', "CAST(0, 'UInt32')"],
         ['address_block', 'Nullable(String)', ''],
         ['evidence', 'UInt8', '0'],
+        ['written', 'Int64', "CAST(0, 'Int64')"],
       ]);
     } finally {
       await Promise.all(clients.map((client) => client.close()));

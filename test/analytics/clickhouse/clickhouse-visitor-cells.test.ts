@@ -11,9 +11,10 @@ import { createTestProject } from '../../helpers/test-app.js';
 
 /**
  * ClickHouse's visitor cells (docs/analytics.md, "ClickHouse"): once built they answer every
- * range of whole days exactly as the uniqExact states do, and a report takes them only while
- * they are current for its range: not with a hit written after the build in the range, not
- * after a generation switch, not before the first day they cover. A build that died before
+ * range of whole days exactly as the uniqExact states do, with the hits written after the
+ * build added when they lie on at most three days of the range, and a report takes them only
+ * while they are current for its range: not after a generation switch, not before the first
+ * day they cover. A build that died before
  * recording itself is never read.
  */
 describe('ClickHouse visitor cells', () => {
@@ -79,10 +80,18 @@ describe('ClickHouse visitor cells', () => {
   }
 
   /** The cells' answer, or null when they are not current for the range; after draining the spool, as a report does. */
-  async function fromCells(from: number, to: number): Promise<DimensionCount[] | null> {
+  async function fromCells(from: number, to: number, rawFrom: number | null = -30): Promise<DimensionCount[] | null> {
     await store.flush();
-    return store.cells.visitors(site, today + from, today + to, await generations().of(site));
+    return store.cells.visitors(site, today + from, today + to, await generations().of(site), rawFrom === null ? null : today + rawFrom);
   }
+
+  /** One hit at 01:00 of day `day` (relative to today). */
+  const hit = (day: number, visitorId: string, path: string, ai = false) => ({
+    path,
+    visitorId,
+    userAgent: ai ? USER_AGENTS.ai : USER_AGENTS.human,
+    timestamp: new Date((today + day) * DAY + 3_600_000).toISOString(),
+  });
 
   test('every range of whole days: the cells answer as the states do', async () => {
     expect(await fromCells(-7, 0)).toBeNull();
@@ -99,11 +108,11 @@ describe('ClickHouse visitor cells', () => {
     expect((await kit.get('visitors', range)).json()).toMatchObject({ totals: { human: 4, ai: 2, total: 6 } });
   });
 
-  test('a hit written after the build makes the ranges holding its day read the states, until the next build', async () => {
+  test('hits written after the build on more than three days of a range make it read the states, until the next build', async () => {
     await store.fold();
     await send(10, 1); // v4 (an assistant) on days -6, -4, -3, -1 …
     expect(await fromCells(-7, 0)).toBeNull();
-    expect(await fromCells(-3, -2)).toBeNull();
+    expect(canonical((await fromCells(-3, -2))!)).toEqual(await fromStates(-3, -2));
     expect(await store.fold()).toBeGreaterThan(0);
     for (const [from, to] of [
       [-7, 0],
@@ -113,6 +122,54 @@ describe('ClickHouse visitor cells', () => {
       const cells = await fromCells(from, to);
       expect(cells).not.toBeNull();
       expect(canonical(cells!)).toEqual(await fromStates(from, to));
+    }
+  });
+
+  test('hits written after the build, on up to three days of a range: the cells plus those hits answer as the states do', async () => {
+    await store.fold();
+    // Returning visitors (v0, v4), new ones, a new page, on today-2, today-1 and today.
+    const fresh = [
+      hit(-2, 'v0', '/a'),
+      hit(-2, 'fresh1', '/d'),
+      hit(-1, 'v4', '/b', true),
+      hit(-1, 'fresh2', '/a', true),
+      hit(-1, 'fresh1', '/a'),
+      hit(0, 'v1', '/d'),
+    ];
+    expect((await kit.send(fresh)).json()).toMatchObject({ rejected: [] });
+    for (let from = -7; from < 1; from++) {
+      for (let to = from + 1; to <= 1; to++) {
+        const cells = await fromCells(from, to);
+        expect(cells, `[${from}, ${to})`).not.toBeNull();
+        expect(canonical(cells!), `[${from}, ${to})`).toEqual(await fromStates(from, to));
+      }
+    }
+    // Without every raw hit of the range for certain, the states answer.
+    expect(await fromCells(-7, 0, null)).toBeNull();
+    expect(await fromCells(-7, 0, -6)).toBeNull();
+    expect(canonical((await fromCells(-6, 0, -6))!)).toEqual(await fromStates(-6, 0));
+    // A fourth day with fresh hits: the states for ranges holding all four.
+    expect((await kit.send([hit(-5, 'v2', '/c')])).json()).toMatchObject({ rejected: [] });
+    expect(await fromCells(-7, 1)).toBeNull();
+    expect(canonical((await fromCells(-7, 0))!)).toEqual(await fromStates(-7, 0));
+  });
+
+  test('a build holds only the hits written before its mark; the later ones are added as fresh', async () => {
+    // Past the stamps of beforeEach's hits (a drain stamps a second ahead), so only the days below are fresh.
+    await store.flush();
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const mark = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Written after the mark, on days the build reads: new visitors and v0 on a new page.
+    expect((await kit.send([hit(-3, 'late1', '/a'), hit(-3, 'v0', '/e'), hit(-6, 'late2', '/b', true)])).json()).toMatchObject({ rejected: [] });
+    await store.flush();
+    await store.cells.build(site, mark, today - 30, 0);
+    for (const [from, to] of [
+      [-7, 0],
+      [-3, -2],
+      [-6, -5],
+    ] as const) {
+      expect(canonical((await fromCells(from, to))!), `[${from}, ${to})`).toEqual(await fromStates(from, to));
     }
   });
 
@@ -134,7 +191,9 @@ describe('ClickHouse visitor cells', () => {
       expect(await throttled.fold()).toBe(1);
       await send(40, 1, -1); // one newer day of 20: a live site's today
       expect(await throttled.fold()).toBe(0);
-      expect(await fromCells(-7, 0)).toBeNull();
+      // Not rebuilt: the cells answer with that day's fresh hits added.
+      expect(await fromCells(-7, 0, null)).toBeNull();
+      expect(canonical((await fromCells(-7, 0))!)).toEqual(await fromStates(-7, 0));
       await send(50, 1, -3); // three of 20: past a tenth
       expect(await throttled.fold()).toBe(1);
       const cells = await fromCells(-7, 0);
@@ -181,7 +240,7 @@ describe('ClickHouse visitor cells', () => {
       // Three newer days of 20 (today-4, -2 and -1): a bulk load's, left for the background fold.
       await send(50, 1, -4);
       expect(await pruning.fold(undefined, undefined, 'prune')).toBe(0);
-      expect(await fromCells(-7, 0)).toBeNull();
+      expect(await fromCells(-7, 0, null)).toBeNull();
     } finally {
       await service.close();
       await pruning.close();
