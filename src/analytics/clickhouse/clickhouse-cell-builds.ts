@@ -242,10 +242,11 @@ export class ClickHouseCellBuilds {
    * Per (dimension, group), the visitors whose hits in [fromDay, toDay) were all written at
    * or after `mark`: the ones the build's cells do not count. One read of the range's raw
    * hits, of the visitors with a fresh hit only (the table is ordered by site and day; they
-   * are expanded into dimensions after that filter), so a hit written during the query is
-   * either in it with its visitor's whole range, or not at all. The hits written before the
-   * mark do not change after the build. GLOBAL: on a cluster the fresh visitors are found
-   * once, on the node asking, and sent to every shard.
+   * are expanded into dimensions after that filter). The hits written before the mark do not
+   * change after the build, so each visitor the inner query finds is judged on all its hits;
+   * one whose first fresh hit is written while the query runs is left out whole, as if asked
+   * a moment earlier. GLOBAL: on a cluster the fresh visitors are found once, on the node
+   * asking, and sent to every shard.
    */
   private freshVisitors(site: number, fromDay: number, toDay: number, mark: number, map: GenerationMap): Promise<CountRow[]> {
     const hits = this.table('analytics_hits');
