@@ -4,6 +4,8 @@
 -- which are all in ClickHouse by then, so the hits a report finds written at or after the
 -- mark are exactly those the build does not hold: a live site's range is answered from the
 -- cells plus those few hits (docs/analytics.md, "ClickHouse"). One statement per column, as in 002.
+-- Processes of an older release write 0 here: stop those that ingest across this migration
+-- (docs/operations.md, "Upgrades and migrations"), or a report may miss their hits until the next build.
 ALTER TABLE {{local:analytics_hits}}{{on_cluster}} ADD COLUMN written Int64 DEFAULT 0;
 {{redistribute:analytics_hits}};
 
