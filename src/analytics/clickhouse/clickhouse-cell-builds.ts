@@ -5,6 +5,7 @@ import type { DimensionCount } from '../rollup-queries.js';
 import { integerLiteral, raw, sql } from './clickhouse-literal.js';
 import type { GenerationMap } from './clickhouse-generations.js';
 import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
+import { serverCode } from './clickhouse-trouble.js';
 
 /** A finished build of a site's visitor cells (migration 006). */
 export interface CellBuild {
@@ -85,6 +86,17 @@ const CELL_DIMENSIONS = `[(toInt32(page), class), (toInt32(${SITE_DIMENSION}), c
 const FRESH_DAYS_MAX = 3;
 
 /**
+ * The most visitors with fresh hits a report looks up beside the cells. A live site has a
+ * few thousand since its last build (minutes of traffic); past this (a log import into
+ * recent days, before its build) their history costs more than merging the states, which
+ * answer instead. ClickHouse stops building the set at this size (set_overflow_mode).
+ */
+export const FRESH_VISITORS_MAX = 100_000;
+
+/** SET_SIZE_LIMIT_EXCEEDED: the fresh visitors were more than the query allowed. */
+const SET_TOO_LARGE = '191';
+
+/**
  * A build's group-by (one key per generation, group, dimension and visitor: about 37M at
  * 10M hits) spills to disk past this much memory instead of failing at the server's limit.
  */
@@ -111,6 +123,8 @@ export class ClickHouseCellBuilds {
     private readonly target: ClickHouseTarget,
     /** Deletes rows (ALTER … DELETE, waited for). */
     private readonly mutate: (table: string, where: string) => Promise<void>,
+    /** FRESH_VISITORS_MAX, smaller in tests. */
+    private readonly freshVisitorsMax = FRESH_VISITORS_MAX,
   ) {}
 
   private table(name: string) {
@@ -195,7 +209,8 @@ export class ClickHouseCellBuilds {
    * The visitors family's counts (pages and the site; human, ai, either) over whole days
    * [fromDay, toDay) from the site's latest build, or null when it cannot answer for that
    * range: none yet, built from a later day, built before the latest generation switch, or
-   * with hits written after its mark on more than FRESH_DAYS_MAX days of the range.
+   * with hits written after its mark on more than FRESH_DAYS_MAX days of the range, or by
+   * more than FRESH_VISITORS_MAX visitors.
    *
    * The cells count the visitors of the hits written before the mark. The hits written at or
    * after it (fresh: a live site's last minutes) add each visitor that has only fresh hits in
@@ -228,6 +243,7 @@ export class ClickHouseCellBuilds {
       ),
       fresh ? this.freshVisitors(site, fromDay, toDay, build.mark, map) : Promise.resolve([]),
     ]);
+    if (added === null) return null;
     const counts = new Map<string, DimensionCount>();
     for (const { dim, grp, visitors } of [...cells, ...added]) {
       const key = `${dim}/${grp}`;
@@ -248,18 +264,27 @@ export class ClickHouseCellBuilds {
    * a moment earlier. GLOBAL: on a cluster the fresh visitors are found once, on the node
    * asking, and sent to every shard.
    */
-  private freshVisitors(site: number, fromDay: number, toDay: number, mark: number, map: GenerationMap): Promise<CountRow[]> {
+  private async freshVisitors(site: number, fromDay: number, toDay: number, mark: number, map: GenerationMap): Promise<CountRow[] | null> {
     const hits = this.table('analytics_hits');
     const range = sql`site = ${site} AND day >= ${fromDay} AND day < ${toDay} AND class IN (${HUMAN_GROUP}, ${AI_GROUP}) AND ${raw(map.predicate())}`;
-    return this.rows<CountRow>(
-      sql`SELECT dim, grp, toUInt32(countIf(only_fresh = 1)) AS visitors FROM (
+    const query = sql`SELECT dim, grp, toUInt32(countIf(only_fresh = 1)) AS visitors FROM (
           SELECT toInt32(tupleElement(dg, 1)) AS dim, toUInt8(tupleElement(dg, 2)) AS grp, visitor, min(written >= ${mark}) AS only_fresh
           FROM (SELECT page, class, visitor, written FROM ${hits} WHERE ${raw(range)}
             AND visitor GLOBAL IN (SELECT visitor FROM ${hits} WHERE ${raw(range)} AND written >= ${mark}))
           ARRAY JOIN ${raw(CELL_DIMENSIONS)} AS dg
           GROUP BY dim, grp, visitor
-        ) GROUP BY dim, grp`,
-    );
+        ) GROUP BY dim, grp`;
+    try {
+      const result = await this.client.query({
+        query,
+        format: 'JSONEachRow',
+        clickhouse_settings: { max_rows_in_set: String(this.freshVisitorsMax), set_overflow_mode: 'throw' },
+      });
+      return await result.json<CountRow>();
+    } catch (error) {
+      if (error instanceof Error && serverCode(error) === SET_TOO_LARGE) return null;
+      throw error;
+    }
   }
 
   private async rows<Row>(query: string): Promise<Row[]> {

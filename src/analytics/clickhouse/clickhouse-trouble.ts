@@ -48,7 +48,7 @@ export function clickhouseTrouble(error: unknown): unknown {
  * current servers, which word errors `Code: N. DB::Exception: …`; 18.16 words them
  * `Code: N, e.displayText() = DB::Exception: …`, which the client leaves a plain Error.
  */
-function serverCode(error: Error): string | null {
+export function serverCode(error: Error): string | null {
   if (error instanceof ClickHouseError) return error.code;
   return /^Code: (\d+)[.,] /.exec(error.message)?.[1] ?? null;
 }
