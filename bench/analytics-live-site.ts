@@ -12,7 +12,7 @@ import { timeRepeated, type RepeatedTiming } from './lib/timing.js';
 export const LIVE_HITS = 2_000;
 const DAY_MS = 86_400_000;
 
-/** Posts LIVE_HITS new hits (new visitors, on 100 pages of which 20 are new) at noon of the question's last day. */
+/** Posts LIVE_HITS new hits (1,000 new visitors; a fifth on 4 new pages, the rest on /docs/quickstart) from noon of the question's last day. */
 async function postLiveHits(server: BenchServer, question: VisitorsQuestion): Promise<void> {
   const noon = Math.floor((question.to - 1) / DAY_MS) * DAY_MS + DAY_MS / 2;
   const events = Array.from({ length: LIVE_HITS }, (_, index) => ({

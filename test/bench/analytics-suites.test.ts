@@ -31,6 +31,10 @@ describe('the analytics suite at a tiny scale', () => {
     expect(query?.baseline?.name).toBe('DuckDB');
     expect(query?.target).toEqual({ of: 'ratio', comparison: 'at-most', limit: 2 });
     expect(byName.get('visitors query p50 once folded, ceiling')?.target).toEqual({ of: 'value', comparison: 'at-most', limit: 100 });
+    // A live site: new hits after the fold, each answer checked to count their visitors exactly (the suite throws otherwise).
+    const live = byName.get("visitors query p50, a live site (2,000 new hits on the range's last day)");
+    expect(live?.value).toBeGreaterThan(0);
+    expect(live?.note).toMatch(/every answer counts the new visitors exactly/);
     // The report endpoints, each p50 and p95 against DuckDB's visitors answer, with the caveat beside it.
     for (const endpoint of ['views', 'agents', 'pages', 'agent-errors', 'summary']) {
       for (const quantile of ['p50', 'p95']) {
