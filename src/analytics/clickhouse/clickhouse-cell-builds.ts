@@ -137,27 +137,22 @@ export class ClickHouseCellBuilds {
    * cluster the marks are read once and sent to every shard.
    */
   async pending(): Promise<PendingSite[]> {
-    const rows = await (
-      await this.client.query({
-        query: sql`SELECT site, countIf(written >= mark) AS newer, count() AS days, max(written) AS latest
+    const rows = await this.rows<{
+      site: number;
+      newer: string;
+      days: string;
+      latest: string;
+    }>(sql`SELECT site, countIf(written >= mark) AS newer, count() AS days, max(written) AS latest
           FROM (SELECT site, day, maxMerge(written) AS written FROM ${this.table('analytics_hit_day_writes')} GROUP BY site, day)
           GLOBAL ANY LEFT JOIN (SELECT site, max(mark) AS mark FROM ${this.table('analytics_visitor_cell_builds')} GROUP BY site) USING (site)
-          GROUP BY site HAVING newer > 0 ORDER BY site`,
-        format: 'JSONEachRow',
-      })
-    ).json<{ site: number; newer: string; days: string; latest: string }>();
+          GROUP BY site HAVING newer > 0 ORDER BY site`);
     return rows.map((row) => ({ site: Number(row.site), newerDays: Number(row.newer), days: Number(row.days), written: Number(row.latest) }));
   }
 
   /** The site's latest finished build, or null. */
   async latest(site: number): Promise<CellBuild | null> {
-    const [row] = await (
-      await this.client.query({
-        query: sql`SELECT ${raw(BUILD_COLUMNS)} FROM ${this.table('analytics_visitor_cell_builds')}
-          WHERE site = ${site} ORDER BY mark DESC, build DESC LIMIT 1`,
-        format: 'JSONEachRow',
-      })
-    ).json<BuildRow>();
+    const [row] = await this.rows<BuildRow>(sql`SELECT ${raw(BUILD_COLUMNS)} FROM ${this.table('analytics_visitor_cell_builds')}
+          WHERE site = ${site} ORDER BY mark DESC, build DESC LIMIT 1`);
     return row === undefined ? null : buildOf(row);
   }
 
@@ -192,12 +187,9 @@ export class ClickHouseCellBuilds {
     });
     // Only recorded builds: another process's build still being written has no row yet, and
     // deleting its first cells would leave it incomplete once it records itself.
-    const recorded = await (
-      await this.client.query({
-        query: sql`SELECT toString(build) AS build FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC`,
-        format: 'JSONEachRow',
-      })
-    ).json<{ build: string }>();
+    const recorded = await this.rows<{ build: string }>(
+      sql`SELECT toString(build) AS build FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC`,
+    );
     const superseded = recorded.slice(2).map((row) => `toUInt64(${BigInt(row.build).toString()})`);
     if (superseded.length === 0) return;
     const older = sql`site = ${site} AND build IN (${raw(superseded.join(', '))})`;
@@ -221,16 +213,13 @@ export class ClickHouseCellBuilds {
   async visitors(site: number, fromDay: number, toDay: number, map: GenerationMap, rawFromDay: number | null = null): Promise<DimensionCount[] | null> {
     // The latest build and the range's stamped days, side by side. (Not one query: on a
     // cluster, 18.16 loses an array-valued scalar subquery on its way to the shards.)
-    const [[row], stamps] = await Promise.all([
-      this.rows<BuildRow>(
-        sql`SELECT ${raw(BUILD_COLUMNS)} FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC LIMIT 1`,
-      ),
+    const [build, stamps] = await Promise.all([
+      this.latest(site),
       this.rows<{ written: string }>(
         sql`SELECT maxMerge(written) AS written FROM ${this.table('analytics_hit_day_writes')}
           WHERE site = ${site} AND day >= ${fromDay} AND day < ${toDay} GROUP BY day`,
       ),
     ]);
-    const build = row === undefined ? null : buildOf(row);
     if (build === null || fromDay < build.fromDay || build.switched !== map.latestSwitch()) return null;
     const freshDays = stamps.filter((stamp) => Number(stamp.written) >= build.mark).length;
     const fresh = freshDays > 0;
