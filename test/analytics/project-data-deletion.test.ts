@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { AnalyticsService } from '../../src/analytics/analytics-service.js';
 import { BeaconSenderStore } from '../../src/analytics/beacon-sender-store.js';
 import { NOTHING_DELETED, SITE_TABLES } from '../../src/analytics/project-data-deletion.js';
-import { CLICKHOUSE_SITE_TABLES } from '../../src/analytics/clickhouse/clickhouse-analytics-store.js';
+import { CLICKHOUSE_SITE_TABLES } from '../../src/analytics/clickhouse/clickhouse-site-tables.js';
 import { ANALYTICS_BACKENDS } from '../helpers/test-database.js';
 import { clickhouseCount, clickhouseRows } from '../helpers/clickhouse-rows.js';
 import { DAY, USER_AGENTS } from '../helpers/analytics-kit.js';

@@ -23,7 +23,7 @@ export interface CellBuild {
 
 /** A row of analytics_visitor_cell_builds as JSONEachRow gives it (64-bit integers quoted). */
 interface BuildRow {
-  build: string;
+  id: string;
   mark: string;
   from_day: number;
   switched: string;
@@ -31,15 +31,18 @@ interface BuildRow {
 }
 
 const buildOf = (row: BuildRow): CellBuild => ({
-  build: row.build,
+  build: row.id,
   mark: Number(row.mark),
   fromDay: Number(row.from_day),
   switched: Number(row.switched),
   exact: Number(row.exact) === 1,
 });
 
-/** The build columns a report reads. */
-const BUILD_COLUMNS = 'toString(build) AS build, mark, from_day, switched, exact';
+/**
+ * The build columns a report reads. The id aliased `id`: an alias `build` would stand for the
+ * string in WHERE and ORDER BY too (ordering builds of one mark as text, not as numbers).
+ */
+const BUILD_COLUMNS = 'toString(build) AS id, mark, from_day, switched, exact';
 
 /** One (dimension, group) count as JSONEachRow gives it. */
 interface CountRow {
@@ -100,7 +103,20 @@ const SET_TOO_LARGE = '191';
  * A build's group-by (one key per generation, group, dimension and visitor: about 37M at
  * 10M hits) spills to disk past this much memory instead of failing at the server's limit.
  */
-const BUILD_SETTINGS = { max_bytes_before_external_group_by: '1000000000' } as const;
+/**
+ * How long a build's statement may run before the server stops it (the long client waits
+ * as long): a 10M-hit site builds in about 40 s.
+ */
+const BUILD_SECONDS_MAX = 3_600;
+
+/**
+ * An unrecorded build started this long before a new build's mark is dead: its statement
+ * stopped on the server an hour after it started at the latest, so its cells never grow
+ * again and are deleted (migration 008). Twice the limit: marks are the processes' clocks.
+ */
+export const DEAD_BUILD_MS = 2 * BUILD_SECONDS_MAX * 1_000;
+
+const BUILD_SETTINGS = { max_bytes_before_external_group_by: '1000000000', max_execution_time: BUILD_SECONDS_MAX } as const;
 
 /**
  * The visitors report's counts as prev-day cells (docs/analytics.md, "ClickHouse"): built
@@ -162,11 +178,14 @@ export class ClickHouseCellBuilds {
    * after taking the mark), and records the build once they are all in:
    * a report never reads a build before that row exists. Then deletes the cells of recorded
    * builds before the previous one (a report that chose the previous one may still be
-   * reading it). Cells of a build that died before recording itself stay until the
-   * project's data is deleted: never read, and rare.
+   * reading it), and those of builds that died before recording themselves: their start
+   * (recorded before the first cell) is older than DEAD_BUILD_MS at this build's mark.
    */
   async build(site: number, mark: number, fromDay: number, switched: number): Promise<void> {
     const build = randomBytes(8).readBigUInt64BE().toString();
+    await this.client.command({
+      query: sql`INSERT INTO ${this.table('analytics_visitor_cell_starts')} (site, build, started) VALUES (${site}, toUInt64(${raw(build)}), ${mark})`,
+    });
     // Per (generation, group, dimension, visitor) its sorted visit days; each day's previous
     // one (-1: none) makes its cell. Groups: the hit's class (1 human, 2 ai) and 3, either.
     await this.longClient.command({
@@ -185,16 +204,33 @@ export class ClickHouseCellBuilds {
       query: sql`INSERT INTO ${this.table('analytics_visitor_cell_builds')} (site, build, mark, from_day, switched, at, exact)
         VALUES (${site}, toUInt64(${raw(build)}), ${mark}, ${fromDay}, ${switched}, ${mark}, 1)`,
     });
-    // Only recorded builds: another process's build still being written has no row yet, and
-    // deleting its first cells would leave it incomplete once it records itself.
-    const recorded = await this.rows<{ build: string }>(
-      sql`SELECT toString(build) AS build FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC`,
+    await this.deleteOldBuilds(site, mark);
+  }
+
+  /**
+   * Deletes the cells, rows and starts of the site's recorded builds before the previous one,
+   * and of its dead builds. Never a build still being written by another process: it has no
+   * row yet, and deleting its first cells would leave it incomplete once it records itself;
+   * it is dead only once its start is older than any build may run.
+   */
+  private async deleteOldBuilds(site: number, mark: number): Promise<void> {
+    // Ordered as latest() orders them: the two a report may be reading come first.
+    const recorded = await this.rows<{ id: string }>(
+      sql`SELECT toString(build) AS id FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC`,
     );
-    const superseded = recorded.slice(2).map((row) => `toUInt64(${BigInt(row.build).toString()})`);
-    if (superseded.length === 0) return;
-    const older = sql`site = ${site} AND build IN (${raw(superseded.join(', '))})`;
-    await this.mutate('analytics_visitor_cells', older);
-    await this.mutate('analytics_visitor_cell_builds', older);
+    const dead = await this.rows<{ id: string }>(
+      sql`SELECT toString(build) AS id FROM ${this.table('analytics_visitor_cell_starts')}
+        WHERE site = ${site} AND started < ${mark - DEAD_BUILD_MS}
+          AND build GLOBAL NOT IN (SELECT build FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site})`,
+    );
+    const literals = (rows: readonly { id: string }[]) => rows.map((row) => `toUInt64(${BigInt(row.id).toString()})`).join(', ');
+    const superseded = recorded.slice(2);
+    if (superseded.length + dead.length === 0) return;
+    const gone = sql`site = ${site} AND build IN (${raw(literals([...superseded, ...dead]))})`;
+    // Cells first: a process stopped half-way leaves the rows that let the next build find them again.
+    await this.mutate('analytics_visitor_cells', gone);
+    if (superseded.length > 0) await this.mutate('analytics_visitor_cell_builds', sql`site = ${site} AND build IN (${raw(literals(superseded))})`);
+    await this.mutate('analytics_visitor_cell_starts', gone);
   }
 
   /**

@@ -161,6 +161,7 @@ describe('ClickHouse migrations', () => {
         'analytics_page_view_gen_days',
         'analytics_page_view_gen_days_mv',
         'analytics_visitor_cell_builds',
+        'analytics_visitor_cell_starts',
         'analytics_visitor_cells',
         'analytics_visitor_days',
         'analytics_visitor_gen_days',

@@ -2,7 +2,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { DimensionCount } from '../../../src/analytics/rollup-queries.js';
 import { ClickHouseAnalyticsStore } from '../../../src/analytics/clickhouse/clickhouse-analytics-store.js';
-import { ClickHouseCellBuilds } from '../../../src/analytics/clickhouse/clickhouse-cell-builds.js';
+import { ClickHouseCellBuilds, DEAD_BUILD_MS } from '../../../src/analytics/clickhouse/clickhouse-cell-builds.js';
 import { ClickHouseGenerations, GENERATION_SWITCHED } from '../../../src/analytics/clickhouse/clickhouse-generations.js';
 import { ClickHouseRangeCounter } from '../../../src/analytics/clickhouse/clickhouse-range-counter.js';
 import { planRange } from '../../../src/analytics/range-plan.js';
@@ -16,7 +16,7 @@ import { createTestProject } from '../../helpers/test-app.js';
  * build added when they lie on at most three days of the range, and a report takes them only
  * while they are current for its range: not after a generation switch, not before the first
  * day they cover. A build that died before
- * recording itself is never read.
+ * recording itself is never read, and its cells are deleted once it is surely dead.
  */
 describe('ClickHouse visitor cells', () => {
   let kit: AnalyticsKit;
@@ -254,8 +254,9 @@ describe('ClickHouse visitor cells', () => {
     }
   });
 
+  const count = async (query: string) => Number((await (await client.query({ query, format: 'JSONEachRow' })).json<{ n: string }>())[0]!.n);
+
   test('after a build, only the two latest recorded builds keep their cells; one not recorded yet is left alone', async () => {
-    const count = async (query: string) => Number((await (await client.query({ query, format: 'JSONEachRow' })).json<{ n: string }>())[0]!.n);
     const database = target().database;
     // Another process's build still being written: cells, no row yet.
     await client.command({
@@ -268,6 +269,30 @@ describe('ClickHouse visitor cells', () => {
     expect(await count(`SELECT count() AS n FROM ${database}.analytics_visitor_cell_builds WHERE site = ${site}`)).toBe(2);
     expect(await count(`SELECT uniqExact(build) AS n FROM ${database}.analytics_visitor_cells WHERE site = ${site} AND build != 42`)).toBe(2);
     expect(await count(`SELECT count() AS n FROM ${database}.analytics_visitor_cells WHERE site = ${site} AND build = 42`)).toBe(1);
+    // The superseded builds' starts went with their cells.
+    expect(await count(`SELECT count() AS n FROM ${database}.analytics_visitor_cell_starts WHERE site = ${site}`)).toBe(2);
+    expect(canonical((await fromCells(-7, 0))!)).toEqual(await fromStates(-7, 0));
+  });
+
+  test('the next build deletes the cells of a build that died before recording itself, once its start is older than any build runs', async () => {
+    const database = target().database;
+    // Two builds with a start and cells but no row: one started past the limit (its process
+    // died), one a minute ago (maybe still running in another process).
+    for (const [build, age] of [
+      [41, DEAD_BUILD_MS + 60_000],
+      [42, 60_000],
+    ] as const) {
+      await client.command({
+        query: `INSERT INTO ${database}.analytics_visitor_cell_starts (site, build, started) VALUES (${site}, ${build}, ${Date.now() - age})`,
+      });
+      await client.command({
+        query: `INSERT INTO ${database}.analytics_visitor_cells (site, build, gen, grp, dim, day, prev, visitors) VALUES (${site}, ${build}, 0, 1, 0, ${today - 5}, -1, 1000)`,
+      });
+    }
+    expect(await store.fold()).toBe(1);
+    const left = async (table: string, build: number) => count(`SELECT count() AS n FROM ${database}.${table} WHERE site = ${site} AND build = ${build}`);
+    expect([await left('analytics_visitor_cells', 41), await left('analytics_visitor_cell_starts', 41)]).toEqual([0, 0]);
+    expect([await left('analytics_visitor_cells', 42), await left('analytics_visitor_cell_starts', 42)]).toEqual([1, 1]);
     expect(canonical((await fromCells(-7, 0))!)).toEqual(await fromStates(-7, 0));
   });
 

@@ -21,6 +21,8 @@ export const TABLES = {
   analytics_page_view_gen_days_mv_local: 'MaterializedView',
   analytics_visitor_cell_builds: 'Distributed',
   analytics_visitor_cell_builds_local: 'ReplicatedMergeTree',
+  analytics_visitor_cell_starts: 'Distributed',
+  analytics_visitor_cell_starts_local: 'ReplicatedMergeTree',
   analytics_visitor_cells: 'Distributed',
   analytics_visitor_cells_local: 'ReplicatedMergeTree',
   analytics_visitor_days: 'Distributed',
