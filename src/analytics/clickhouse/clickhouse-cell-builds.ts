@@ -100,10 +100,6 @@ export const FRESH_VISITORS_MAX = 100_000;
 const SET_TOO_LARGE = '191';
 
 /**
- * A build's group-by (one key per generation, group, dimension and visitor: about 37M at
- * 10M hits) spills to disk past this much memory instead of failing at the server's limit.
- */
-/**
  * How long a build's statement may run before the server stops it (the long client waits
  * as long): a 10M-hit site builds in about 40 s.
  */
@@ -116,6 +112,11 @@ const BUILD_SECONDS_MAX = 3_600;
  */
 export const DEAD_BUILD_MS = 2 * BUILD_SECONDS_MAX * 1_000;
 
+/**
+ * A build's group-by (one key per generation, group, dimension and visitor: about 37M at
+ * 10M hits) spills to disk past this much memory instead of failing at the server's limit,
+ * and the statement stops after BUILD_SECONDS_MAX.
+ */
 const BUILD_SETTINGS = { max_bytes_before_external_group_by: '1000000000', max_execution_time: BUILD_SECONDS_MAX } as const;
 
 /**
