@@ -19,6 +19,12 @@ export async function loadChdb(): Promise<ChdbModule> {
   return (await import(process.env.DOCWRIGHT_CHDB_MODULE ?? 'chdb')) as ChdbModule;
 }
 
+/** What a client call passes that the shim reads. */
+interface Call {
+  query: string;
+  clickhouse_settings?: ClickHouseSettings;
+}
+
 /** A call's settings as the SETTINGS clause the HTTP interface would have applied ('' for none). */
 function settingsClause(settings: ClickHouseSettings | undefined): string {
   const entries = Object.entries(settings ?? {}).filter(([, value]) => value !== undefined);
@@ -47,7 +53,6 @@ export function chdbClient(session: ChdbSession): ClickHouseClient {
     for await (const chunk of values) chunks.push(Buffer.from(chunk as Buffer));
     return Buffer.concat(chunks);
   };
-  type Call = { query: string; clickhouse_settings?: ClickHouseSettings };
   const client = {
     command: ({ query, clickhouse_settings }: Call) => Promise.resolve(run(query, 'CSV', clickhouse_settings)).then(() => ({})),
     // Run at once, as the HTTP client's query fails with the server's answer, not at json().

@@ -224,7 +224,7 @@ export class ClickHouseCellBuilds {
         WHERE site = ${site} AND started < ${mark - DEAD_BUILD_MS}
           AND build GLOBAL NOT IN (SELECT build FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site})`,
     );
-    const literals = (rows: readonly { id: string }[]) => rows.map((row) => `toUInt64(${BigInt(row.id).toString()})`).join(', ');
+    const literals = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => `toUInt64(${BigInt(row.id).toString()})`).join(', ');
     const superseded = recorded.slice(2);
     if (superseded.length + dead.length === 0) return;
     const gone = sql`site = ${site} AND build IN (${raw(literals([...superseded, ...dead]))})`;
