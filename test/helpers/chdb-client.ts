@@ -54,7 +54,10 @@ export function chdbClient(session: ChdbSession): ClickHouseClient {
     return Buffer.concat(chunks);
   };
   const client = {
-    command: ({ query, clickhouse_settings }: Call) => Promise.resolve(run(query, 'CSV', clickhouse_settings)).then(() => ({})),
+    command: async ({ query, clickhouse_settings }: Call) => {
+      run(query, 'CSV', clickhouse_settings);
+      return {};
+    },
     // Run at once, as the HTTP client's query fails with the server's answer, not at json().
     query: async ({ query, clickhouse_settings }: Call) => {
       const rows = run(query, 'JSONEachRow', clickhouse_settings)
@@ -69,6 +72,7 @@ export function chdbClient(session: ChdbSession): ClickHouseClient {
     },
     // `INSERT … FORMAT F` with its data in `values` (RowBinary: not text, so it goes through a file).
     exec: async ({ query, values, clickhouse_settings }: Call & { values: Readable }) => {
+      if (!/ FORMAT \w+$/.test(query)) throw new Error(`chdb shim: exec handles only INSERT … FORMAT F, not: ${query.slice(0, 200)}`);
       const file = join(tmpdir(), `docwright-chdb-${randomBytes(8).toString('hex')}.bin`);
       writeFileSync(file, await collect(values));
       try {

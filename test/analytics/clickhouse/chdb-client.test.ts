@@ -55,6 +55,8 @@ describe('chdb client shim', () => {
     expect(queries[0]!.sql).toMatch(/^INSERT INTO db\.t \(a, b\) FROM INFILE '[^']+' FORMAT RowBinary$/);
     expect(queries[0]!.file).toEqual(rows);
     expect(await result.stream.toArray()).toEqual([]);
+    // Anything else would run without its data: refused.
+    await expect(client.exec({ query: 'SELECT 1', values: Readable.from([rows], { objectMode: false }) })).rejects.toThrow(/only INSERT/);
   });
 
   test("a failed query's error carries ClickHouse's error number as the HTTP client's do", async () => {
