@@ -180,10 +180,14 @@ export class ClickHouseCellBuilds {
    * a report never reads a build before that row exists. Then deletes the cells of recorded
    * builds before the previous one (a report that chose the previous one may still be
    * reading it), and those of builds that died before recording themselves: their start
-   * (recorded before the first cell) is older than DEAD_BUILD_MS at this build's mark.
+   * (recorded before the first cell) is older than DEAD_BUILD_MS at this build's mark. The
+   * same deletion runs before the build, so the leftovers of failed builds go even when
+   * every build of the site fails.
    */
   async build(site: number, mark: number, fromDay: number, switched: number): Promise<void> {
     const build = randomBytes(8).readBigUInt64BE().toString();
+    // Before too: a site whose builds keep failing (one over the time limit) is cleaned up as well.
+    await this.deleteOldBuilds(site, mark);
     await this.client.command({
       query: sql`INSERT INTO ${this.table('analytics_visitor_cell_starts')} (site, build, started) VALUES (${site}, toUInt64(${raw(build)}), ${mark})`,
     });

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { DimensionCount } from '../../../src/analytics/rollup-queries.js';
 import { ClickHouseAnalyticsStore } from '../../../src/analytics/clickhouse/clickhouse-analytics-store.js';
 import { ClickHouseCellBuilds, DEAD_BUILD_MS } from '../../../src/analytics/clickhouse/clickhouse-cell-builds.js';
+import { waitForMutations } from '../../../src/analytics/clickhouse/clickhouse-mutations.js';
 import { ClickHouseGenerations, GENERATION_SWITCHED } from '../../../src/analytics/clickhouse/clickhouse-generations.js';
 import { ClickHouseRangeCounter } from '../../../src/analytics/clickhouse/clickhouse-range-counter.js';
 import { planRange } from '../../../src/analytics/range-plan.js';
@@ -294,6 +295,26 @@ describe('ClickHouse visitor cells', () => {
     expect([await left('analytics_visitor_cells', 41), await left('analytics_visitor_cell_starts', 41)]).toEqual([0, 0]);
     expect([await left('analytics_visitor_cells', 42), await left('analytics_visitor_cell_starts', 42)]).toEqual([1, 1]);
     expect(canonical((await fromCells(-7, 0))!)).toEqual(await fromStates(-7, 0));
+  });
+
+  test("a build that fails still deletes a dead build's cells first; only its own start is left", async () => {
+    const database = target().database;
+    await client.command({
+      query: `INSERT INTO ${database}.analytics_visitor_cell_starts (site, build, started) VALUES (${site}, 41, ${Date.now() - DEAD_BUILD_MS - 60_000})`,
+    });
+    await client.command({
+      query: `INSERT INTO ${database}.analytics_visitor_cells (site, build, gen, grp, dim, day, prev, visitors) VALUES (${site}, 41, 0, 1, 0, ${today - 5}, -1, 1000)`,
+    });
+    const mutate = async (table: string, where: string) => {
+      await client.command({ query: `ALTER TABLE ${database}.${table} DELETE WHERE ${where}` });
+      await waitForMutations(client, target(), table, where);
+    };
+    // The build's statement fails (as one stopped at the time limit does).
+    const failing = { command: () => Promise.reject(new Error('Code: 159. DB::Exception: Timeout exceeded')) } as unknown as ClickHouseClient;
+    await expect(new ClickHouseCellBuilds(client, failing, target(), mutate).build(site, Date.now(), today - 30, 0)).rejects.toThrow(/Timeout/);
+    expect(await count(`SELECT count() AS n FROM ${database}.analytics_visitor_cells WHERE site = ${site} AND build = 41`)).toBe(0);
+    expect(await count(`SELECT count() AS n FROM ${database}.analytics_visitor_cell_starts WHERE site = ${site}`)).toBe(1);
+    expect(await count(`SELECT count() AS n FROM ${database}.analytics_visitor_cell_builds WHERE site = ${site}`)).toBe(0);
   });
 
   test('cells of a build that never recorded itself are not read', async () => {
