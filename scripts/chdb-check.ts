@@ -16,8 +16,8 @@ import { ClickHouseCellBuilds, DEAD_BUILD_MS } from '../src/analytics/clickhouse
 import { ClickHouseGenerations } from '../src/analytics/clickhouse/clickhouse-generations.js';
 import { ClickHouseSpool } from '../src/analytics/clickhouse/clickhouse-spool.js';
 import { ClickHouseHitWriter } from '../src/analytics/clickhouse/clickhouse-hit-writer.js';
-import { localTable, migrateClickHouse, type ClickHouseTarget } from '../src/analytics/clickhouse/clickhouse-migrations.js';
-import { waitForMutations } from '../src/analytics/clickhouse/clickhouse-mutations.js';
+import { migrateClickHouse, type ClickHouseTarget } from '../src/analytics/clickhouse/clickhouse-migrations.js';
+import { deleteRows } from '../src/analytics/clickhouse/clickhouse-mutations.js';
 import { ClickHouseRangeCounter } from '../src/analytics/clickhouse/clickhouse-range-counter.js';
 import { planRange } from '../src/analytics/range-plan.js';
 import { ManualClock } from '../src/core/clock.js';
@@ -120,11 +120,7 @@ async function write(client: ClickHouseClient, target: ClickHouseTarget, generat
  * answer must equal the states' on this engine too.
  */
 async function cellAnswers(client: ClickHouseClient, target: ClickHouseTarget, generations: ClickHouseGenerations, counter: ClickHouseRangeCounter) {
-  const mutate = async (table: string, where: string) => {
-    await client.command({ query: `ALTER TABLE ${localTable(target, table)} DELETE WHERE ${where}` });
-    await waitForMutations(client, target, table, where);
-  };
-  const cells = new ClickHouseCellBuilds(client, client, target, mutate);
+  const cells = new ClickHouseCellBuilds(client, client, target, (table, where) => deleteRows(client, target, table, where));
   const map = await generations.of(7);
   const ranges = [
     [FIRST_DAY, FIRST_DAY + 8],

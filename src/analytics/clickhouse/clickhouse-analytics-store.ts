@@ -8,11 +8,11 @@ import { relabelReplays } from '../relabel-replays.js';
 import { raw, sql } from './clickhouse-literal.js';
 import { ClickHouseCellBuilds, type CellBuild } from './clickhouse-cell-builds.js';
 import { ClickHouseHitWriter } from './clickhouse-hit-writer.js';
-import { localTable, migrateClickHouse, onCluster, readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
+import { migrateClickHouse, readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
 import { ClickHouseGenerations, type GenerationMap } from './clickhouse-generations.js';
 import { ClickHouseRangeCounter } from './clickhouse-range-counter.js';
 import { ClickHouseReclassifier } from './clickhouse-reclassifier.js';
-import { waitForMutations } from './clickhouse-mutations.js';
+import { deleteRows } from './clickhouse-mutations.js';
 import { withTroubleNamed } from './clickhouse-trouble.js';
 import { ClickHouseSpool, type SpoolRecord } from './clickhouse-spool.js';
 import { ClickHouseSpoolDrainer, type SpoolDrainPolicy } from './clickhouse-spool-drainer.js';
@@ -346,8 +346,7 @@ export class ClickHouseAnalyticsStore implements CountingStore {
 
   /** ALTER … DELETE is asynchronous on every release; waits until the table's mutations are done (on every shard). */
   private async mutate(table: string, where: string): Promise<void> {
-    await this.client.command({ query: `ALTER TABLE ${localTable(this.target, table)}${onCluster(this.target)} DELETE WHERE ${where}` });
-    await waitForMutations(this.client, this.target, table, where);
+    await deleteRows(this.client, this.target, table, where);
   }
 
   /**

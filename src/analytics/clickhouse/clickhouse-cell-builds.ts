@@ -177,17 +177,15 @@ export class ClickHouseCellBuilds {
    * Builds the site's cells from its hits of days from `fromDay` on, every generation, that
    * were written before `mark` (all of them are in ClickHouse by then: the caller drained
    * after taking the mark), and records the build once they are all in:
-   * a report never reads a build before that row exists. Then deletes the cells of recorded
-   * builds before the previous one (a report that chose the previous one may still be
-   * reading it), and those of builds that died before recording themselves: their start
-   * (recorded before the first cell) is older than DEAD_BUILD_MS at this build's mark. The
-   * same deletion runs before the build, so the leftovers of failed builds go even when
-   * every build of the site fails.
+   * a report never reads a build before that row exists. Before it starts, it deletes the
+   * cells of builds that died before recording themselves (their start, recorded before the
+   * first cell, is older than DEAD_BUILD_MS at this mark), so the leftovers of failed builds
+   * go even when every build of the site fails. Once recorded, it deletes the recorded builds
+   * before the previous one (a report that chose the previous one may still be reading it).
    */
   async build(site: number, mark: number, fromDay: number, switched: number): Promise<void> {
     const build = randomBytes(8).readBigUInt64BE().toString();
-    // Before too: a site whose builds keep failing (one over the time limit) is cleaned up as well.
-    await this.deleteOldBuilds(site, mark);
+    await this.deleteBuilds(site, await this.deadBuilds(site, mark));
     await this.client.command({
       query: sql`INSERT INTO ${this.table('analytics_visitor_cell_starts')} (site, build, started) VALUES (${site}, toUInt64(${raw(build)}), ${mark})`,
     });
@@ -209,32 +207,34 @@ export class ClickHouseCellBuilds {
       query: sql`INSERT INTO ${this.table('analytics_visitor_cell_builds')} (site, build, mark, from_day, switched, at, exact)
         VALUES (${site}, toUInt64(${raw(build)}), ${mark}, ${fromDay}, ${switched}, ${mark}, 1)`,
     });
-    await this.deleteOldBuilds(site, mark);
-  }
-
-  /**
-   * Deletes the cells, rows and starts of the site's recorded builds before the previous one,
-   * and of its dead builds. Never a build still being written by another process: it has no
-   * row yet, and deleting its first cells would leave it incomplete once it records itself;
-   * it is dead only once its start is older than any build may run.
-   */
-  private async deleteOldBuilds(site: number, mark: number): Promise<void> {
     // Ordered as latest() orders them: the two a report may be reading come first.
     const recorded = await this.rows<{ id: string }>(
       sql`SELECT toString(build) AS id FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site} ORDER BY mark DESC, build DESC`,
     );
-    const dead = await this.rows<{ id: string }>(
+    await this.deleteBuilds(site, recorded.slice(2));
+  }
+
+  /**
+   * The site's builds that died before recording themselves: no row, and a start older than
+   * any build may run at `mark`. Never a build still being written by another process: its
+   * start is recent, and deleting its first cells would leave it incomplete once it records
+   * itself.
+   */
+  private deadBuilds(site: number, mark: number): Promise<Array<{ id: string }>> {
+    return this.rows<{ id: string }>(
       sql`SELECT toString(build) AS id FROM ${this.table('analytics_visitor_cell_starts')}
         WHERE site = ${site} AND started < ${mark - DEAD_BUILD_MS}
           AND build GLOBAL NOT IN (SELECT build FROM ${this.table('analytics_visitor_cell_builds')} WHERE site = ${site})`,
     );
-    const literals = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => `toUInt64(${BigInt(row.id).toString()})`).join(', ');
-    const superseded = recorded.slice(2);
-    if (superseded.length + dead.length === 0) return;
-    const gone = sql`site = ${site} AND build IN (${raw(literals([...superseded, ...dead]))})`;
+  }
+
+  /** Deletes the builds' cells, then their rows (a dead build has none), then their starts. */
+  private async deleteBuilds(site: number, builds: ReadonlyArray<{ id: string }>): Promise<void> {
+    if (builds.length === 0) return;
+    const gone = sql`site = ${site} AND build IN (${raw(builds.map((row) => `toUInt64(${BigInt(row.id).toString()})`).join(', '))})`;
     // Cells first: a process stopped half-way leaves the rows that let the next build find them again.
     await this.mutate('analytics_visitor_cells', gone);
-    if (superseded.length > 0) await this.mutate('analytics_visitor_cell_builds', sql`site = ${site} AND build IN (${raw(literals(superseded))})`);
+    await this.mutate('analytics_visitor_cell_builds', gone);
     await this.mutate('analytics_visitor_cell_starts', gone);
   }
 

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { identifier, raw, sql } from './clickhouse-literal.js';
-import { readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
+import { localTable, onCluster, readTable, type ClickHouseTarget } from './clickhouse-migrations.js';
 
 const POLL_MS = 25;
 const TIMEOUT_MS = 300_000;
@@ -34,4 +34,10 @@ export async function waitForMutations(client: ClickHouseClient, target: ClickHo
     if (Date.now() > deadline) throw new Error(`ClickHouse mutations of ${local} did not finish within ${TIMEOUT_MS / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+/** Deletes the rows of `table` matching `where` (ALTER … DELETE, on every shard) and waits until they are gone. */
+export async function deleteRows(client: ClickHouseClient, target: ClickHouseTarget, table: string, where: string): Promise<void> {
+  await client.command({ query: `ALTER TABLE ${localTable(target, table)}${onCluster(target)} DELETE WHERE ${where}` });
+  await waitForMutations(client, target, table, where);
 }
