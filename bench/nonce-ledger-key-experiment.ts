@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
-import { ledgerKey } from '../src/analytics/verification/web-bot-auth.js';
+import { ledgerKey } from '../src/analytics/verification/ledger-key.js';
 
 type Mode = 'none' | 'random' | 'ordered' | 'keyed';
 const { values } = parseArgs({ options: { batches: { type: 'string', default: '4000' } } });

@@ -13,7 +13,7 @@ import { startBenchServer, type BenchServer } from './lib/docwright-server.js';
 import { postConcurrently } from './lib/http-load.js';
 import { foldProgress, type FoldProgress } from './analytics-fold-progress.js';
 import { createHitClassifier } from '../src/analytics/classification/classify-hit.js';
-import { makeBatches, UA } from './verification-batches.js';
+import { BATCH_STEP_MS, makeBatches, UA } from './verification-batches.js';
 import { pairedRounds, type Comparison } from './verification-costs.js';
 
 export interface HttpVerificationCost extends Comparison {
@@ -23,6 +23,13 @@ export interface HttpVerificationCost extends Comparison {
 }
 
 const CLIENTS = 4;
+/**
+ * A round's batches are made before it is sent, with instants one BATCH_STEP_MS apart that
+ * end now (as the in-process comparisons' clock moves), at most this far back: the
+ * server's clock is real and a signature's window is its 60 s lifetime plus 60 s of skew,
+ * so the oldest must still be valid when the round's second side is sent.
+ */
+const ROUND_SPAN_MS = 40_000;
 /** How long a server's fold may take to catch up after a round (150,000 hits fold in a few seconds). */
 const FOLD_WAIT_LIMIT_SECONDS = 300;
 
@@ -92,9 +99,10 @@ export async function verificationOverHttp(options: { signer: TestSigner; batche
     const comparison = await pairedRounds(async (round) => {
       // Counted from the first timed round on: the warm-up's signed hits may arrive before the directory is known.
       if (round === 1) verifiedAfterWarmUp = (await signedAgentRow(on)).verifiedHits;
-      const now = Date.now();
-      const offBatches = makeBatches(options.batches, 1_000, signer, options.signedShare, agentUrl, now);
-      const onBatches = makeBatches(options.batches, 1_000, signer, options.signedShare, agentUrl, now);
+      const step = Math.min(BATCH_STEP_MS, Math.floor(ROUND_SPAN_MS / options.batches));
+      const start = Date.now() - options.batches * step;
+      const offBatches = makeBatches(options.batches, 1_000, signer, options.signedShare, agentUrl, start, step);
+      const onBatches = makeBatches(options.batches, 1_000, signer, options.signedShare, agentUrl, start, step);
       if (round > 0) signedSent += signedIn(onBatches);
       return { off: () => send(off, offBatches), on: () => send(on, onBatches) };
     });

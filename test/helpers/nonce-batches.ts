@@ -2,6 +2,17 @@ import type { AnalyticsStore, HitBatch } from '../../src/analytics/analytics-sto
 import { VERIFICATION_CODES } from '../../src/analytics/analytics-codes.js';
 import type { NonceClaim } from '../../src/analytics/verification/nonce-ledger.js';
 import type { Database } from '../../src/db/database.js';
+import { createHash } from 'node:crypto';
+import { ledgerKey } from '../../src/analytics/verification/ledger-key.js';
+
+/**
+ * A ledger key (ledger-key.ts) named by `label`: its hash in place of a nonce's digest,
+ * after `expiresAt` in hex, as the verifier makes them. The SQLite prune reads the expiry
+ * from the key, so tests of it need keys of this shape.
+ */
+export function testLedgerKey(label: string, expiresAt: number): string {
+  return ledgerKey(expiresAt, createHash('sha256').update(label).digest());
+}
 
 /**
  * A batch of verified hits whose rows carry the given signed nonces (batch row i carries

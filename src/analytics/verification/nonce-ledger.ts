@@ -2,12 +2,17 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import type { Clock } from '../../core/clock.js';
 import type { Database } from '../../db/database.js';
+import { ledgerKeyBound } from './ledger-key.js';
 
 /** A verified nonce of a batch, to be claimed in the shared table in the batch's own transaction. */
 export interface NonceClaim {
   /** The batch row that used it. */
   row: number;
-  /** Hex hash of (Signature-Agent origin, key id, nonce): NonceRegistry's fingerprint, wider. */
+  /**
+   * `ledgerKey` (ledger-key.ts): the expiry in 10 hex digits, then a hex hash of
+   * (Signature-Agent origin, key id, nonce), NonceRegistry's fingerprint, wider. The expiry
+   * first orders the keys by expiry, which the SQLite prune relies on.
+   */
   key: string;
   /** Seconds since the epoch; the row is kept until then. */
   expiresAt: number;
@@ -181,9 +186,10 @@ export class NonceLedger {
         deleted = await this.database.db.connection().execute(
           async () =>
             raw.connection
-              // A rowid table (the nonce-claim-order migration): rows go by their rowid, found in the expiry index.
-              .prepare('delete from analytics_signature_nonces where seq in (select seq from analytics_signature_nonces where expires_at < ? limit ?)')
-              .run(now, PRUNE_BATCH).changes,
+              // Keyed by the key alone (the nonce-ledger-keyed migration), which leads with the
+              // expiry: the expired rows are the keys below the current second's, a range of it.
+              .prepare('delete from analytics_signature_nonces where nonce in (select nonce from analytics_signature_nonces where nonce < ? limit ?)')
+              .run(ledgerKeyBound(now), PRUNE_BATCH).changes,
         );
       }
       total += deleted;

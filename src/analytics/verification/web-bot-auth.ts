@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { verifyEd25519 } from './ed25519-verify.js';
 import type { SeenNonce, SignatureHeaders } from './hit-verifier.js';
 import { nonceDigest, ownerDigest, type NonceRegistry } from './nonce-registry.js';
+import { ledgerKey } from './ledger-key.js';
 import { parseWebBotAuthSignature } from './signature-base.js';
 import { normaliseAuthority } from './signed-authority.js';
 
@@ -124,9 +125,4 @@ export function verifyWebBotAuth(
     options.onNonce?.({ key: ledgerKey(expiresAt, digest), expiresAt, owner: owner === null ? '' : owner.toString('hex', 0, 16) });
   }
   return { result: 'valid', agentUrl, stale: !directory.fresh };
-}
-
-/** The deployment-wide ledger's key of a nonce: its expiry (seconds, 10 hex digits) and 128 bits of its digest. */
-export function ledgerKey(expiresAt: number, digest: Buffer): string {
-  return expiresAt.toString(16).padStart(10, '0') + digest.toString('hex', 0, 16);
 }

@@ -7,7 +7,7 @@ import { NonceLedger, type NonceClaim } from '../../../src/analytics/verificatio
 import { ManualClock, systemClock } from '../../../src/core/clock.js';
 import type { Database } from '../../../src/db/database.js';
 import { loadMigrations, migrate } from '../../../src/db/migrator.js';
-import { claimedBatch, spoofedRows } from '../../helpers/nonce-batches.js';
+import { claimedBatch, spoofedRows, testLedgerKey } from '../../helpers/nonce-batches.js';
 import { BACKENDS, openTestDatabase } from '../../helpers/test-database.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
@@ -30,8 +30,10 @@ describe.each(BACKENDS)('the nonce table after the nonce-claim-order migration [
         all.filter((migration) => migration.version < reorder!.version),
       );
       const db = t.database.db;
+      // Ledger keys (the later migrations keep them as they are); one per label, whatever the expiry.
+      const key = (label: string): string => testLedgerKey(label, SECONDS + 60);
       await sql`insert into analytics_signature_nonces (nonce, expires_at, owner) values
-        ('live', ${SECONDS + 60}, ''), ('owned', ${SECONDS + 60}, 'evt'), ('old', ${SECONDS - 1}, '')`.execute(db);
+        (${key('live')}, ${SECONDS + 60}, ''), (${key('owned')}, ${SECONDS + 60}, 'evt'), (${key('old')}, ${SECONDS - 1}, '')`.execute(db);
       await migrate(t.database, systemClock);
 
       await sql`insert into projects (id, name, repository, forge, created_at, updated_at) values ('p', 'Docs', '/docs', 'local', ${NOW}, ${NOW})`.execute(db);
@@ -39,7 +41,7 @@ describe.each(BACKENDS)('the nonce table after the nonce-claim-order migration [
       try {
         const site = await store.ensureSite('p');
         const version = await store.ensureClassifierVersion('test');
-        const claim = (row: number, key: string, owner = ''): NonceClaim => ({ row, key, expiresAt: SECONDS + 60, owner });
+        const claim = (row: number, label: string, owner = ''): NonceClaim => ({ row, key: key(label), expiresAt: SECONDS + 60, owner });
         await store.insertHits(
           claimedBatch(site, version, NOW, [claim(0, 'live'), claim(1, 'owned', 'evt'), claim(2, 'old'), claim(3, 'new'), claim(4, 'live')]),
         );
@@ -49,12 +51,9 @@ describe.each(BACKENDS)('the nonce table after the nonce-claim-order migration [
           'select nonce, expires_at from analytics_signature_nonces order by nonce',
           [],
         );
-        expect(rows.map((row) => [row.nonce, Number(row.expires_at)])).toEqual([
-          ['live', SECONDS + 60],
-          ['new', SECONDS + 60],
-          ['old', SECONDS + 60],
-          ['owned', SECONDS + 60],
-        ]);
+        expect(rows.map((row) => [row.nonce, Number(row.expires_at)])).toEqual(
+          ['live', 'new', 'old', 'owned'].map((label) => [key(label), SECONDS + 60]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
+        );
         expect(await new NonceLedger(t.database, new ManualClock(NOW)).prune(SECONDS + 61)).toBe(4);
       } finally {
         await store.close();

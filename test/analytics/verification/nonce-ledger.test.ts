@@ -7,7 +7,7 @@ import { ClickHouseAnalyticsStore } from '../../../src/analytics/clickhouse/clic
 import { PostgresAnalyticsStore } from '../../../src/analytics/postgres-analytics-store.js';
 import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
 import { NonceLedger, type NonceClaim } from '../../../src/analytics/verification/nonce-ledger.js';
-import { ledgerKey } from '../../../src/analytics/verification/web-bot-auth.js';
+import { ledgerKey } from '../../../src/analytics/verification/ledger-key.js';
 import { parseClickHouseSettings, type ClickHouseSettings } from '../../../src/config/clickhouse-settings.js';
 import type { Config } from '../../../src/config/load-config.js';
 import { ManualClock } from '../../../src/core/clock.js';
@@ -16,7 +16,7 @@ import { openPostgresDatabase } from '../../../src/db/postgres-database.js';
 import { openSqliteDatabase } from '../../../src/db/sqlite-database.js';
 import { clickhouseRows } from '../../helpers/clickhouse-rows.js';
 import { injectConnectionFaults } from '../../helpers/connection-faults.js';
-import { claimedBatch, claimedNonces, hitInsertFailure, spoofedRows } from '../../helpers/nonce-batches.js';
+import { claimedBatch, claimedNonces, hitInsertFailure, spoofedRows, testLedgerKey } from '../../helpers/nonce-batches.js';
 import { ANALYTICS_BACKENDS, createClickHouseDatabase, openTestDatabase, primaryDialect, type TestDatabase } from '../../helpers/test-database.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
@@ -79,7 +79,13 @@ describe.each(ANALYTICS_BACKENDS)('the nonce claim inside the hit batch’s own 
     return new Set(rows.map((row) => Number(row.visitor)));
   };
 
-  const claim = (row: number, key: string, owner = '', expiresAt = SECONDS + 60): NonceClaim => ({ row, key, expiresAt, owner });
+  // A label's key is the same whatever the claim's expiry, so an expired row can be claimed again under it.
+  const claim = (row: number, label: string, owner = '', expiresAt = SECONDS + 60): NonceClaim => ({
+    row,
+    key: testLedgerKey(label, SECONDS + 60),
+    expiresAt,
+    owner,
+  });
   /** Stores the claims' batch at NOW + `tag` ms; returns the rows that came out spoofed. */
   const store = async (target: AnalyticsStore, tag: number, claims: NonceClaim[]) => {
     await target.insertHits(claimedBatch(site, version, NOW + tag, claims));
@@ -118,6 +124,9 @@ describe.each(ANALYTICS_BACKENDS)('the nonce claim inside the hit batch’s own 
     expect(await store(one, 2, [claim(0, 'old'), claim(1, 'live')])).toEqual(new Set([1]));
     clock.advance(120_000);
     const ledger = new NonceLedger(first.database, clock);
+    // Both live until SECONDS + 60 (the expired one was taken over): nothing to prune before then.
+    expect(await ledger.prune(SECONDS + 60)).toBe(0);
+    expect(await claimedNonces(one)).toBe(2);
     expect(await ledger.prune(SECONDS + 120)).toBe(2);
     expect(await ledger.prune(SECONDS + 120)).toBe(0);
   });
