@@ -39,7 +39,9 @@ describe.each(BACKENDS)('the nonce table after the nonce-ledger-keyed migration 
       // 'twice' was claimed under both keys (a replay the upgrade let through): one row is kept for it.
       await sql`insert into analytics_signature_nonces (nonce, expires_at, owner) values
         (${hashOnly('live')}, ${LIVE}, ''), (${hashOnly('owned')}, ${LIVE}, 'evt'), (${hashOnly('gone')}, ${SECONDS - 1}, ''),
-        (${ledgerKey(LIVE, digest('new'))}, ${LIVE}, ''), (${hashOnly('twice')}, ${LIVE}, 'first'), (${ledgerKey(LIVE, digest('twice'))}, ${LIVE}, 'second')`.execute(db);
+        (${ledgerKey(LIVE, digest('new'))}, ${LIVE}, ''), (${hashOnly('twice')}, ${LIVE}, 'first'), (${ledgerKey(LIVE, digest('twice'))}, ${LIVE}, 'second')`.execute(
+        db,
+      );
       await migrate(t.database, systemClock);
 
       const rows = await sql<{ nonce: string; owner: string }>`select nonce, owner from analytics_signature_nonces`.execute(db);
@@ -70,7 +72,11 @@ describe.each(BACKENDS)('the nonce table after the nonce-ledger-keyed migration 
       }
       if (dialect === 'sqlite') {
         // One b-tree: the table keyed by the key, no expiry index.
-        const schema = await sql<{ type: string; name: string; sql: string | null }>`select type, name, sql from sqlite_master where tbl_name = 'analytics_signature_nonces'`.execute(db);
+        const schema = await sql<{
+          type: string;
+          name: string;
+          sql: string | null;
+        }>`select type, name, sql from sqlite_master where tbl_name = 'analytics_signature_nonces'`.execute(db);
         expect(schema.rows.map((row) => row.type)).toEqual(['table']);
         expect(schema.rows[0]!.sql).toMatch(/without rowid/i);
       }
