@@ -35,7 +35,6 @@ import { ED25519_BACKEND } from '../src/analytics/verification/ed25519-verify.js
 import { ROUNDS, ed25519Cost, nonceClaimCost, pairedRounds, type Comparison } from './verification-costs.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
-
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
 const AGENT_URL = 'https://chatgpt.com';
 /** The bench project's site: the signed @authority is compared with it. */
@@ -99,11 +98,11 @@ export async function runVerificationBenchmarks(options: BenchOptions): Promise<
   // EvidenceVerifier (on) per run, so `on` pays for the whole pipeline: claim from a
   // signature, verdict, applyVerification, and the deployment-wide nonce claim.
   let current: HitVerifier = claimOnlyVerifier;
-  // Everything the pipeline reads of a verifier is passed through, so `on` also pays for
-  // each non-human hit's stored address block and evidence, as the service does.
   // Signed hits the "on" side checked, and how many it found verified: a signature the
   // simulated clock put outside its window would skip its Ed25519 check and make "on" cheap.
   const signed = { checked: 0, verified: 0 };
+  // Everything the pipeline reads of a verifier is passed through, so `on` also pays for
+  // each non-human hit's stored address block and evidence, as the service does.
   const switching: HitVerifier = {
     verify: (input) => {
       const verdict = current.verify(input);
