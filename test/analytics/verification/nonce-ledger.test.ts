@@ -7,7 +7,7 @@ import { ClickHouseAnalyticsStore } from '../../../src/analytics/clickhouse/clic
 import { PostgresAnalyticsStore } from '../../../src/analytics/postgres-analytics-store.js';
 import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
 import { NonceLedger, type NonceClaim } from '../../../src/analytics/verification/nonce-ledger.js';
-import { ledgerKey } from '../../../src/analytics/verification/ledger-key.js';
+import { ledgerKey, ledgerKeyBound } from '../../../src/analytics/verification/ledger-key.js';
 import { parseClickHouseSettings, type ClickHouseSettings } from '../../../src/config/clickhouse-settings.js';
 import type { Config } from '../../../src/config/load-config.js';
 import { ManualClock } from '../../../src/core/clock.js';
@@ -175,6 +175,19 @@ describe('ledger keys', () => {
           const [expiresAt, digest] = claims[0]!;
           expect(ledgerKey(expiresAt, Buffer.from(digest))).toBe(keyed[0]!.key);
           expect(keyed[0]!.key).toMatch(/^[0-9a-f]{42}$/);
+        },
+      ),
+    );
+  });
+
+  it('fall below the bound of a second exactly when they expire before it (the SQLite prune deletes that range)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 40 - 1 }),
+        fc.integer({ min: 0, max: 2 ** 40 - 1 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        (expiresAt, now, digest) => {
+          expect(ledgerKey(expiresAt, Buffer.from(digest)) < ledgerKeyBound(now)).toBe(expiresAt < now);
         },
       ),
     );
