@@ -28,11 +28,10 @@ import { batchNonces } from './relabel-replays.js';
 import { ReclassificationJob, type ReclassificationProgress } from './reclassification/reclassification-job.js';
 import { claimOnlyVerifier, type HitVerifier } from './verification/hit-verifier.js';
 import { MAX_BATCH_EVENTS, prepareBatch, type BatchContext, type PreparedBatch } from './prepare-batch.js';
-import { PostgresAnalyticsStore } from './postgres-analytics-store.js';
+import { sqlAnalyticsStore } from './sql-analytics-store.js';
 import { ClickHouseAnalyticsStore } from './clickhouse/clickhouse-analytics-store.js';
 import { checkedRange, checkEdgesRetained } from './query-range.js';
 import { planRange } from './range-plan.js';
-import { SqliteAnalyticsStore } from './sqlite-analytics-store.js';
 import { trafficReport } from './traffic-report.js';
 import { VisitorIdentity } from './visitor-identity.js';
 import { checkedListPage, checkedPageQuery, checkedSortedPage, DEFAULT_VISITORS_LIMIT, MAX_VISITORS_LIMIT } from './page-query.js';
@@ -98,7 +97,7 @@ export class AnalyticsService {
   private readonly closing = new AbortController();
 
   constructor(options: AnalyticsServiceOptions) {
-    const sqlStore = options.database.dialect === 'postgres' ? new PostgresAnalyticsStore(options.database) : new SqliteAnalyticsStore(options.database);
+    const sqlStore = sqlAnalyticsStore(options.database);
     this.store = options.clickhouse
       ? new ClickHouseAnalyticsStore(sqlStore, options.clickhouse, options.clock, {
           ...(options.onBackgroundError === undefined ? {} : { onBackgroundError: options.onBackgroundError }),

@@ -2,8 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { AnalyticsService } from '../../src/analytics/analytics-service.js';
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
 import type { FoldSchedulerOptions } from '../../src/analytics/fold-scheduler.js';
-import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
-import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
+import { sqlAnalyticsStore } from '../../src/analytics/sql-analytics-store.js';
 import { createTestApp, createTestProject, TEST_SECRET, type TestApp } from './test-app.js';
 import type { AnalyticsBackend } from './test-database.js';
 import type { OracleHit } from './analytics-oracle.js';
@@ -49,7 +48,7 @@ export function foldPending(t: TestApp, chunkSize = 20_000, steps = Number.POSIT
   // ClickHouse keeps exact states of its own: nothing to fold.
   if (t.config.analytics.clickhouse) return Promise.resolve(0);
   const database = t.services.database;
-  const store: AnalyticsStore = database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
+  const store: AnalyticsStore = sqlAnalyticsStore(database);
   let taken = 0;
   return store.fold(chunkSize, () => Promise.resolve(++taken < steps));
 }

@@ -1,7 +1,6 @@
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
 import { ClickHouseAnalyticsStore } from '../../src/analytics/clickhouse/clickhouse-analytics-store.js';
-import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
-import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
+import { sqlAnalyticsStore } from '../../src/analytics/sql-analytics-store.js';
 import type { Config } from '../../src/config/load-config.js';
 import type { TestApp } from './test-app.js';
 
@@ -14,7 +13,7 @@ export async function flushClickHouseSpool(t: TestApp): Promise<void> {
   const settings = t.config.analytics.clickhouse;
   if (settings === undefined) return;
   const database = t.services.database;
-  const primary: AnalyticsStore = database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
+  const primary: AnalyticsStore = sqlAnalyticsStore(database);
   // The settings name the app's spool file (the data directory's).
   const store = new ClickHouseAnalyticsStore(primary, settings, t.clock);
   try {

@@ -3,8 +3,7 @@ import { expect } from 'vitest';
 import type { AnalyticsStore } from '../../src/analytics/analytics-store.js';
 import { ClickHouseAnalyticsStore } from '../../src/analytics/clickhouse/clickhouse-analytics-store.js';
 import { ClickHouseGenerations } from '../../src/analytics/clickhouse/clickhouse-generations.js';
-import { PostgresAnalyticsStore } from '../../src/analytics/postgres-analytics-store.js';
-import { SqliteAnalyticsStore } from '../../src/analytics/sqlite-analytics-store.js';
+import { sqlAnalyticsStore } from '../../src/analytics/sql-analytics-store.js';
 import { clickhouseRows } from './clickhouse-rows.js';
 import type { TestApp } from './test-app.js';
 
@@ -21,7 +20,7 @@ export interface ReclassificationStore {
 }
 
 export async function openReclassificationStore(t: TestApp): Promise<ReclassificationStore> {
-  const sqlStore = t.services.database.dialect === 'postgres' ? new PostgresAnalyticsStore(t.services.database) : new SqliteAnalyticsStore(t.services.database);
+  const sqlStore = sqlAnalyticsStore(t.services.database);
   const clickhouse = t.config.analytics.clickhouse;
   if (clickhouse === undefined) return { store: sqlStore, generations: undefined, close: async () => {} };
   const store = new ClickHouseAnalyticsStore(sqlStore, clickhouse, t.clock);

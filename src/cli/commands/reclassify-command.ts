@@ -25,21 +25,19 @@ export function reclassifyCommand(): Command {
     .addHelpText('after', RECLASSIFY_HELP)
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig();
-      const [{ openDatabase }, { migrate }, { SqliteAnalyticsStore }, { PostgresAnalyticsStore }, { ReclassificationJob }, { ClickHouseAnalyticsStore }] =
-        await Promise.all([
-          import('../../db/open-database.js'),
-          import('../../db/migrator.js'),
-          import('../../analytics/sqlite-analytics-store.js'),
-          import('../../analytics/postgres-analytics-store.js'),
-          import('../../analytics/reclassification/reclassification-job.js'),
-          import('../../analytics/clickhouse/clickhouse-analytics-store.js'),
-        ]);
+      const [{ openDatabase }, { migrate }, { sqlAnalyticsStore }, { ReclassificationJob }, { ClickHouseAnalyticsStore }] = await Promise.all([
+        import('../../db/open-database.js'),
+        import('../../db/migrator.js'),
+        import('../../analytics/sql-analytics-store.js'),
+        import('../../analytics/reclassification/reclassification-job.js'),
+        import('../../analytics/clickhouse/clickhouse-analytics-store.js'),
+      ]);
       const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
       try {
         await migrate(database, systemClock).catch((error: unknown) => {
           throw withoutUrlPassword(error, config.databaseUrl);
         });
-        const sqlStore = database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
+        const sqlStore = sqlAnalyticsStore(database);
         const clickhouse = config.analytics.clickhouse;
         const store = clickhouse === undefined ? sqlStore : new ClickHouseAnalyticsStore(sqlStore, clickhouse, systemClock);
         if (store instanceof ClickHouseAnalyticsStore) await store.ready();

@@ -1,20 +1,14 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { AnalyticsStore } from '../../../src/analytics/analytics-store.js';
-import { PostgresAnalyticsStore } from '../../../src/analytics/postgres-analytics-store.js';
-import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
+import { sqlAnalyticsStore } from '../../../src/analytics/sql-analytics-store.js';
 import { NonceLedger, type NonceClaim } from '../../../src/analytics/verification/nonce-ledger.js';
 import { ManualClock, systemClock } from '../../../src/core/clock.js';
-import type { Database } from '../../../src/db/database.js';
 import { loadMigrations, migrate } from '../../../src/db/migrator.js';
 import { claimedBatch, spoofedRows, testLedgerKey } from '../../helpers/nonce-batches.js';
 import { BACKENDS, openTestDatabase } from '../../helpers/test-database.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
 const SECONDS = NOW / 1000;
-
-const storeOf = (database: Database): AnalyticsStore =>
-  database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
 
 /** The nonce-claim-order migration: the nonces claimed before it keep their replay protection after it. */
 describe.each(BACKENDS)('the nonce table after the nonce-claim-order migration [%s]', (dialect) => {
@@ -37,7 +31,7 @@ describe.each(BACKENDS)('the nonce table after the nonce-claim-order migration [
       await migrate(t.database, systemClock);
 
       await sql`insert into projects (id, name, repository, forge, created_at, updated_at) values ('p', 'Docs', '/docs', 'local', ${NOW}, ${NOW})`.execute(db);
-      const store = storeOf(t.database);
+      const store = sqlAnalyticsStore(t.database);
       try {
         const site = await store.ensureSite('p');
         const version = await store.ensureClassifierVersion('test');

@@ -1,13 +1,10 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { AnalyticsStore } from '../../../src/analytics/analytics-store.js';
-import { PostgresAnalyticsStore } from '../../../src/analytics/postgres-analytics-store.js';
-import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
+import { sqlAnalyticsStore } from '../../../src/analytics/sql-analytics-store.js';
 import { ledgerKey } from '../../../src/analytics/verification/ledger-key.js';
 import { NonceLedger, type NonceClaim } from '../../../src/analytics/verification/nonce-ledger.js';
 import { ManualClock, systemClock } from '../../../src/core/clock.js';
-import type { Database } from '../../../src/db/database.js';
 import { loadMigrations, migrate } from '../../../src/db/migrator.js';
 import { claimedBatch, claimedNonces, spoofedRows } from '../../helpers/nonce-batches.js';
 import { BACKENDS, openTestDatabase } from '../../helpers/test-database.js';
@@ -16,8 +13,6 @@ const NOW = Date.UTC(2026, 10, 24, 12);
 const SECONDS = NOW / 1000;
 const LIVE = SECONDS + 60;
 
-const storeOf = (database: Database): AnalyticsStore =>
-  database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
 const digest = (label: string): Buffer => createHash('sha256').update(label).digest();
 /** The key a claim had before the time-ordered ledger key: 128 bits of the digest alone. */
 const hashOnly = (label: string): string => digest(label).toString('hex', 0, 16);
@@ -54,7 +49,7 @@ describe.each(BACKENDS)('the nonce table after the nonce-ledger-keyed migration 
       expect([...byKey.keys()].filter((key) => key.length === 32)).toEqual(dialect === 'sqlite' ? [] : [hashOnly('twice')]);
 
       await sql`insert into projects (id, name, repository, forge, created_at, updated_at) values ('p', 'Docs', '/docs', 'local', ${NOW}, ${NOW})`.execute(db);
-      const store = storeOf(t.database);
+      const store = sqlAnalyticsStore(t.database);
       try {
         const site = await store.ensureSite('p');
         const version = await store.ensureClassifierVersion('test');

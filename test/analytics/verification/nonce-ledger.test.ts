@@ -4,8 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VERIFICATION_CODES } from '../../../src/analytics/analytics-codes.js';
 import type { AnalyticsStore } from '../../../src/analytics/analytics-store.js';
 import { ClickHouseAnalyticsStore } from '../../../src/analytics/clickhouse/clickhouse-analytics-store.js';
-import { PostgresAnalyticsStore } from '../../../src/analytics/postgres-analytics-store.js';
-import { SqliteAnalyticsStore } from '../../../src/analytics/sqlite-analytics-store.js';
+import { sqlAnalyticsStore } from '../../../src/analytics/sql-analytics-store.js';
 import { NonceLedger, type NonceClaim } from '../../../src/analytics/verification/nonce-ledger.js';
 import { ledgerKey, ledgerKeyBound } from '../../../src/analytics/verification/ledger-key.js';
 import { parseClickHouseSettings, type ClickHouseSettings } from '../../../src/config/clickhouse-settings.js';
@@ -21,9 +20,6 @@ import { ANALYTICS_BACKENDS, createClickHouseDatabase, openTestDatabase, primary
 
 const NOW = Date.UTC(2026, 10, 24, 12);
 const SECONDS = NOW / 1000;
-
-const storeOf = (database: Database): AnalyticsStore =>
-  database.dialect === 'postgres' ? new PostgresAnalyticsStore(database) : new SqliteAnalyticsStore(database);
 
 // On ClickHouse the hits go there and the nonces stay in the main database (SQLite here): the claim
 // commits first and is deleted if the ClickHouse insert fails (docs/analytics.md, "ClickHouse").
@@ -43,8 +39,8 @@ describe.each(ANALYTICS_BACKENDS)('the nonce claim inside the hit batch’s own 
     await sql`insert into projects (id, name, repository, forge, created_at, updated_at) values ('p', 'Docs', '/docs', 'local', ${NOW}, ${NOW})`.execute(
       first.database.db,
     );
-    one = storeOf(first.database);
-    two = storeOf(second);
+    one = sqlAnalyticsStore(first.database);
+    two = sqlAnalyticsStore(second);
     if (backend === 'clickhouse') {
       const created = createClickHouseDatabase();
       clickhouse = { settings: parseClickHouseSettings({ url: created.environment.DOCWRIGHT_ANALYTICS_URL! }), drop: () => created.drop() };
