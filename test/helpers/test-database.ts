@@ -7,7 +7,7 @@ import { randomBase62 } from '../../src/core/ids.js';
 import type { Database, Dialect } from '../../src/db/database.js';
 import { openPostgresDatabase } from '../../src/db/postgres-database.js';
 import { openSqliteDatabase } from '../../src/db/sqlite-database.js';
-import { migrate } from '../../src/db/migrator.js';
+import { loadMigrations, migrate } from '../../src/db/migrator.js';
 import { systemClock } from '../../src/core/clock.js';
 
 /** Every storage test runs once per backend. */
@@ -87,4 +87,16 @@ export async function openTestDatabase(dialect: Dialect, options: { migrate?: bo
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Applies the migrations before the one named `name` (a migration test's starting point); throws when there is none of that name. */
+export async function migrateBefore(database: Database, name: string): Promise<void> {
+  const all = loadMigrations(database.dialect);
+  const target = all.find((migration) => migration.name === name);
+  if (target === undefined) throw new Error(`no migration is named ${name}`);
+  await migrate(
+    database,
+    systemClock,
+    all.filter((migration) => migration.version < target.version),
+  );
 }

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { sqlAnalyticsStore } from '../../../src/analytics/sql-analytics-store.js';
 import { NonceLedger, type NonceClaim } from '../../../src/analytics/verification/nonce-ledger.js';
 import { ManualClock, systemClock } from '../../../src/core/clock.js';
-import { loadMigrations, migrate } from '../../../src/db/migrator.js';
+import { migrate } from '../../../src/db/migrator.js';
 import { claimedBatch, spoofedRows, testLedgerKey } from '../../helpers/nonce-batches.js';
-import { BACKENDS, openTestDatabase } from '../../helpers/test-database.js';
+import { BACKENDS, migrateBefore, openTestDatabase } from '../../helpers/test-database.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
 const SECONDS = NOW / 1000;
@@ -15,14 +15,7 @@ describe.each(BACKENDS)('the nonce table after the nonce-claim-order migration [
   it('keeps every claimed nonce: a live one is still a replay, an expired one is taken over, and the prune still finds expired rows', async () => {
     const t = await openTestDatabase(dialect, { migrate: false });
     try {
-      const all = loadMigrations(dialect);
-      const reorder = all.find((migration) => migration.name === 'nonce-claim-order');
-      expect(reorder).toBeDefined();
-      await migrate(
-        t.database,
-        systemClock,
-        all.filter((migration) => migration.version < reorder!.version),
-      );
+      await migrateBefore(t.database, 'nonce-claim-order');
       const db = t.database.db;
       // Ledger keys (the later migrations keep them as they are); one per label, whatever the expiry.
       const key = (label: string): string => testLedgerKey(label, SECONDS + 60);

@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { sqlAnalyticsStore } from '../../../src/analytics/sql-analytics-store.js';
-import { ledgerKey } from '../../../src/analytics/verification/ledger-key.js';
 import { NonceLedger, type NonceClaim } from '../../../src/analytics/verification/nonce-ledger.js';
 import { ManualClock, systemClock } from '../../../src/core/clock.js';
-import { loadMigrations, migrate } from '../../../src/db/migrator.js';
-import { claimedBatch, claimedNonces, spoofedRows } from '../../helpers/nonce-batches.js';
-import { BACKENDS, openTestDatabase } from '../../helpers/test-database.js';
+import { migrate } from '../../../src/db/migrator.js';
+import { claimedBatch, claimedNonces, spoofedRows, testLedgerKey } from '../../helpers/nonce-batches.js';
+import { BACKENDS, migrateBefore, openTestDatabase } from '../../helpers/test-database.js';
 
 const NOW = Date.UTC(2026, 10, 24, 12);
 const SECONDS = NOW / 1000;
@@ -22,29 +21,22 @@ describe.each(BACKENDS)('the nonce table after the nonce-ledger-keyed migration 
   it('gives hash-only claims their expiry in front, so a replay spanning the upgrade is caught, and prunes them by key', async () => {
     const t = await openTestDatabase(dialect, { migrate: false });
     try {
-      const all = loadMigrations(dialect);
-      const keyed = all.find((migration) => migration.name === 'nonce-ledger-keyed');
-      expect(keyed).toBeDefined();
-      await migrate(
-        t.database,
-        systemClock,
-        all.filter((migration) => migration.version < keyed!.version),
-      );
+      await migrateBefore(t.database, 'nonce-ledger-keyed');
       const db = t.database.db;
       // 'twice' was claimed under both keys (a replay the upgrade let through): one row is kept for it.
       await sql`insert into analytics_signature_nonces (nonce, expires_at, owner) values
         (${hashOnly('live')}, ${LIVE}, ''), (${hashOnly('owned')}, ${LIVE}, 'evt'), (${hashOnly('gone')}, ${SECONDS - 1}, ''),
-        (${ledgerKey(LIVE, digest('new'))}, ${LIVE}, ''), (${hashOnly('twice')}, ${LIVE}, 'first'), (${ledgerKey(LIVE, digest('twice'))}, ${LIVE}, 'second')`.execute(
+        (${testLedgerKey('new', LIVE)}, ${LIVE}, ''), (${hashOnly('twice')}, ${LIVE}, 'first'), (${testLedgerKey('twice', LIVE)}, ${LIVE}, 'second')`.execute(
         db,
       );
       await migrate(t.database, systemClock);
 
       const rows = await sql<{ nonce: string; owner: string }>`select nonce, owner from analytics_signature_nonces`.execute(db);
       const byKey = new Map(rows.rows.map((row) => [row.nonce, row.owner]));
-      expect(byKey.get(ledgerKey(LIVE, digest('live')))).toBe('');
-      expect(byKey.get(ledgerKey(LIVE, digest('owned')))).toBe('evt');
-      expect(byKey.get(ledgerKey(SECONDS - 1, digest('gone')))).toBe('');
-      expect(byKey.get(ledgerKey(LIVE, digest('twice')))).toBe('second');
+      expect(byKey.get(testLedgerKey('live', LIVE))).toBe('');
+      expect(byKey.get(testLedgerKey('owned', LIVE))).toBe('evt');
+      expect(byKey.get(testLedgerKey('gone', SECONDS - 1))).toBe('');
+      expect(byKey.get(testLedgerKey('twice', LIVE))).toBe('second');
       // SQLite keeps one row per nonce; PostgreSQL leaves the old row of 'twice' to expire.
       expect([...byKey.keys()].filter((key) => key.length === 32)).toEqual(dialect === 'sqlite' ? [] : [hashOnly('twice')]);
 
@@ -53,7 +45,7 @@ describe.each(BACKENDS)('the nonce table after the nonce-ledger-keyed migration 
       try {
         const site = await store.ensureSite('p');
         const version = await store.ensureClassifierVersion('test');
-        const claim = (row: number, label: string, owner = ''): NonceClaim => ({ row, key: ledgerKey(LIVE, digest(label)), expiresAt: LIVE, owner });
+        const claim = (row: number, label: string, owner = ''): NonceClaim => ({ row, key: testLedgerKey(label, LIVE), expiresAt: LIVE, owner });
         await store.insertHits(claimedBatch(site, version, NOW, [claim(0, 'live'), claim(1, 'owned', 'evt'), claim(2, 'fresh')]));
         // A replay of a claim made before the upgrade; the same event retried is not one.
         expect(await spoofedRows(store, NOW)).toEqual(new Set([0]));
