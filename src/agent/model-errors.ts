@@ -10,12 +10,15 @@ export class ModelError extends DocwrightError {
   readonly retryable: boolean;
   /** The provider's HTTP status, when it answered at all. */
   readonly providerStatus: number | undefined;
+  /** How long the provider asked to wait before the next try (retry-after and the like); the job's retry waits at least this. */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(message: string, options: { retryable: boolean; providerStatus?: number }) {
+  constructor(message: string, options: { retryable: boolean; providerStatus?: number; retryAfterMs?: number }) {
     // 502: Docwright worked, its upstream did not.
     super('model_error', message, { status: 502 });
     this.retryable = options.retryable;
     this.providerStatus = options.providerStatus;
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 
