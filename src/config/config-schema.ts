@@ -66,7 +66,7 @@ export const environmentSchema = z
     DOCWRIGHT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
     DOCWRIGHT_JOB_LEASE_SECONDS: z.coerce.number().positive().max(3_600).default(60),
     DOCWRIGHT_JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3_600).default(2),
-    DOCWRIGHT_MODEL_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+    DOCWRIGHT_MODEL_RETRIES: z.coerce.number().int().min(0).max(10).default(4),
     DOCWRIGHT_JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
     DOCWRIGHT_JOB_MAX_STEPS: z.coerce.number().int().min(1).max(1_000).default(50),
     DOCWRIGHT_REPOSITORY_INSTRUCTIONS_MAX_BYTES: z.coerce.number().int().min(0).max(262_144).default(32_768),
