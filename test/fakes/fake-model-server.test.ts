@@ -106,9 +106,9 @@ describe('fake model server', () => {
     const openai = await post(server, '/chat/completions', { model: 'm', messages: [] });
     expect(openai.status).toBe(429);
     expect(openai.headers.get('retry-after')).toBe('7');
-    expect(((await openai.json()) as { error: { message: string } }).error.message).toContain('429');
+    expect(await openai.json()).toMatchObject({ error: { type: 'requests', code: 'rate_limit_exceeded' } });
     const anthropic = await post(server, '/messages', { model: 'm', messages: [] });
-    expect(((await anthropic.json()) as { type: string }).type).toBe('error');
+    expect(await anthropic.json()).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
   });
 
   test('unknown routes are 404 and invalid JSON is 400, neither reaching the script', async () => {

@@ -1,142 +1,53 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sendAnthropicAnswer } from './fake-anthropic-wire.js';
+import { defaultErrorBody } from './fake-error-replies.js';
+import { describeRequest, readBody } from './fake-model-request.js';
+import {
+  estimateTokens,
+  isObject,
+  type FakeAnswer,
+  type FakeModelRequest,
+  type FakeModelScript,
+  type FakeModelServer,
+  type FakeProtocol,
+  type FakeReply,
+  type FakeReplyOptions,
+  type FakeToolCall,
+} from './fake-model-types.js';
+import { sendOpenAiAnswer } from './fake-openai-wire.js';
+import { anthropicBreakpointCount, FakePromptCache, MAX_BREAKPOINTS } from './fake-prompt-cache.js';
+import { sendJson } from './fake-wire-writer.js';
+
+export type {
+  FakeModelRequest,
+  FakeModelScript,
+  FakeModelServer,
+  FakeProtocol,
+  FakeReply,
+  FakeReplyOptions,
+  FakeReportedUsage,
+  FakeStatusReply,
+  FakeToolCall,
+  FakeUsage,
+} from './fake-model-types.js';
+export { overloaded, rateLimited, type RateLimitOptions, type RetryAfterHeader } from './fake-error-replies.js';
 
 /**
  * A scripted model server on loopback speaking the real wire protocols: OpenAI chat
- * completions (`POST /v1/chat/completions`, JSON and `stream: true` SSE) and Anthropic
- * messages (`POST /v1/messages`, JSON). Production provider code runs against it unchanged.
- * Zero latency unless a reply asks for `delayMs`, so benchmarks can use it too.
+ * completions (`POST /v1/chat/completions`) and Anthropic messages (`POST /v1/messages`), each
+ * as JSON or, with `stream: true`, as the API's SSE events. Production provider code runs
+ * against it unchanged. It reports usage as a provider would (bytes ÷ 4, prompt caching
+ * simulated: test/fakes/fake-prompt-cache.ts) unless a reply gives its own, and can answer
+ * with the failures providers have: error statuses with their bodies and headers, slow answers,
+ * connections cut mid-answer. Zero latency unless a reply asks for `delayMs`, so benchmarks
+ * can use it too. Runtime dependencies: Node's own modules only.
  */
 
-export interface FakeToolCall {
-  name: string;
-  arguments: object;
-}
-
-interface FakeReplyOptions {
-  /** Wait this long before answering (ends early if the client disconnects). */
-  delayMs?: number;
-  /**
-   * Reported token usage; by default about one token per four characters. `cachedInputTokens`
-   * (part of `inputTokens`) is sent the way each API does: OpenAI's
-   * `prompt_tokens_details.cached_tokens`, Anthropic's `cache_read_input_tokens` (which its
-   * `input_tokens` does not include).
-   */
-  usage?: FakeUsage;
-}
-
-export interface FakeUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens?: number;
-}
-
-export type FakeReply =
-  | ({ toolCalls: FakeToolCall[]; text?: string } & FakeReplyOptions)
-  | ({ text: string } & FakeReplyOptions)
-  | ({ status: number; body?: object; headers?: Record<string, string> } & FakeReplyOptions);
-
-export type FakeProtocol = 'openai-chat' | 'anthropic-messages';
-
-/** One request as received, plus the facts scripts usually need, read out of the body. */
-export interface FakeModelRequest {
-  protocol: FakeProtocol;
-  path: string;
-  headers: Record<string, string>;
-  /** The parsed JSON body exactly as the client sent it. */
-  body: Record<string, unknown>;
-  /** The body as text: search it to prove something never reached the model. */
-  rawBody: string;
-  model: string;
-  stream: boolean;
-  /** Names of the tools offered in this request. */
-  toolNames: string[];
-  /** Assistant messages in this request that called tools: the current turn's round trips. */
-  toolRounds: number;
-  /** Text of every tool result in the conversation, oldest first. */
-  toolResults: string[];
-  /** Text of the last user message. */
-  lastUserText: string;
-  /** The system prompt: OpenAI's system messages, or Anthropic's `system` field. */
-  systemText: string;
-}
-
-export type FakeModelScript = (request: FakeModelRequest, callIndex: number) => FakeReply | Promise<FakeReply>;
-
-export interface FakeModelServer {
-  /** Base URL ending in `/v1`; pass it as the provider's base URL. */
-  url: string;
-  /** Every request received, in order (failed replies included). */
-  requests: FakeModelRequest[];
-  close(): Promise<void>;
-}
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function asArray(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-/** Text out of either protocol's content: a string, or an array of `{type: 'text', text}` blocks. */
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  return asArray(content)
-    .map((part) => (isObject(part) && typeof part['text'] === 'string' ? part['text'] : ''))
-    .join('');
-}
-
-function describeRequest(protocol: FakeProtocol, path: string, request: IncomingMessage, rawBody: string, body: JsonObject): FakeModelRequest {
-  const messages = asArray(body['messages']).filter(isObject);
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  const toolNames = asArray(body['tools'])
-    .filter(isObject)
-    .map((tool) => (protocol === 'openai-chat' && isObject(tool['function']) ? tool['function']['name'] : tool['name']))
-    .filter((name): name is string => typeof name === 'string');
-  const toolResults: string[] = [];
-  let toolRounds = 0;
-  let lastUserText = '';
-  const systemParts = protocol === 'anthropic-messages' ? [textOf(body['system'])] : [];
-  for (const message of messages) {
-    if (message['role'] === 'system' || message['role'] === 'developer') systemParts.push(textOf(message['content']));
-    const blocks = asArray(message['content']).filter(isObject);
-    if (message['role'] === 'tool') toolResults.push(textOf(message['content']));
-    if (message['role'] === 'assistant') {
-      const callsTools = protocol === 'openai-chat' ? asArray(message['tool_calls']).length > 0 : blocks.some((block) => block['type'] === 'tool_use');
-      if (callsTools) toolRounds += 1;
-    }
-    if (message['role'] === 'user') {
-      const results = blocks.filter((block) => block['type'] === 'tool_result');
-      for (const result of results) toolResults.push(textOf(result['content']));
-      if (results.length === 0) lastUserText = textOf(message['content']);
-    }
-  }
-  return {
-    protocol,
-    path,
-    headers,
-    body,
-    rawBody,
-    model: typeof body['model'] === 'string' ? body['model'] : '',
-    stream: body['stream'] === true,
-    toolNames,
-    toolRounds,
-    toolResults,
-    lastUserText,
-    systemText: systemParts.join('\n'),
-  };
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+export interface FakeModelServerOptions {
+  script: FakeModelScript;
+  /** Simulate the providers' prompt caches in the reported usage; default true, as the providers do. */
+  promptCaching?: boolean;
 }
 
 function waitUnlessDisconnected(milliseconds: number, response: ServerResponse): Promise<void> {
@@ -150,95 +61,27 @@ function waitUnlessDisconnected(milliseconds: number, response: ServerResponse):
   });
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json', ...headers });
-  response.end(JSON.stringify(body));
+function outputOf(reply: FakeReply): string {
+  if ('toolCalls' in reply) return JSON.stringify(reply.toolCalls) + (reply.text ?? '');
+  return 'text' in reply ? reply.text : '';
 }
 
-function estimateTokens(text: string): number {
-  return Math.max(1, Math.ceil(text.length / 4));
-}
-
-function usageOf(reply: FakeReply, request: FakeModelRequest): FakeUsage {
-  if (reply.usage !== undefined) return reply.usage;
-  const output = 'toolCalls' in reply ? JSON.stringify(reply.toolCalls) + (reply.text ?? '') : 'text' in reply ? reply.text : '';
-  return { inputTokens: estimateTokens(request.rawBody), outputTokens: estimateTokens(output) };
-}
-
-function defaultErrorBody(protocol: FakeProtocol, status: number): object {
-  const message = `fake model server error ${status}`;
-  const type = status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
-  return protocol === 'openai-chat' ? { error: { message, type, param: null, code: null } } : { type: 'error', error: { type, message } };
-}
-
-function openAiToolCalls(toolCalls: FakeToolCall[], callIndex: number): JsonObject[] {
-  return toolCalls.map((call, index) => ({
-    id: `call_${callIndex}_${index}`,
-    type: 'function',
-    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
-  }));
-}
-
-function sendOpenAiReply(response: ServerResponse, request: FakeModelRequest, reply: FakeReply, callIndex: number): void {
-  const toolCalls = 'toolCalls' in reply ? reply.toolCalls : [];
-  const text = 'text' in reply && typeof reply.text === 'string' ? reply.text : null;
-  const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
-  const { inputTokens, outputTokens, cachedInputTokens } = usageOf(reply, request);
-  const usage = {
-    prompt_tokens: inputTokens,
-    completion_tokens: outputTokens,
-    total_tokens: inputTokens + outputTokens,
-    ...(cachedInputTokens === undefined ? {} : { prompt_tokens_details: { cached_tokens: cachedInputTokens } }),
-  };
-  const base = { id: `chatcmpl-fake-${callIndex}`, created: Math.floor(Date.now() / 1000), model: request.model };
-  if (!request.stream) {
-    const message: JsonObject = { role: 'assistant', content: text, refusal: null };
-    if (toolCalls.length > 0) message['tool_calls'] = openAiToolCalls(toolCalls, callIndex);
-    sendJson(response, 200, {
-      ...base,
-      object: 'chat.completion',
-      choices: [{ index: 0, message, finish_reason: finishReason, logprobs: null }],
-      usage,
-    });
-    return;
+/** The usage to report: the script's if it gave one, otherwise the prompt split by the cache. */
+function usageOf(
+  reply: FakeReply,
+  request: FakeModelRequest,
+  cached: { cacheReadTokens: number; cacheWriteTokens: number },
+): Pick<FakeAnswer, 'usage' | 'omitCacheDetails'> {
+  if (reply.usage !== undefined) {
+    const { inputTokens, outputTokens, cachedInputTokens, cacheWriteTokens = 0 } = reply.usage;
+    const cacheReadTokens = cachedInputTokens ?? 0;
+    return {
+      usage: { inputTokens: inputTokens - cacheReadTokens - cacheWriteTokens, outputTokens, cacheReadTokens, cacheWriteTokens },
+      omitCacheDetails: cachedInputTokens === undefined,
+    };
   }
-  const chunk = (choices: unknown[], extra: JsonObject = {}): string =>
-    `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices, ...extra })}\n\n`;
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  response.write(chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]));
-  if (text !== null && text !== '') response.write(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]));
-  openAiToolCalls(toolCalls, callIndex).forEach((call, index) => {
-    response.write(chunk([{ index: 0, delta: { tool_calls: [{ index, ...call }] }, finish_reason: null }]));
-  });
-  response.write(chunk([{ index: 0, delta: {}, finish_reason: finishReason }]));
-  const streamOptions = request.body['stream_options'];
-  if (isObject(streamOptions) && streamOptions['include_usage'] === true) response.write(chunk([], { usage }));
-  response.end('data: [DONE]\n\n');
-}
-
-function sendAnthropicReply(response: ServerResponse, request: FakeModelRequest, reply: FakeReply, callIndex: number): void {
-  if (request.stream) {
-    sendJson(response, 400, defaultErrorBody('anthropic-messages', 400));
-    return;
-  }
-  const toolCalls = 'toolCalls' in reply ? reply.toolCalls : [];
-  const text = 'text' in reply && typeof reply.text === 'string' ? reply.text : '';
-  const content: JsonObject[] = [];
-  if (text !== '') content.push({ type: 'text', text });
-  toolCalls.forEach((call, index) => {
-    content.push({ type: 'tool_use', id: `toolu_${callIndex}_${index}`, name: call.name, input: call.arguments });
-  });
-  const { inputTokens, outputTokens, cachedInputTokens = 0 } = usageOf(reply, request);
-  sendJson(response, 200, {
-    id: `msg_fake_${callIndex}`,
-    type: 'message',
-    role: 'assistant',
-    model: request.model,
-    content,
-    stop_reason: toolCalls.length > 0 ? 'tool_use' : 'end_turn',
-    stop_sequence: null,
-    usage: { input_tokens: inputTokens - cachedInputTokens, output_tokens: outputTokens, cache_read_input_tokens: cachedInputTokens },
-  });
+  const inputTokens = request.estimatedInputTokens - cached.cacheReadTokens - cached.cacheWriteTokens;
+  return { usage: { inputTokens, outputTokens: estimateTokens(outputOf(reply)), ...cached }, omitCacheDetails: false };
 }
 
 const ROUTES: Record<string, FakeProtocol> = {
@@ -246,8 +89,10 @@ const ROUTES: Record<string, FakeProtocol> = {
   '/v1/messages': 'anthropic-messages',
 };
 
-export async function startFakeModelServer(options: { script: FakeModelScript }): Promise<FakeModelServer> {
+export async function startFakeModelServer(options: FakeModelServerOptions): Promise<FakeModelServer> {
   const requests: FakeModelRequest[] = [];
+  const cache = new FakePromptCache();
+  const promptCaching = options.promptCaching ?? true;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
@@ -269,16 +114,34 @@ export async function startFakeModelServer(options: { script: FakeModelScript })
     }
     const described = describeRequest(protocol, path, request, rawBody, body);
     const callIndex = requests.push(described) - 1;
+    const breakpoints = protocol === 'anthropic-messages' ? anthropicBreakpointCount(body) : 0;
+    if (breakpoints > MAX_BREAKPOINTS) {
+      const message = `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`;
+      sendJson(response, 400, { type: 'error', error: { type: 'invalid_request_error', message } });
+      return;
+    }
     const reply = await options.script(described, callIndex);
     await waitUnlessDisconnected(reply.delayMs ?? 0, response);
     if (response.destroyed || request.socket.destroyed) return;
     if ('status' in reply) {
-      sendJson(response, reply.status, reply.body ?? defaultErrorBody(protocol, reply.status), reply.headers);
-    } else if (protocol === 'openai-chat') {
-      sendOpenAiReply(response, described, reply, callIndex);
-    } else {
-      sendAnthropicReply(response, described, reply, callIndex);
+      sendJson(response, reply.status, reply.body ?? defaultErrorBody(protocol, reply.status, described.model), reply.headers, reply.cutAfterEvents);
+      return;
     }
+    // The provider has read the prompt by now: the cache answers, and records its writes, even
+    // when the script gives the usage.
+    const cached = promptCaching ? cache.observe(described, described.estimatedInputTokens) : { cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const answer: FakeAnswer = {
+      response,
+      request: described,
+      toolCalls: 'toolCalls' in reply ? reply.toolCalls : [],
+      text: 'text' in reply && typeof reply.text === 'string' ? reply.text : '',
+      ...usageOf(reply, described, cached),
+      callIndex,
+      cutAfterEvents: reply.cutAfterEvents,
+    };
+    described.reportedUsage = answer.usage;
+    if (protocol === 'openai-chat') sendOpenAiAnswer(answer);
+    else sendAnthropicAnswer(answer);
   };
 
   const server = createServer((request, response) => {
