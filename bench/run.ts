@@ -28,6 +28,7 @@ const SUITES: Record<SuiteName, () => Promise<SuiteRunner | undefined>> = {
   docs: async () => (await import('./docs-suite.js')).runDocsBenchmarks,
   startup: async () => (await import('./startup-suite.js')).runStartupBenchmarks,
   verification: async () => (await import('./verification-suite.js')).runVerificationBenchmarks,
+  agent: async () => (await import('./agent-suite.js')).runAgentBenchmarks,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,6 +1,6 @@
 /** Command-line arguments of `npm run bench` (bench/run.ts). */
 
-export const SUITE_NAMES = ['analytics', 'import', 'jobs', 'docs', 'startup', 'verification'] as const;
+export const SUITE_NAMES = ['analytics', 'import', 'jobs', 'docs', 'startup', 'verification', 'agent'] as const;
 export type SuiteName = (typeof SUITE_NAMES)[number];
 
 export const BACKEND_NAMES = ['sqlite', 'postgres', 'clickhouse'] as const;
@@ -22,7 +22,7 @@ export interface BenchArguments {
 
 export const BENCH_USAGE = `usage: npm run bench -- [SUITE…] [--scale N] [--backend sqlite|postgres|clickhouse|both|all] [--out FILE]
 
-  SUITE        analytics, import, jobs, docs, startup, verification (default: every suite that exists)
+  SUITE        analytics, import, jobs, docs, startup, verification, agent (default: every suite that exists)
   --scale N    fraction of the full workloads, 0 < N ≤ 1 (default 1; 0.1 for a quick run)
   --backend B  database(s) for the server-side benchmarks (default all; clickhouse: analytics only)
   --out FILE   also write the reports as JSON to FILE

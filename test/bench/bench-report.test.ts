@@ -79,7 +79,7 @@ describe('metric', () => {
 describe('bench arguments', () => {
   test('select suites, scale, backends and an output file', () => {
     expect(parseBenchArguments([])).toMatchObject({
-      suites: ['analytics', 'import', 'jobs', 'docs', 'startup', 'verification'],
+      suites: ['analytics', 'import', 'jobs', 'docs', 'startup', 'verification', 'agent'],
       scale: 1,
       backends: ['sqlite', 'postgres', 'clickhouse'],
     });
