@@ -13,7 +13,11 @@ export interface PageContent {
   /** Problems of the page itself: syntax, frontmatter, limits. */
   own: DocsProblem[];
   links: PageLink[];
+  /** The page ran out of time or memory, or crashed its worker: another attempt may fare better. */
+  transient?: true;
 }
+
+type Analysed = Omit<PageContent, 'hash'>;
 
 /** Cached results per distinct content; above this many the cache starts over. */
 const MAX_CACHED = 200_000;
@@ -25,7 +29,7 @@ const MAX_CACHED = 200_000;
  * its path, which is put back for each page that uses it.
  */
 export class PageAnalysisCache {
-  private readonly entries = new Map<string, Promise<{ own: DocsProblem[]; links: PageLink[] }>>();
+  private readonly entries = new Map<string, Promise<Analysed>>();
   /** Parses actually run (for tests and the benchmark). */
   parsed = 0;
 
@@ -59,16 +63,19 @@ export class PageAnalysisCache {
       entry = this.analyze(path, file.bytes);
       this.entries.set(key, entry);
     }
-    const { own, links } = await entry;
-    return { hash, own: own.map((problem) => (problem.path === path ? problem : { ...problem, path })), links };
+    const { own, links, transient } = await entry;
+    return { hash, own: own.map((problem) => (problem.path === path ? problem : { ...problem, path })), links, ...(transient ? { transient } : {}) };
   }
 
-  private async analyze(path: string, bytes: Uint8Array): Promise<{ own: DocsProblem[]; links: PageLink[] }> {
+  private async analyze(path: string, bytes: Uint8Array): Promise<Analysed> {
     const text = pageText(bytes);
     if (text === undefined) return { own: [{ path, kind: 'mdx-syntax', message: `${path} is binary or not UTF-8 text.` }], links: [] };
     this.parsed += 1;
     const outcome = await this.runner.analyzePage({ path, text }, this.limits.pageTimeoutMs);
-    if (outcome.status !== 'done') return { own: [{ path, kind: 'check-limit', message: limitMessage(path, outcome) }], links: [] };
+    if (outcome.status !== 'done') {
+      const own: DocsProblem[] = [{ path, kind: 'check-limit', message: limitMessage(path, outcome) }];
+      return outcome.status === 'failure' ? { own, links: [] } : { own, links: [], transient: true };
+    }
     const analysis: PageAnalysis = outcome.result;
     const own = analysis.problems.slice(0, this.limits.maxProblemsPerPage);
     if (analysis.problems.length > own.length) {

@@ -1,5 +1,4 @@
 import type { DocsProblem } from './docs-problem.js';
-import { compareProblems } from './docs-problem.js';
 import type { DocsTaskRunner } from './docs-task-runner.js';
 import type { SiteSource, SourceFile } from './site-source.js';
 import type { CheckLimits } from './check-limits.js';
@@ -7,6 +6,7 @@ import type { PageLink } from './page-analysis.js';
 import { resolveLink } from './link-resolver.js';
 import { navigationProblems } from './navigation-problems.js';
 import { PageAnalysisCache, type PageContent } from './page-records.js';
+import { collectProblems, SiteIndex, type PageRecord } from './site-index.js';
 import { buildSite, findSiteRoots, MAX_SITES, siteOf, type SiteBuild } from './site-build.js';
 import { basenameOf, dirnameOf, isPageFile, relativeToRoot, SITE_CONFIG_NAMES, slugKey } from './site-paths.js';
 
@@ -19,14 +19,6 @@ export interface StateContext {
   signal: AbortSignal;
   /** Told after each batch of pages of a full build. */
   onProgress?: (checked: number, total: number) => void;
-}
-
-interface PageRecord {
-  site: SiteBuild;
-  content: PageContent;
-  linkProblems: DocsProblem[];
-  /** `docsRoot NUL slugKey` of everything the page's links looked up. */
-  keys: string[];
 }
 
 /** Pages read and parsed together; the runner works through them `size` at a time. */
@@ -62,18 +54,46 @@ export class SiteState {
     return state;
   }
 
+  /**
+   * A state that starts as a copy of a kept index (another snapshot's, e.g. the base
+   * commit's) and reads and parses through `context` from then on: `update` with the paths
+   * where `context.source` differs from the index's snapshot makes it that source's state,
+   * and never changes the index.
+   */
+  static fromIndex(index: SiteIndex, context: StateContext): SiteState {
+    const state = new SiteState(context);
+    const data = index.copy();
+    state.files = data.files;
+    state.sites = data.sites;
+    for (const [path, record] of data.pages) state.pages.set(path, record);
+    for (const [key, set] of data.dependents) state.dependents.set(key, set);
+    state.navigation = data.navigation;
+    state.limits = data.limits;
+    state.complete = data.complete;
+    return state;
+  }
+
+  /** This state's index as it is now, to be kept; this state must not be updated afterwards (the index shares its parts). */
+  toIndex(): SiteIndex {
+    return new SiteIndex({
+      files: this.files,
+      sites: this.sites,
+      pages: this.pages,
+      dependents: this.dependents,
+      navigation: this.navigation,
+      limits: this.limits,
+      complete: this.complete,
+    });
+  }
+
   /** Number of pages the current problems cover. */
   get pagesChecked(): number {
     return this.pages.size;
   }
 
-  /** Every problem of the snapshot, in a stable order. */
+  /** Every problem of the snapshot, in a stable order (copies: page contents are shared between snapshots). */
   problems(): DocsProblem[] {
-    const all: DocsProblem[] = [];
-    for (const site of this.sites) all.push(...site.problems);
-    all.push(...this.navigation);
-    for (const record of this.pages.values()) all.push(...record.content.own, ...record.linkProblems);
-    return all.sort(compareProblems).concat(this.limits);
+    return collectProblems({ sites: this.sites, navigation: this.navigation, pages: this.pages, limits: this.limits });
   }
 
   /** The links of a page, with their offsets, for tools that rewrite them (move_file). */

@@ -13,6 +13,24 @@ interface TreeEntry {
 const DEFAULT_TIMEOUT_MS = 120_000;
 // A listing of 100,000 paths is a few MB; anything near this is not a docs repository.
 const MAX_LISTING_BYTES = 256 * 1024 * 1024;
+const OBJECT_ID = /^[0-9a-f]{40,64}$/;
+
+/**
+ * Paths whose entry differs between two commits of `repository` (added, deleted, changed
+ * content or mode), both ends of a rename; what the docs check re-reads when a follow-up's
+ * branch is checked against its base.
+ */
+export async function changedBetween(repository: string, from: string, to: string, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<string[]> {
+  for (const commit of [from, to]) if (!OBJECT_ID.test(commit)) throw new Error(`changedBetween needs full commit ids, got ${JSON.stringify(commit)}.`);
+  if (from === to) return [];
+  const result = await runGit(['diff-tree', '-r', '-z', '--name-only', '--no-renames', '--no-ext-diff', from, to], {
+    cwd: repository,
+    timeoutMs,
+    maxOutputBytes: MAX_LISTING_BYTES,
+  });
+  if (result.truncated) throw new DocwrightError('git_failed', `The difference between ${from} and ${to} is too large to list.`, { status: 500 });
+  return result.stdout.split('\0').filter((path) => path.length > 0);
+}
 
 /**
  * The regular files of one commit, read from git's object store without a checkout: the
@@ -29,7 +47,7 @@ export class GitTreeFiles {
     private readonly prefix = '',
     private readonly timeoutMs = DEFAULT_TIMEOUT_MS,
   ) {
-    if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new Error(`GitTreeFiles needs a full commit id, got ${JSON.stringify(commit)}.`);
+    if (!OBJECT_ID.test(commit)) throw new Error(`GitTreeFiles needs a full commit id, got ${JSON.stringify(commit)}.`);
   }
 
   async listFiles(): Promise<string[]> {

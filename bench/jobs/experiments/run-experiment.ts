@@ -2,14 +2,15 @@
  * Runs one part of the jobs suite against a server with an experiment's patch loaded, to
  * measure what a change in src/ would gain before anyone makes it:
  *
- *   node --import tsx bench/jobs/experiments/run-experiment.ts poll|poll-writing|pickup
- *     [--patch statement-cache|key-cache|spawn-trace] [--postgres] [--seconds N] [--jobs N] [--profile DIR]
+ *   node --import tsx bench/jobs/experiments/run-experiment.ts poll|poll-writing|pickup|overhead
+ *     [--patch statement-cache|key-cache|spawn-trace] [--postgres] [--seconds N] [--jobs N] [--pages N] [--profile DIR]
  *
  * `poll` prints requests/s and server CPU per request of the poll route and of the bare
  * Fastify baseline; `poll-writing` the same over active jobs whose worker writes events
  * (poll-while-writing.ts; --jobs is then the number of writing jobs, default 8; --split
  * polls an API process while a separate worker process writes, poll-beside-worker.ts); `pickup`
- * prints pickup percentiles. --profile writes CPU profiles
+ * prints pickup percentiles; `overhead` the job-overhead figure (job-overhead.ts) on a
+ * repository of --pages pages (default 2,000), --jobs measured jobs (default 5). --profile writes CPU profiles
  * (summarize them with summarize-cpu-profile.ts).
  */
 import { mkdirSync, rmSync } from 'node:fs';
@@ -24,6 +25,7 @@ import { generateDocsRepository } from '../generate-docs-repository.js';
 import { JobClient } from '../job-client.js';
 import { startJobServer } from '../job-server.js';
 import { measurePickupLatency } from '../pickup-latency.js';
+import { measureJobOverhead } from '../job-overhead.js';
 import { comparePollThroughput } from '../poll-throughput.js';
 import { comparePollBesideWorker } from '../poll-beside-worker.js';
 import { comparePollWhileWriting } from '../poll-while-writing.js';
@@ -44,11 +46,14 @@ const { values, positionals } = parseArgs({
     jobs: { type: 'string' },
     profile: { type: 'string' },
     split: { type: 'boolean', default: false },
+    pages: { type: 'string' },
   },
 });
 const part = positionals[0];
-if (part !== 'poll' && part !== 'poll-writing' && part !== 'pickup')
-  throw new Error('usage: run-experiment.ts poll|poll-writing|pickup [--patch NAME] [--postgres] [--seconds N] [--jobs N] [--profile DIR]');
+if (part !== 'poll' && part !== 'poll-writing' && part !== 'pickup' && part !== 'overhead')
+  throw new Error(
+    'usage: run-experiment.ts poll|poll-writing|pickup|overhead [--patch NAME] [--postgres] [--seconds N] [--jobs N] [--pages N] [--profile DIR]',
+  );
 const writingJobs = part === 'poll-writing' ? Number(values.jobs ?? 8) : 0;
 const patchFile = values.patch === undefined ? undefined : PATCHES[values.patch];
 if (values.patch !== undefined && patchFile === undefined) throw new Error(`unknown patch ${values.patch}; one of ${Object.keys(PATCHES).join(', ')}`);
@@ -56,7 +61,7 @@ if (values.patch !== undefined && patchFile === undefined) throw new Error(`unkn
 const root = join(tmpdir(), 'docwright-jobs-experiment');
 rmSync(root, { recursive: true, force: true });
 mkdirSync(join(root, 'scratch'), { recursive: true });
-const repository = generateDocsRepository(join(root, 'docs'), 10);
+const repository = generateDocsRepository(join(root, 'docs'), part === 'overhead' ? Number(values.pages ?? 2_000) : 10);
 const model = await startTimedFakeModel();
 const postgres = values.postgres ? await startBenchPostgres() : undefined;
 const databaseUrl = await postgres?.createDatabase('jobs_experiment');
@@ -74,7 +79,32 @@ if (project === undefined) throw new Error('the server created no project');
 const client = new JobClient(server.url, project.projectId, project.apiKey);
 const format = (samples: number[]): string => `p50 ${percentile(samples, 50).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms`;
 try {
-  if (part === 'pickup') {
+  if (part === 'overhead') {
+    const runs = Number(values.jobs ?? 5);
+    const result = await measureJobOverhead({
+      client,
+      model,
+      serverPid: server.pid,
+      repository,
+      runs,
+      scratchDirectory: join(root, 'scratch'),
+      log: console.log,
+    });
+    const git = result.git.map((timing) => timing.milliseconds);
+    const jobMedian = percentile(result.jobMilliseconds, 50);
+    const gitMedian = percentile(git, 50);
+    const { phases } = result;
+    console.log(`job overhead ${(jobMedian / gitMedian).toFixed(2)}× (job ${jobMedian.toFixed(0)} ms, raw git ${gitMedian.toFixed(0)} ms, medians of ${runs})`);
+    console.log(
+      `job CPU ${percentile(result.jobCpuMilliseconds, 50).toFixed(0)} ms, raw git CPU ${percentile(
+        result.git.map((timing) => timing.cpuMilliseconds),
+        50,
+      ).toFixed(0)} ms`,
+    );
+    console.log(
+      `phases: pickup ${phases.pickup.toFixed(0)}, prepare ${phases.prepare.toFixed(0)}, agent ${phases.agent.toFixed(0)}, finish ${phases.finish.toFixed(0)}, settle ${phases.settle.toFixed(0)} ms`,
+    );
+  } else if (part === 'pickup') {
     const result = await measurePickupLatency({
       client,
       model,
