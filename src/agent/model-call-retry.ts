@@ -64,9 +64,9 @@ export function withModelCallRetry(model: LanguageModel, options: ModelCallRetry
             const failure = failureOf(error);
             if (!failure?.retryable) throw error;
             errors.push(error);
-            const asked = failure.askedMs ?? (failure.headers === undefined ? undefined : askedWaitMs(failure.headers, settings.now()));
-            if (asked !== undefined && asked > settings.maxWaitMs) throw waitTooLong(error, asked, settings.maxWaitMs);
-            if (errors.length > settings.maxRetries) throw givenUp(errors, asked);
+            const asked = failure.headers === undefined ? undefined : askedWaitMs(failure.headers, settings.now());
+            if (asked !== undefined && asked > settings.maxWaitMs) throw settled(waitTooLong(error, asked, settings.maxWaitMs));
+            if (errors.length > settings.maxRetries) throw settled(givenUp(errors, asked));
             const backoff = backoffMs(errors.length, failure.status, settings.maxWaitMs, settings.random());
             await settings.sleep(asked ?? backoff, signal);
           }
@@ -80,16 +80,26 @@ interface Failure {
   retryable: boolean;
   status: number | undefined;
   headers: Record<string, string> | undefined;
-  /** A wait already worked out, by an inner retry that gave up. */
-  askedMs?: number | undefined;
 }
 
-/** What is known of a failed call; null: not the provider's failure (ours, or a bug). */
+/**
+ * Failures a retry already gave up on. A model wrapped twice (a caller's wrapper inside the
+ * agent's) must not wait and retry them again: the inner layer decided.
+ */
+const givenUpOn = new WeakSet<object>();
+
+function settled(error: ModelError): ModelError {
+  givenUpOn.add(error);
+  return error;
+}
+
+/** What is known of a failed call; null: not for this layer to retry (ours, a bug, or given up on). */
 function failureOf(error: unknown): Failure | null {
+  if (typeof error === 'object' && error !== null && givenUpOn.has(error)) return null;
   if (APICallError.isInstance(error)) {
     return { retryable: error.isRetryable || error.statusCode === 529, status: error.statusCode, headers: error.responseHeaders };
   }
-  if (error instanceof ModelError) return { retryable: error.retryable, status: error.providerStatus, headers: undefined, askedMs: error.retryAfterMs };
+  if (error instanceof ModelError) return { retryable: error.retryable, status: error.providerStatus, headers: undefined };
   return null;
 }
 
@@ -148,7 +158,6 @@ function withRetryAfter(error: ModelError, retryAfterMs: number | undefined, not
 }
 
 function waitTooLong(error: unknown, asked: number, maxWaitMs: number): ModelError {
-  if (error instanceof ModelError && error.retryAfterMs !== undefined) return error;
   const base = reported([error]);
   return withRetryAfter(
     new ModelError(base.message, { retryable: true, ...(base.providerStatus === undefined ? {} : { providerStatus: base.providerStatus }) }),

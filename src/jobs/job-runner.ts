@@ -6,7 +6,7 @@ import type { Database } from '../db/database.js';
 import type { Logger } from '../app/logger.js';
 import type { Budgets } from '../agent/budgets.js';
 import type { AgentAnalyticsSource } from '../agent/tools/analytics-tool.js';
-import { isRetryable } from '../agent/model-errors.js';
+import { isRetryable, ModelError } from '../agent/model-errors.js';
 import type { ForgeRegistry } from '../git/forges/forge-registry.js';
 import type { PullRequestControls } from '../git/forges/forge.js';
 import { redactSecrets } from '../git/redact.js';
@@ -49,8 +49,16 @@ export interface JobRunnerOptions {
   logger: Logger;
 }
 
-/** Backoff after failed attempt n (1-based): base, 2×base, 4×base … capped at ten minutes. */
-export const retryDelayMs = (attempt: number, baseMs: number): number => Math.min(600_000, baseMs * 2 ** (attempt - 1));
+/** The longest provider-asked wait a job's retry honours: a queued turn costs nothing, but a day-long quota is not worth holding. */
+const MAX_PROVIDER_WAIT_MS = 3_600_000;
+
+/**
+ * Backoff after failed attempt n (1-based): base, 2×base, 4×base … capped at ten minutes;
+ * never shorter than the wait the model provider asked for (`retry-after`, up to an hour),
+ * since retrying earlier only spends an attempt on the same refusal.
+ */
+export const retryDelayMs = (attempt: number, baseMs: number, providerAskedMs = 0): number =>
+  Math.max(Math.min(600_000, baseMs * 2 ** (attempt - 1)), Math.min(MAX_PROVIDER_WAIT_MS, providerAskedMs));
 
 /**
  * The worker's handler for one claimed job: runs its queued turns in order, then settles
@@ -121,7 +129,8 @@ export class JobRunner {
         if (lease.signal.aborted) return this.stop(lease, turn);
         const failure = await this.describeError(lease.jobId, error);
         if (isRetryable(error) && attempts < this.options.maxAttempts) {
-          return writes.retryLater(lease, turn, attempts, failure, retryDelayMs(attempts, this.options.retryBaseMs));
+          const askedMs = error instanceof ModelError ? (error.retryAfterMs ?? 0) : 0;
+          return writes.retryLater(lease, turn, attempts, failure, retryDelayMs(attempts, this.options.retryBaseMs, askedMs));
         }
         if (!isDocwrightError(error)) this.options.logger.error({ err: error, jobId: lease.jobId }, 'agent turn failed unexpectedly');
         await writes.failTurn(lease, turn, failure);

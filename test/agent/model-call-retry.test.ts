@@ -245,6 +245,21 @@ describe('askedWaitMs', () => {
   });
 });
 
+test('wrapped twice, the outer retry leaves alone what the inner one gave up on', async () => {
+  const server = await fakeServer(() => ({ status: 503 }));
+  const inner = recordedSleep();
+  const outer = recordedSleep();
+  const model = withModelCallRetry(withModelCallRetry(modelFor('openai', server.url), { maxRetries: 1, sleep: inner.sleep }), {
+    maxRetries: 3,
+    sleep: outer.sleep,
+  });
+  const error = await rejection(run(model));
+  expect(server.requests).toHaveLength(2);
+  expect(inner.waits).toHaveLength(1);
+  expect(outer.waits).toEqual([]);
+  expect(error.message).toContain('HTTP 503 after 2 attempts');
+});
+
 test('a model given by id is returned unchanged', () => {
   expect(withModelCallRetry('openai:gpt-test', { maxRetries: 2 })).toBe('openai:gpt-test');
 });
