@@ -1,5 +1,5 @@
 import type { FakeAnswer, JsonObject } from './fake-model-types.js';
-import { sendEvents, sendJson, sseEvent } from './fake-wire-writer.js';
+import { pieces, sendEvents, sendJson, sseEvent } from './fake-wire-writer.js';
 
 /**
  * Anthropic Messages answers: a `message` object, or with `stream: true` the documented SSE
@@ -8,15 +8,6 @@ import { sendEvents, sendJson, sseEvent } from './fake-wire-writer.js';
  * `partial_json` pieces concatenate to the tool input) / `content_block_stop`, a `ping` after
  * the first block starts, then `message_delta` (stop reason, cumulative usage) and `message_stop`.
  */
-
-/** Deltas carry a text in pieces of this many characters, as the API streams it in small chunks. */
-const DELTA_CHARACTERS = 48;
-
-function pieces(text: string): string[] {
-  const result: string[] = [];
-  for (let offset = 0; offset < text.length; offset += DELTA_CHARACTERS) result.push(text.slice(offset, offset + DELTA_CHARACTERS));
-  return result;
-}
 
 function anthropicUsage({ usage }: FakeAnswer, outputTokens: number): JsonObject {
   return {

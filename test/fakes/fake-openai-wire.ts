@@ -1,6 +1,6 @@
 import type { FakeAnswer, FakeToolCall, JsonObject } from './fake-model-types.js';
 import { isObject } from './fake-model-types.js';
-import { sendEvents, sendJson, sseEvent } from './fake-wire-writer.js';
+import { pieces, sendEvents, sendJson, sseEvent } from './fake-wire-writer.js';
 
 /** OpenAI Chat Completions answers: a `chat.completion` object, or `chat.completion.chunk` SSE ending in `[DONE]`. */
 
@@ -37,7 +37,7 @@ export function sendOpenAiAnswer(answer: FakeAnswer): void {
   }
   const chunk = (choices: unknown[], extra: JsonObject = {}): string => sseEvent({ ...base, object: 'chat.completion.chunk', choices, ...extra });
   const events = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
-  if (text !== null && text !== '') events.push(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]));
+  for (const piece of pieces(text ?? '')) events.push(chunk([{ index: 0, delta: { content: piece }, finish_reason: null }]));
   openAiToolCalls(toolCalls, callIndex).forEach((call, index) => {
     events.push(chunk([{ index: 0, delta: { tool_calls: [{ index, ...call }] }, finish_reason: null }]));
   });

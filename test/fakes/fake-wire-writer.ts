@@ -29,6 +29,15 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   destroyAfterFlush(response, bytes.subarray(0, Math.floor(bytes.length / 2)));
 }
 
+/** Streams carry text in pieces of this many characters, as the APIs stream it in small chunks. */
+const PIECE_CHARACTERS = 48;
+
+export function pieces(text: string): string[] {
+  const result: string[] = [];
+  for (let offset = 0; offset < text.length; offset += PIECE_CHARACTERS) result.push(text.slice(offset, offset + PIECE_CHARACTERS));
+  return result;
+}
+
 /** One SSE event as written on the wire: OpenAI's bare `data:` lines or Anthropic's named events. */
 export function sseEvent(data: unknown, name?: string): string {
   const payload = typeof data === 'string' ? data : JSON.stringify(data);
