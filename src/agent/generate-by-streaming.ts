@@ -55,15 +55,17 @@ async function generateThroughStream(model: LanguageModelV3, params: CallOptions
     }, idleTimeoutMs);
   };
   const collector = new StreamCollector();
-  let streaming = false;
+  // True while waiting on the wire: a failure then is the connection's, not the content's.
+  let reading = false;
   let reader: ReadableStreamDefaultReader<StreamPart> | undefined;
   arm();
   try {
     const result = await model.doStream({ ...params, abortSignal: signal, includeRawChunks: false });
-    streaming = true;
     reader = result.stream.getReader();
     for (;;) {
+      reading = true;
       const { done, value } = await reader.read();
+      reading = false;
       if (done) break;
       arm();
       collector.add(value);
@@ -79,10 +81,13 @@ async function generateThroughStream(model: LanguageModelV3, params: CallOptions
         { retryable: true },
       );
     }
-    // Errors before the stream began (HTTP status, connection refused) and errors the
-    // provider reported in the stream pass on as they are, with their status and headers.
-    if (!streaming || APICallError.isInstance(error) || error instanceof ModelError) throw error;
-    throw streamCut(collector.parts);
+    // The SDK reports a body that broke off as "HTTP 200 … Failed to process successful
+    // response" (also from a provider that reads the first event before returning the stream).
+    const brokeOff = reading || (APICallError.isInstance(error) && error.statusCode !== undefined && error.statusCode >= 200 && error.statusCode < 300);
+    if (brokeOff) throw streamCut(collector.parts);
+    // HTTP statuses, refused connections and errors the provider reported in the stream pass
+    // on as they are, with their status and headers.
+    throw error;
   } finally {
     clearTimeout(timer);
     reader?.cancel().catch(() => undefined);

@@ -20,12 +20,17 @@ async function fakeServer(script: FakeModelScript): Promise<FakeModelServer> {
   return server;
 }
 
-type ProviderKind = 'openai' | 'openai-compatible';
+type ProviderKind = 'openai' | 'openai-compatible' | 'anthropic';
 
 function modelFor(kind: ProviderKind, server: FakeModelServer): LanguageModel {
-  return kind === 'openai'
-    ? resolveLanguageModel('openai:gpt-test', { openaiApiKey: API_KEY, openaiBaseUrl: server.url })
-    : resolveLanguageModel('openai-compatible:fake', { openaiCompatibleBaseUrl: server.url, openaiCompatibleApiKey: API_KEY });
+  switch (kind) {
+    case 'openai':
+      return resolveLanguageModel('openai:gpt-test', { openaiApiKey: API_KEY, openaiBaseUrl: server.url });
+    case 'openai-compatible':
+      return resolveLanguageModel('openai-compatible:fake', { openaiCompatibleBaseUrl: server.url, openaiCompatibleApiKey: API_KEY });
+    case 'anthropic':
+      return resolveLanguageModel('anthropic:claude-test', { anthropicApiKey: API_KEY, anthropicBaseUrl: server.url });
+  }
 }
 
 function run(model: LanguageModel, signal?: AbortSignal): { notes: Map<string, string>; result: Promise<AgentRunResult> } {
@@ -62,7 +67,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-describe.each<ProviderKind>(['openai', 'openai-compatible'])('generate served by streaming (%s)', (kind) => {
+describe.each<ProviderKind>(['openai', 'openai-compatible', 'anthropic'])('generate served by streaming (%s)', (kind) => {
   test('every request streams, with usage asked for, and the run ends as the unstreamed one does', async () => {
     const plain = await fakeServer(script);
     const streamed = await fakeServer(script);
@@ -72,7 +77,8 @@ describe.each<ProviderKind>(['openai', 'openai-compatible'])('generate served by
 
     expect(plain.requests.map((request) => request.stream)).toEqual([false, false, false]);
     expect(streamed.requests.map((request) => request.stream)).toEqual([true, true, true]);
-    for (const request of streamed.requests) expect(request.body['stream_options']).toEqual({ include_usage: true });
+    // OpenAI's APIs report a stream's usage only when asked; Anthropic's always do.
+    if (kind !== 'anthropic') for (const request of streamed.requests) expect(request.body['stream_options']).toEqual({ include_usage: true });
     expect([...viaStream.notes.entries()]).toEqual([...reference.notes.entries()]);
     expect(actual.finalMessage).toBe('Wrote a and b.');
     expect(actual.steps.map((step) => [step.finishReason, step.toolCalls.map((call) => call.toolName)])).toEqual(
@@ -82,6 +88,22 @@ describe.each<ProviderKind>(['openai', 'openai-compatible'])('generate served by
     // each request; the streamed requests carry `stream` and `stream_options` on top).
     expect(actual.usage.outputTokens).toBe(expected.usage.outputTokens);
     expect(actual.usage.inputTokens).toBe(streamed.requests.reduce((sum, request) => sum + Math.ceil(request.rawBody.length / 4), 0));
+  });
+
+  test('a stream cut mid-way is reported as exactly that, retryable, with the parts received', async () => {
+    const server = await fakeServer(() => ({ text: 'A long answer that the provider never finishes sending. '.repeat(10), cutAfterEvents: 4 }));
+    const error = await rejection(run(generateByStreaming(modelFor(kind, server))).result);
+    expect(error).toBeInstanceOf(ModelError);
+    expect(isRetryable(error)).toBe(true);
+    expect((error as ModelError).message).toMatch(/^The model provider's stream ended before the answer was complete \(after \d+ parts\)\.$/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test('a stream cut before its first event is reported as cut too', async () => {
+    const server = await fakeServer(() => ({ text: 'never sent', cutAfterEvents: 0 }));
+    const error = await rejection(run(generateByStreaming(modelFor(kind, server))).result);
+    expect((error as ModelError).message).toContain('stream ended before the answer was complete');
+    expect(isRetryable(error)).toBe(true);
   });
 
   test('cached input tokens reported in the stream reach the run usage', async () => {

@@ -30,11 +30,13 @@ async function fakeServer(script: FakeModelScript): Promise<FakeModelServer> {
 
 type ProviderKind = 'openai' | 'anthropic';
 
-/** OpenAI streams (as the agent will call it); Anthropic answers JSON, which the fake speaks for it. */
+/** Streamed, as the agent calls the model: withModelCallRetry(generateByStreaming(model)). */
 function modelFor(kind: ProviderKind, url: string): LanguageModel {
-  return kind === 'openai'
-    ? generateByStreaming(resolveLanguageModel('openai:gpt-test', { openaiApiKey: API_KEY, openaiBaseUrl: url }))
-    : resolveLanguageModel('anthropic:claude-test', { anthropicApiKey: API_KEY, anthropicBaseUrl: url });
+  return generateByStreaming(
+    kind === 'openai'
+      ? resolveLanguageModel('openai:gpt-test', { openaiApiKey: API_KEY, openaiBaseUrl: url })
+      : resolveLanguageModel('anthropic:claude-test', { anthropicApiKey: API_KEY, anthropicBaseUrl: url }),
+  );
 }
 
 /** A sleep that records each wait and returns at once. */
@@ -137,6 +139,24 @@ describe.each<ProviderKind>(['openai', 'anthropic'])('one model call retried (%s
     expect(error.message).toContain('HTTP 503 after 4 attempts');
     expect(isRetryable(error)).toBe(true);
     expect(error.retryAfterMs).toBeUndefined();
+  });
+
+  test('a stream cut mid-way is retried, and reported as cut when the retries run out', async () => {
+    const cut: FakeReply = { text: 'An answer the connection drops. '.repeat(20), cutAfterEvents: 3 };
+    const recovering = await fakeServer(replySequence(cut, done));
+    const first = recordedSleep();
+    const outcome = await run(withModelCallRetry(modelFor(kind, recovering.url), { maxRetries: 2, sleep: first.sleep }));
+    expect(outcome.finalMessage).toBe('Done.');
+    expect(recovering.requests).toHaveLength(2);
+    expect(first.waits).toHaveLength(1);
+
+    const broken = await fakeServer(() => cut);
+    const { waits, sleep } = recordedSleep();
+    const error = await rejection(run(withModelCallRetry(modelFor(kind, broken.url), { maxRetries: 2, sleep })));
+    expect(broken.requests).toHaveLength(3);
+    expect(waits).toHaveLength(2);
+    expect(error.message).toMatch(/^The model provider's stream ended before the answer was complete \(after \d+ parts\)\. Gave up after 3 attempts\.$/);
+    expect(isRetryable(error)).toBe(true);
   });
 
   test('a rejected request (400) and a bad key (401) are not retried', async () => {
