@@ -1,6 +1,7 @@
 import type { ToolContext } from './tool-context.js';
 import type { DocsCheckReport } from './docs-problem.js';
 import type { DocsCheckResult } from '../../docs-site/docs-checker.js';
+import { jsonBytes } from './json-size.js';
 
 /**
  * `check_docs`: the problems the run's changes introduced, first and in full (up to the
@@ -11,7 +12,7 @@ import type { DocsCheckResult } from '../../docs-site/docs-checker.js';
  * again only the links that could have changed.
  */
 export async function checkDocs(context: ToolContext): Promise<DocsCheckReport> {
-  return reportOf(await checkDocsInFull(context), context.limits.maxProblems);
+  return reportOf(await checkDocsInFull(context), context.limits.maxProblems, context.limits.maxResultBytes);
 }
 
 /** The whole result, for the final check of a turn. */
@@ -19,19 +20,30 @@ export function checkDocsInFull(context: ToolContext): Promise<DocsCheckResult> 
   return context.docs.check(context.changes.takePending());
 }
 
-export function reportOf(result: DocsCheckResult, maxProblems: number): DocsCheckReport {
-  const newProblems = result.introduced.slice(0, maxProblems);
+// The counts, the note and the closing `limit` problem.
+const REPORT_OVERHEAD_BYTES = 1500;
+
+/** The report for the model: new problems in order, as many as `maxProblems` and one result's bytes allow. */
+export function reportOf(result: DocsCheckResult, maxProblems: number, maxResultBytes = Number.POSITIVE_INFINITY): DocsCheckReport {
+  const newProblems: DocsCheckReport['newProblems'] = [];
+  let bytes = REPORT_OVERHEAD_BYTES + jsonBytes(result.existingByKind);
+  for (const problem of result.introduced.slice(0, maxProblems)) {
+    bytes += jsonBytes(problem) + 1;
+    if (bytes > maxResultBytes) break;
+    newProblems.push(problem);
+  }
+  const listed = newProblems.length;
   const report: DocsCheckReport = {
     newProblems,
     preExisting: { total: result.existing.length, byKind: result.existingByKind },
     pagesChecked: result.pagesChecked,
-    truncated: result.truncated || result.introduced.length > newProblems.length,
+    truncated: result.truncated || result.introduced.length > listed,
   };
-  if (result.introduced.length > newProblems.length) {
+  if (result.introduced.length > listed) {
     newProblems.push({
       path: '.',
       kind: 'limit',
-      message: `${result.introduced.length} new problems; only the first ${maxProblems} are listed. Fix these and run check_docs again.`,
+      message: `${result.introduced.length} new problems; only the first ${listed} are listed. Fix these and run check_docs again.`,
     });
   }
   if (result.baseFailed) report.note = 'The base ref could not be compared against, so every problem is listed as new.';

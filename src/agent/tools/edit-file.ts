@@ -10,19 +10,23 @@ import { taskResult } from './task-result.js';
 
 export interface EditFileInput {
   path: string;
-  /** Exact text to replace; must occur exactly once in the file. */
+  /** Exact text to replace; must occur exactly once in the file unless `replaceAll`. */
   oldString: string;
   newString: string;
+  /** Replace every occurrence instead of exactly one. */
+  replaceAll?: boolean;
 }
 
 export interface EditFileResult {
   path: string;
-  /** 1-based line where the replacement starts. */
+  /** 1-based line where the (first) replacement starts. */
   line: number;
+  /** With `replaceAll`: how many occurrences were replaced. */
+  replacements?: number;
 }
 
 /**
- * Replaces the single exact occurrence of `oldString`. A file above `maxReadBytes` is
+ * Replaces the single exact occurrence of `oldString` (every one with `replaceAll`). A file above `maxReadBytes` is
  * searched and rebuilt in a tool worker, which hands back the new bytes; writing them
  * stays here, so a worker stopped at its time limit never leaves a half-written file.
  */
@@ -32,6 +36,7 @@ export async function editFile(context: ToolContext, input: EditFileInput): Prom
     throw new ToolFailure('oldString must be the exact, non-empty text to replace; use write_file to create a file.');
   }
   if (typeof input.newString !== 'string') throw new ToolFailure('newString must be a string.');
+  const replaceAll = input.replaceAll === true;
   if (input.oldString === input.newString) throw new ToolFailure('oldString and newString are the same; nothing would change.');
   if (Buffer.byteLength(input.newString, 'utf8') > maxWriteBytes) {
     throw new ToolFailure(`newString is above the limit of ${maxWriteBytes} bytes.`);
@@ -43,18 +48,22 @@ export async function editFile(context: ToolContext, input: EditFileInput): Prom
   const { size } = await withFileSystemErrors(shown, () => stat(resolved.absolute));
   if (size <= maxReadBytes) {
     const text = await readText(resolved.absolute, shown, maxFileBytes);
-    const plan = planEdit(text, shown, input.oldString, input.newString, maxFileBytes);
+    const plan = planEdit(text, shown, input.oldString, input.newString, maxFileBytes, replaceAll);
     await writeText(resolved.absolute, shown, plan.updated);
     context.changes.record(shown, 'edited');
-    return { path: shown, line: plan.line };
+    return resultOf(shown, plan.line, plan.replacements, replaceAll);
   }
   if (size > maxFileBytes) throw new ToolFailure(`${shown} is ${size} bytes, above the limit of ${maxFileBytes} bytes.`);
   const outcome = await context.workers.run(
-    { kind: 'edit', absolute: resolved.absolute, shown, maxFileBytes, oldString: input.oldString, newString: input.newString },
+    { kind: 'edit', absolute: resolved.absolute, shown, maxFileBytes, oldString: input.oldString, newString: input.newString, replaceAll },
     largeFileTimeoutMs,
   );
-  const { bytes, line } = taskResult(outcome, `Editing ${shown}`);
+  const { bytes, line, replacements } = taskResult(outcome, `Editing ${shown}`);
   await writeText(resolved.absolute, shown, bytes);
   context.changes.record(shown, 'edited');
-  return { path: shown, line };
+  return resultOf(shown, line, replacements, replaceAll);
+}
+
+function resultOf(shown: string, line: number, replacements: number, replaceAll: boolean): EditFileResult {
+  return replaceAll ? { path: shown, line, replacements } : { path: shown, line };
 }

@@ -3,6 +3,8 @@ export interface Occurrences {
   count: number;
   /** Index of the first occurrence; -1 when there is none. */
   first: number;
+  /** Indexes of the first `maxPositions` occurrences, in order. */
+  positions: number[];
 }
 
 /**
@@ -12,9 +14,10 @@ export interface Occurrences {
  * and a 1,000-character needle took 3 s here), and `edit_file` searches for text the
  * model chose in a file the repository chose.
  */
-export function findOccurrences(text: string, needle: string): Occurrences {
+export function findOccurrences(text: string, needle: string, maxPositions = 1): Occurrences {
   const length = needle.length;
-  if (length === 0 || length > text.length) return { count: 0, first: -1 };
+  const positions: number[] = [];
+  if (length === 0 || length > text.length) return { count: 0, first: -1, positions };
   const fallback = new Int32Array(length);
   for (let index = 1, matched = 0; index < length; index += 1) {
     const code = needle.charCodeAt(index);
@@ -23,17 +26,16 @@ export function findOccurrences(text: string, needle: string): Occurrences {
     fallback[index] = matched;
   }
   let count = 0;
-  let first = -1;
   for (let index = 0, matched = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     while (matched > 0 && code !== needle.charCodeAt(matched)) matched = fallback[matched - 1]!;
     if (code === needle.charCodeAt(matched)) matched += 1;
     if (matched === length) {
-      if (count === 0) first = index - length + 1;
+      if (positions.length < maxPositions) positions.push(index - length + 1);
       count += 1;
       // Start afresh after a match, as indexOf(needle, index + needle.length) would.
       matched = 0;
     }
   }
-  return { count, first };
+  return { count, first: positions[0] ?? -1, positions };
 }

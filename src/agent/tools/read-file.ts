@@ -15,28 +15,28 @@ export interface ReadFileInput extends LineRangeRequest {
 export type ReadFileResult = LineRangeResult;
 
 /**
- * Reads a file whole or by lines. A file above `maxReadBytes` (only readable by lines) is
- * decoded and cut in a tool worker: decoding and walking 8 MB takes tens of milliseconds,
- * which the thread answering requests must not spend.
+ * Reads a file's lines, numbered, from `startLine` (default 1) up to `endLine` or as many
+ * as fit in one result (see line-range.ts). A file above `maxReadBytes` is decoded and
+ * cut in a tool worker: decoding and walking 8 MB takes tens of milliseconds, which the
+ * thread answering requests must not spend.
  */
 export async function readFile(context: ToolContext, input: ReadFileInput): Promise<ReadFileResult> {
-  const { maxReadBytes, maxFileBytes, largeFileTimeoutMs } = context.limits;
+  const { maxReadBytes, maxFileBytes, maxResultBytes, largeFileTimeoutMs } = context.limits;
   const resolved = await resolveForRead(context, input.path);
   const shown = resolved.relative;
   await requireRegularFile(context, resolved, shown);
-  const hasRange = input.startLine !== undefined || input.endLine !== undefined;
   const { size } = await withFileSystemErrors(shown, () => stat(resolved.absolute));
-  if (!hasRange && size > maxReadBytes) {
-    throw new ToolFailure(`${shown} is ${size} bytes, more than the ${maxReadBytes} bytes read at once; read it in parts with startLine and endLine.`);
-  }
-  const range: LineRangeRequest = hasRange ? { startLine: input.startLine ?? 1, endLine: input.endLine } : {};
+  const range: LineRangeRequest = {
+    ...(input.startLine === undefined ? {} : { startLine: input.startLine }),
+    ...(input.endLine === undefined ? {} : { endLine: input.endLine }),
+  };
   if (size <= maxReadBytes) {
-    const text = await readText(resolved.absolute, shown, hasRange ? maxFileBytes : maxReadBytes);
-    return selectLines(text, shown, range, maxReadBytes);
+    const text = await readText(resolved.absolute, shown, maxFileBytes);
+    return selectLines(text, shown, range, maxResultBytes);
   }
   if (size > maxFileBytes) throw new ToolFailure(`${shown} is ${size} bytes, above the limit of ${maxFileBytes} bytes.`);
   const outcome = await context.workers.run(
-    { kind: 'read-lines', absolute: resolved.absolute, shown, maxFileBytes, maxReadBytes, ...range },
+    { kind: 'read-lines', absolute: resolved.absolute, shown, maxFileBytes, maxResultBytes, ...range },
     largeFileTimeoutMs,
   );
   return taskResult(outcome, `Reading ${shown}`);

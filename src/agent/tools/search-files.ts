@@ -5,6 +5,7 @@ import { ToolFailure } from './tool-failure.js';
 import { globWorkspace } from './workspace-glob.js';
 import { scanWithRegex } from './regex-worker.js';
 import { readBytes, looksBinary, ownBytes } from './text-file.js';
+import { jsonBytes } from './json-size.js';
 
 export interface SearchInput {
   query: string;
@@ -14,6 +15,8 @@ export interface SearchInput {
   caseSensitive?: boolean;
   /** Only search files matching this glob; all files when omitted. */
   glob?: string;
+  /** Matches to skip first (to read on after a truncated result); 0 when omitted. */
+  offset?: number;
 }
 
 export interface SearchMatch {
@@ -29,7 +32,13 @@ export interface SearchResult {
   filesSearched: number;
   /** Binary, oversized or unreadable files that were passed over. */
   filesSkipped: number;
+  /** When truncated: how to see more. */
+  next?: string;
 }
+
+// The other fields of the result and its hint.
+const RESULT_OVERHEAD_BYTES = 400;
+const MAX_OFFSET = 5000;
 
 export async function searchFiles(context: ToolContext, input: SearchInput): Promise<SearchResult> {
   const { limits } = context;
@@ -37,6 +46,10 @@ export async function searchFiles(context: ToolContext, input: SearchInput): Pro
   if (input.query.length > limits.maxQueryLength) {
     throw new ToolFailure(`query is longer than ${limits.maxQueryLength} characters.`);
   }
+  const offset = input.offset ?? 0;
+  if (!Number.isInteger(offset) || offset < 0) throw new ToolFailure('offset must be a whole number of at least 0.');
+  // Every skipped match is still found and held by the scan, so how far one can page is bounded.
+  if (offset > MAX_OFFSET) throw new ToolFailure(`offset may be at most ${MAX_OFFSET}; narrow the query or glob instead.`);
   const pattern = input.regex === true ? input.query : escapeRegExp(input.query);
   const flags = input.caseSensitive === true ? '' : 'i';
   try {
@@ -78,20 +91,31 @@ export async function searchFiles(context: ToolContext, input: SearchInput): Pro
     files.length === 0
       ? { matches: [], undecodable: [] }
       : await scanWithRegex(
-          { pattern, flags, files, maxMatches: limits.maxSearchResults + 1, maxLineLength: limits.maxSearchLineLength },
+          { pattern, flags, files, maxMatches: offset + limits.maxSearchResults + 1, maxLineLength: limits.maxSearchLineLength },
           limits.searchTimeoutMs,
         );
-  const matches = found.slice(0, limits.maxSearchResults).map((match) => ({
-    path: paths[match.fileIndex]!,
-    line: match.line,
-    text: match.text,
-  }));
-  return {
+  const matches: SearchMatch[] = [];
+  // Matches are added while they fit in one result: 200 long lines would not.
+  let bytes = RESULT_OVERHEAD_BYTES + jsonBytes(input.query) + jsonBytes(input.glob ?? '');
+  for (const match of found.slice(offset, offset + limits.maxSearchResults)) {
+    const entry = { path: paths[match.fileIndex]!, line: match.line, text: match.text };
+    bytes += jsonBytes(entry) + 1;
+    if (bytes > limits.maxResultBytes) break;
+    matches.push(entry);
+  }
+  const moreFound = found.length > offset + matches.length;
+  const result: SearchResult = {
     matches,
-    truncated: truncated || found.length > limits.maxSearchResults,
+    truncated: truncated || moreFound,
     filesSearched: paths.length - undecodable.length,
     filesSkipped: filesSkipped + undecodable.length,
   };
+  if (moreFound) {
+    result.next = `More matches exist than are shown; see them with offset ${offset + matches.length}, or narrow the query or glob.`;
+  } else if (truncated) {
+    result.next = 'Not every file was searched (too many files or bytes); narrow the glob to search the rest.';
+  }
+  return result;
 }
 
 function escapeRegExp(text: string): string {

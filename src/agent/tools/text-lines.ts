@@ -29,3 +29,18 @@ export function offsetOfLine(text: string, line: number): number {
   }
   return offset;
 }
+
+/** The 1-based lines holding each of the ascending `offsets`, in one walk of the text. */
+export function linesAtOffsets(text: string, offsets: readonly number[]): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let index = text.indexOf('\n');
+  for (const offset of offsets) {
+    while (index !== -1 && index < offset) {
+      line += 1;
+      index = text.indexOf('\n', index + 1);
+    }
+    lines.push(line);
+  }
+  return lines;
+}

@@ -7,10 +7,19 @@ export interface ToolLimits {
   maxPathLength: number;
   /** Most paths `list_files` returns. */
   maxListResults: number;
-  /** Largest file `read_file` returns whole; larger files need a line range. */
+  /**
+   * Largest file read and edited on the main thread; a larger one (up to `maxFileBytes`)
+   * is decoded and cut in a tool worker, so it never holds up the thread answering requests.
+   */
   maxReadBytes: number;
-  /** Largest file that is read at all (with a line range) or edited. */
+  /** Largest file that is read or edited at all. */
   maxFileBytes: number;
+  /**
+   * Largest result of one tool call, in bytes of JSON as the model is sent it: read_file
+   * returns fewer lines, search and list_files fewer entries, anything else is cut, each
+   * with a hint how to get the rest.
+   */
+  maxResultBytes: number;
   /** Largest content `write_file` accepts and largest result of `edit_file`. */
   maxWriteBytes: number;
   /** Most matches `search` returns. */
@@ -44,6 +53,8 @@ export const DEFAULT_TOOL_LIMITS: Readonly<ToolLimits> = Object.freeze({
   maxListResults: 1000,
   maxReadBytes: 256 * 1024,
   maxFileBytes: 8 * 1024 * 1024,
+  // About 8k tokens: a read of 256 KB was 66k tokens, a third of a 200k window in one result.
+  maxResultBytes: 32 * 1024,
   maxWriteBytes: 1024 * 1024,
   maxSearchResults: 200,
   maxSearchLineLength: 300,

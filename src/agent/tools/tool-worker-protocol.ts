@@ -8,8 +8,8 @@ export type ToolTask =
   | { kind: 'analyze-page'; path: string; text: string }
   | { kind: 'site-config'; configPath: string; texts: Map<string, string | null> }
   | { kind: 'openapi-pages'; specText: string; directory: string }
-  | ({ kind: 'read-lines'; absolute: string; shown: string; maxFileBytes: number; maxReadBytes: number } & LineRangeRequest)
-  | { kind: 'edit'; absolute: string; shown: string; maxFileBytes: number; oldString: string; newString: string };
+  | ({ kind: 'read-lines'; absolute: string; shown: string; maxFileBytes: number; maxResultBytes: number } & LineRangeRequest)
+  | { kind: 'edit'; absolute: string; shown: string; maxFileBytes: number; oldString: string; newString: string; replaceAll: boolean };
 
 export type ToolTaskKind = ToolTask['kind'];
 
@@ -20,7 +20,7 @@ export interface ToolTaskResults {
   'openapi-pages': OpenApiPages;
   'read-lines': LineRangeResult;
   /** The edited file as UTF-8 (transferred, not copied: it may be megabytes) and the line of the change. */
-  edit: { bytes: Uint8Array; line: number };
+  edit: { bytes: Uint8Array; line: number; replacements: number };
 }
 
 export type TaskOf<Kind extends ToolTaskKind> = Extract<ToolTask, { kind: Kind }>;

@@ -25,13 +25,13 @@ async function perform(task: ToolTask): Promise<{ result: unknown; transfer: Arr
       return { result: openApiPages(task.specText, task.directory), transfer: [] };
     case 'read-lines': {
       const text = await readText(task.absolute, task.shown, task.maxFileBytes);
-      return { result: selectLines(text, task.shown, task, task.maxReadBytes), transfer: [] };
+      return { result: selectLines(text, task.shown, task, task.maxResultBytes), transfer: [] };
     }
     case 'edit': {
       const text = await readText(task.absolute, task.shown, task.maxFileBytes);
-      const plan = planEdit(text, task.shown, task.oldString, task.newString, task.maxFileBytes);
+      const plan = planEdit(text, task.shown, task.oldString, task.newString, task.maxFileBytes, task.replaceAll);
       const bytes = ownBytes(Buffer.from(plan.updated, 'utf8'));
-      return { result: { bytes, line: plan.line }, transfer: [bytes.buffer as ArrayBuffer] };
+      return { result: { bytes, line: plan.line, replacements: plan.replacements }, transfer: [bytes.buffer as ArrayBuffer] };
     }
   }
 }

@@ -95,7 +95,7 @@ describe('edit_file', () => {
   test('says when the text is missing or ambiguous', async () => {
     expect(await failure(editFile(context, { path: 'page.md', oldString: 'install with npm', newString: 'x' }))).toMatch(/not found in page\.md/);
     expect(await failure(editFile(context, { path: 'page.md', oldString: 'npm', newString: 'pnpm' }))).toMatch(
-      /occurs 2 times in page\.md; include more surrounding context/,
+      /occurs 2 times in page\.md \(at lines 3, 5\); include more surrounding context/,
     );
     expect(await failure(editFile(context, { path: 'page.md', oldString: '', newString: 'x' }))).toMatch(/non-empty/);
     expect(await failure(editFile(context, { path: 'page.md', oldString: 'npm test', newString: 'npm test' }))).toMatch(/same/);

@@ -66,7 +66,8 @@ describe('createDocsToolset', () => {
     await fixture.put('a.md', 'one one');
     expect(await call(tools, 'edit_file', { path: 'a.md', oldString: 'one', newString: 'two' })).toEqual({
       ok: false,
-      error: 'oldString occurs 2 times in a.md; include more surrounding context so that it matches exactly once.',
+      error:
+        'oldString occurs 2 times in a.md (all on line 1); include more surrounding context so that it matches exactly once, or set replaceAll to replace every occurrence.',
     });
   });
 
@@ -90,7 +91,7 @@ describe('createDocsToolset', () => {
     const { tools, checkDocs } = createDocsToolset({ workspace: fixture.workspace, secrets: [TOKEN, fileSecret, '', 'ab'] });
 
     const read = (await call(tools, 'read_file', { path: 'docs/leak.md' })) as { content: string };
-    expect(read.content).toBe(`token: ${REDACTED}\nurl: https://x-access-token:${REDACTED}@github.com/acme/docs\n`);
+    expect(read.content).toBe(`     1\ttoken: ${REDACTED}\n     2\turl: https://x-access-token:${REDACTED}@github.com/acme/docs`);
     const listed = JSON.stringify(await call(tools, 'list_files', {}));
     const searched = JSON.stringify(await call(tools, 'search', { query: 'token' }));
     const failed = JSON.stringify(await call(tools, 'read_file', { path: `docs/${fileSecret}/x.md` }));

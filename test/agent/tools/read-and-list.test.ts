@@ -52,7 +52,9 @@ describe('list_files', () => {
       files: ['README.md', 'docs/a.md'],
       total: 4,
       truncated: true,
+      next: '2 more matching paths are not listed; list them with offset 2, or narrow the pattern (e.g. "guides/**/*.mdx").',
     });
+    expect(await listFiles(context, { pattern: '**/*.md*', offset: 2 })).toEqual({ files: ['docs/b.mdx', 'docs/guides/deep.mdx'], total: 4, truncated: false });
     const capped = createToolContext({ workspace: fixture.workspace, limits: { maxListResults: 1 } });
     expect(await listFiles(capped, { limit: 50 })).toMatchObject({ files: ['.github/workflows/ci.yml'], truncated: true });
   });
@@ -70,11 +72,11 @@ describe('list_files', () => {
 });
 
 describe('read_file', () => {
-  test('returns the exact text and the line count', async () => {
+  test('returns the lines numbered as cat -n does, and the line count', async () => {
     await fixture.put('docs/page.mdx', '---\ntitle: Page\n---\n\n# Page\n');
     expect(await readFile(context, { path: 'docs/page.mdx' })).toEqual({
       path: 'docs/page.mdx',
-      content: '---\ntitle: Page\n---\n\n# Page\n',
+      content: '     1\t---\n     2\ttitle: Page\n     3\t---\n     4\t\n     5\t# Page',
       startLine: 1,
       endLine: 5,
       totalLines: 5,
@@ -82,33 +84,75 @@ describe('read_file', () => {
     });
     await fixture.put('empty.md', '');
     expect(await readFile(context, { path: './empty.md' })).toMatchObject({ content: '', totalLines: 0 });
+    await fixture.put('long.md', `${Array.from({ length: 123_456 }, (_, index) => `l${index + 1}`).join('\n')}\n`);
+    const numbers = (await readFile(context, { path: 'long.md', startLine: 123_455 })).content.split('\n');
+    expect(numbers).toEqual(['123455\tl123455', '123456\tl123456']);
   });
 
   test('returns a line range and clamps its end', async () => {
     await fixture.put('lines.md', 'one\ntwo\nthree\nfour\n');
     expect(await readFile(context, { path: 'lines.md', startLine: 2, endLine: 3 })).toMatchObject({
-      content: 'two\nthree',
+      content: '     2\ttwo\n     3\tthree',
       startLine: 2,
       endLine: 3,
       totalLines: 4,
     });
-    expect(await readFile(context, { path: 'lines.md', startLine: 4, endLine: 99 })).toMatchObject({ content: 'four', endLine: 4 });
+    expect(await readFile(context, { path: 'lines.md', startLine: 4, endLine: 99 })).toMatchObject({ content: '     4\tfour', endLine: 4 });
     expect(await failure(readFile(context, { path: 'lines.md', startLine: 5 }))).toMatch(/only 4 lines/);
     expect(await failure(readFile(context, { path: 'lines.md', startLine: 3, endLine: 2 }))).toMatch(/endLine/);
     expect(await failure(readFile(context, { path: 'lines.md', startLine: 0 }))).toMatch(/startLine/);
   });
 
-  test('requires a line range above the read limit and cuts long ranges', async () => {
-    const small = createToolContext({ workspace: fixture.workspace, limits: { maxReadBytes: 20 } });
+  test('reads from line 1 up to the result cap, large files too, and says where to read on', async () => {
     await fixture.put('big.md', 'line-0001\nline-0002\nline-0003\nline-0004\n');
-    expect(await failure(readFile(small, { path: 'big.md' }))).toMatch(/40 bytes.*startLine and endLine/);
-    expect(await readFile(small, { path: 'big.md', startLine: 1, endLine: 4 })).toMatchObject({
-      content: 'line-0001\nline-0002',
-      endLine: 2,
-      truncated: true,
-    });
+    // Each line is 19 bytes of JSON ("     1\\tline-0001" and its "\\n"); 400 bytes and twice the path's are the other fields'.
+    for (const maxReadBytes of [1024, 20]) {
+      const small = createToolContext({ workspace: fixture.workspace, limits: { maxReadBytes, maxResultBytes: 416 + 40 } });
+      expect(await readFile(small, { path: 'big.md' })).toEqual({
+        path: 'big.md',
+        content: '     1\tline-0001\n     2\tline-0002',
+        startLine: 1,
+        endLine: 2,
+        totalLines: 4,
+        truncated: true,
+        next: 'Lines 3–4 did not fit in one result; read on with read_file startLine 3.',
+      });
+      expect(await readFile(small, { path: 'big.md', startLine: 3, endLine: 3 })).toMatchObject({ content: '     3\tline-0003', truncated: false });
+      await small.workers.close();
+    }
     const tiny = createToolContext({ workspace: fixture.workspace, limits: { maxReadBytes: 20, maxFileBytes: 30 } });
     expect(await failure(readFile(tiny, { path: 'big.md', startLine: 1 }))).toMatch(/above the limit of 30 bytes/);
+  });
+
+  test('a line too long for one result is cut, and the result still fits', async () => {
+    await fixture.put('minified.json', `${'"é\t'.repeat(20_000)}\nsecond\n`);
+    const result = await readFile(context, { path: 'minified.json' });
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(context.limits.maxResultBytes);
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeGreaterThan(context.limits.maxResultBytes - 1000);
+    expect(result).toMatchObject({ startLine: 1, endLine: 1, totalLines: 2, truncated: true, next: expect.stringMatching(/^Line 1 is too long.*startLine 2/) });
+    expect(result.content.startsWith('     1\t"é\t"é')).toBe(true);
+  });
+
+  test('following "next" reads a large page whole, each part within the cap', async () => {
+    const lines = Array.from({ length: 6000 }, (_, index) => `| \`field_${index}\` | string | The "value" of field ${index}, described\tin a table. |`);
+    const text = `${lines.join('\n')}\n`;
+    await fixture.put('reference.mdx', text);
+    const read: string[] = [];
+    let startLine: number | undefined;
+    let calls = 0;
+    for (;;) {
+      const part = await readFile(context, { path: 'reference.mdx', ...(startLine === undefined ? {} : { startLine }) });
+      calls += 1;
+      expect(Buffer.byteLength(JSON.stringify(part))).toBeLessThanOrEqual(32 * 1024);
+      // The numbers are not part of the file: without them the parts are the file's lines.
+      read.push(...part.content.split('\n').map((line) => line.replace(/^ *\d+\t/, '')));
+      if (!part.truncated) break;
+      startLine = part.endLine + 1;
+      expect(part.next).toContain(`startLine ${startLine}`);
+    }
+    expect(`${read.join('\n')}\n`).toBe(text);
+    expect(calls).toBeGreaterThan(10);
+    await context.workers.close();
   });
 
   test('refuses binary files, directories and missing files', async () => {
@@ -134,7 +178,7 @@ describe('read_file', () => {
     await fixture.link('latest.md', 'docs/v2.md');
     await fixture.link('escape.md', `${fixture.outside}/secret.txt`);
     await fixture.link('head', '.git/config');
-    expect(await readFile(context, { path: 'latest.md' })).toMatchObject({ path: 'docs/v2.md', content: 'version two' });
+    expect(await readFile(context, { path: 'latest.md' })).toMatchObject({ path: 'docs/v2.md', content: '     1\tversion two' });
     expect(await failure(readFile(context, { path: 'escape.md' }))).toMatch(/outside the workspace/);
     expect(await failure(readFile(context, { path: 'head' }))).toMatch(/\.git/);
     expect(await failure(readFile(context, { path: '.git/config' }))).toMatch(/\.git/);

@@ -61,14 +61,14 @@ describe('ToolWorkerPool: ordering and shutdown', () => {
         absolute,
         shown,
         maxFileBytes: 64 * 1024 * 1024,
-        maxReadBytes: 64 * 1024 * 1024,
+        maxResultBytes: 32 * 1024,
         startLine: 2,
         endLine: 2,
       });
       for (let round = 0; round < 5; round += 1) {
         const [first, second] = await Promise.all([pool.run(read(big, 'big.md'), 20_000), pool.run(read(small, 'small.md'), 20_000)]);
-        expect(first.status === 'done' ? first.result : first).toMatchObject({ path: 'big.md', content: 'line of text', totalLines: 2_000_000 });
-        expect(second.status === 'done' ? second.result : second).toMatchObject({ path: 'small.md', content: 'two', totalLines: 2 });
+        expect(first.status === 'done' ? first.result : first).toMatchObject({ path: 'big.md', content: '     2\tline of text', totalLines: 2_000_000 });
+        expect(second.status === 'done' ? second.result : second).toMatchObject({ path: 'small.md', content: '     2\ttwo', totalLines: 2 });
       }
       expect(pool.stats().started).toBe(1);
     } finally {
