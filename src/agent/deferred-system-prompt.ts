@@ -69,8 +69,10 @@ export function withDeferredSystem(options: DeferredSystemOptions): LanguageMode
 function withSystem(params: LanguageModelV3CallOptions, system: string): LanguageModelV3CallOptions {
   const index = params.prompt.findIndex((message) => message.role === 'system');
   const prompt = [...params.prompt];
-  if (index === -1) prompt.unshift({ role: 'system', content: system });
-  else prompt[index] = { role: 'system', content: system };
+  const found = prompt[index];
+  // The message keeps its provider options: its prompt-cache mark (prompt-cache.ts).
+  if (found === undefined) prompt.unshift({ role: 'system', content: system });
+  else prompt[index] = { ...found, role: 'system', content: system };
   return { ...params, prompt };
 }
 

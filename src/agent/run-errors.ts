@@ -3,7 +3,10 @@ import type { Budgets } from './budgets.js';
 
 export type BudgetName = 'steps' | 'tokens' | 'duration';
 
-/** The run stopped on one of its budgets while the model still had work to do. Not retryable: it would stop again. */
+/**
+ * The run stopped on one of its budgets while the model still had work to do. The turn
+ * keeps what the tools changed (execute-turn.ts commits it); not retryable: it would stop again.
+ */
 export class BudgetExceededError extends DocwrightError {
   readonly budget: BudgetName;
 
@@ -33,6 +36,24 @@ export function budgetExceeded(budget: BudgetName, budgets: Budgets, used?: numb
     case 'duration':
       return new BudgetExceededError(budget, `The agent reached its time budget (${formatDuration(budgets.maxDurationMs)}) before finishing.`);
   }
+}
+
+/** The conversation outgrew the model's window even condensed; the turn kept its work. */
+export function contextFilled(limitTokens: number): DocwrightError {
+  return new DocwrightError(
+    'context_window_exceeded',
+    `The conversation reached the model's context window (${limitTokens.toLocaleString('en-US')} tokens for a request) before the agent finished.`,
+    { status: 422 },
+  );
+}
+
+/** Not even the prompt and a wrap-up note fit the window: the model cannot be asked anything. */
+export function contextWindowExceeded(limitTokens: number): DocwrightError {
+  return new DocwrightError(
+    'context_window_exceeded',
+    `The request does not fit the model's context window (${limitTokens.toLocaleString('en-US')} tokens for a request, after the step's output): use a model with a larger window, or set its window in DOCWRIGHT_MODEL_PRICES_FILE if the table's is wrong.`,
+    { status: 422 },
+  );
 }
 
 /** The caller stopped the run: the job was archived or the worker is shutting down. */

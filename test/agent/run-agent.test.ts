@@ -117,40 +117,69 @@ describe('runAgent against the fake OpenAI-compatible server', () => {
     expect(server.requests[1]?.toolResults.join('')).toContain('escapes the notebook');
   });
 
-  test('an endless tool loop stops at the step budget with budget_exceeded', async () => {
-    const server = await fakeServer(endlessToolLoop('write_note', { path: 'loop.md', content: 'again' }));
-    const error = await rejection(runAgent(options(server, { budgets: resolveBudgets({ maxSteps: 3 }) })));
-    expect(error.code).toBe('budget_exceeded');
-    expect(error).toMatchObject({ budget: 'steps' });
-    expect(error.message).toContain('step budget (3 steps)');
-    expect(server.requests).toHaveLength(3);
-    expect(isRetryable(error)).toBe(false);
+  test('an endless tool loop gets a wrap-up step without tools at its step budget, and the run returns what it did', async () => {
+    const server = await fakeServer((request) =>
+      request.body['tool_choice'] === 'none'
+        ? { text: 'Stopped: wrote loop.md.' }
+        : { toolCalls: [{ name: 'write_note', arguments: { path: 'loop.md', content: 'again' } }] },
+    );
+    const run = options(server, { budgets: resolveBudgets({ maxSteps: 3 }) });
+    const result = await runAgent(run);
+    expect(result.stoppedBy).toBe('steps');
+    expect(result.finalMessage).toBe('Stopped: wrote loop.md.');
+    expect(run.notes.get('loop.md')).toBe('again');
+    // Three steps, then the wrap-up: tool choice none, and a note saying why.
+    expect(server.requests.map((request) => request.body['tool_choice'] ?? 'auto')).toEqual(['auto', 'auto', 'auto', 'none']);
+    expect(server.requests[3]?.rawBody).toContain('reached its step budget');
   });
 
-  test('finishing on the last allowed step is not a budget failure', async () => {
+  test('a model that calls a tool in its wrap-up step anyway still ends the run with its work', async () => {
+    const server = await fakeServer(endlessToolLoop('write_note', { path: 'loop.md', content: 'again' }));
+    const run = options(server, { budgets: resolveBudgets({ maxSteps: 3 }) });
+    const result = await runAgent(run);
+    expect(result.stoppedBy).toBe('steps');
+    expect(server.requests).toHaveLength(4);
+    expect(run.notes.get('loop.md')).toBe('again');
+  });
+
+  test('finishing on the last allowed step is not a budget stop', async () => {
     const server = await fakeServer(scriptedToolCalls([{ name: 'write_note', arguments: { path: 'a.md', content: 'a' } }], 'Done.'));
     const result = await runAgent(options(server, { budgets: resolveBudgets({ maxSteps: 2 }) }));
     expect(result.finalMessage).toBe('Done.');
+    expect(result.stoppedBy).toBeNull();
   });
 
-  test('the token budget stops the loop once the reported usage reaches it', async () => {
+  test('the token budget gives a wrap-up step once the next step would not fit, never a step past it', async () => {
     const server = await fakeServer(endlessToolLoop('write_note', { path: 'loop.md', content: 'again' }, { usage: { inputTokens: 600, outputTokens: 100 } }));
-    const error = await rejection(runAgent(options(server, { budgets: resolveBudgets({ maxTokens: 1500 }) })));
-    expect(error.code).toBe('budget_exceeded');
-    expect(error).toMatchObject({ budget: 'tokens' });
-    expect(error.message).toContain('token budget (1,500 tokens, 2,100 used)');
-    // 700 after the first call, 1,400 after the second, 2,100 after the third.
-    expect(server.requests).toHaveLength(3);
+    const result = await runAgent(options(server, { budgets: resolveBudgets({ maxTokens: 1500 }) }));
+    expect(result.stoppedBy).toBe('tokens');
+    expect(result.usage.totalTokens).toBeLessThanOrEqual(2_100);
+    expect(server.requests.at(-1)?.body['tool_choice']).toBe('none');
+    expect(server.requests.length).toBeLessThanOrEqual(3);
   });
 
-  test('the wall-clock budget aborts a slow model call', async () => {
+  test('a step still running past the time budget and its grace is aborted; the run returns with its work', async () => {
     const server = await fakeServer(() => ({ text: 'too late', delayMs: 10_000 }));
     const started = performance.now();
-    const error = await rejection(runAgent(options(server, { budgets: resolveBudgets({ maxDurationMs: 200 }) })));
-    expect(error.code).toBe('budget_exceeded');
-    expect(error).toMatchObject({ budget: 'duration' });
-    expect(error.message).toContain('time budget (200 ms)');
+    const result = await runAgent(options(server, { budgets: resolveBudgets({ maxDurationMs: 200 }) }));
+    expect(result.stoppedBy).toBe('duration');
+    // 200 ms, then the grace of a second at least.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_100);
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  test('a run past its time budget between steps gets its wrap-up step', async () => {
+    let clock = 0;
+    const server = await fakeServer((request) => {
+      clock += 1_000;
+      return request.body['tool_choice'] === 'none'
+        ? { text: 'Out of time.' }
+        : { toolCalls: [{ name: 'write_note', arguments: { path: 'a.md', content: 'a' } }] };
+    });
+    const result = await runAgent(options(server, { budgets: resolveBudgets({ maxDurationMs: 2_500 }), now: () => clock }));
+    expect(result.stoppedBy).toBe('duration');
+    expect(result.finalMessage).toBe('Out of time.');
+    expect(server.requests).toHaveLength(4);
   });
 
   test('HTTP 500 after the SDK retries is a retryable model_error', async () => {
