@@ -34,7 +34,8 @@ const defaultSleep = async (milliseconds: number, signal?: AbortSignal): Promise
  * generate-by-streaming.ts reports. It waits what the provider asks (`retry-after-ms`,
  * `retry-after` in seconds or as a date, else Anthropic's `anthropic-ratelimit-*-reset`),
  * otherwise an exponential backoff with jitter. The SDK's own retry must be off
- * (`maxRetries: 0`): it ignores a `retry-after` of a minute or more.
+ * (`maxRetries: 0`): it ignores a `retry-after` of a minute or more. Only `doGenerate` is
+ * retried (the agent's loop calls nothing else): a stream already handed on cannot be taken back.
  *
  * A model given by id (or an older spec) cannot be wrapped and is returned unchanged.
  */

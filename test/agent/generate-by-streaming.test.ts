@@ -106,10 +106,11 @@ describe.each<ProviderKind>(['openai', 'openai-compatible', 'anthropic'])('gener
     expect(isRetryable(error)).toBe(true);
   });
 
-  test('cached input tokens reported in the stream reach the run usage', async () => {
-    const server = await fakeServer(() => ({ text: 'done', usage: { inputTokens: 1_000, outputTokens: 7, cachedInputTokens: 600 } }));
+  test('cache reads (and the cache writes Anthropic reports) in the stream reach the run usage', async () => {
+    const server = await fakeServer(() => ({ text: 'done', usage: { inputTokens: 1_000, outputTokens: 7, cachedInputTokens: 600, cacheWriteTokens: 300 } }));
     const outcome = await run(generateByStreaming(modelFor(kind, server))).result;
     expect(outcome.usage).toMatchObject({ inputTokens: 1_000, outputTokens: 7, cachedInputTokens: 600 });
+    if (kind === 'anthropic') expect(outcome.usage.cacheWriteTokens).toBe(300);
   });
 
   test('a provider silent for longer than the idle timeout is abandoned with a retryable error naming it', async () => {
