@@ -60,6 +60,20 @@ function milestones(tokens: readonly number[]): string {
   return at.map((step) => `${step}: ${kilo(tokens[step - 1]!)}`).join(', ');
 }
 
+/** Where the job's time went between model requests: the span, and the longest gap with the tool that ran in it. */
+function timeline(outcome: AgentJobOutcome): string {
+  const { arrivals, answers } = outcome.model;
+  let longest = { gap: 0, request: 0 };
+  for (let index = 1; index < arrivals.length; index += 1) {
+    const gap = arrivals[index]! - arrivals[index - 1]!;
+    if (gap > longest.gap) longest = { gap, request: index };
+  }
+  const before = answers[longest.request - 1];
+  const tool = before === undefined || before.step === -1 ? 'no tool' : ((JSON.parse(before.replyText) as Array<{ name: string }>)[0]?.name ?? '?');
+  const span = (arrivals.at(-1)! - arrivals[0]!) / 1000;
+  return `first to last model request ${span.toFixed(1)} s, the longest gap ${(longest.gap / 1000).toFixed(1)} s (${tool}, step ${longest.request})`;
+}
+
 function buildReport(input: {
   repository: AgentDocsRepository;
   modelId: string;
@@ -115,7 +129,7 @@ function buildReport(input: {
       `model requests: ${figures.requestTokens.length} (scripted tool steps ${input.steps}); request size at step ${milestones(figures.requestTokens)}; naive ${milestones(figures.naiveRequestTokens)}.`,
       `tokens: input ${thousands(figures.inputTokens)} (cache reads ${thousands(figures.cacheReadTokens)}, cache writes ${thousands(figures.cacheWriteTokens)}), output ${thousands(figures.outputTokens)}; naive input ${thousands(figures.naiveInputTokens)} (${(figures.inputTokens / figures.naiveInputTokens).toFixed(2)}×); cost ${dollars(figures.costMicroUsd)} against ${dollars(figures.naiveCostMicroUsd)}.`,
       `tool results the agent sent shorter than the tool read (naive counts them whole): ${figures.cappedResults}.`,
-      `the job's own usage record: ${recorded === undefined ? 'none' : `input ${thousands(recorded.inputTokens)}, cached ${thousands(recorded.cachedInputTokens)}, output ${thousands(recorded.outputTokens)}, estimated cost ${recorded.estimatedCostUsd === null ? 'none' : `$${recorded.estimatedCostUsd.toFixed(2)}`}`}; job wall clock ${(outcome.milliseconds / 1000).toFixed(1)} s.`,
+      `the job's own usage record: ${recorded === undefined ? 'none' : `input ${thousands(recorded.inputTokens)}, cached ${thousands(recorded.cachedInputTokens)}, output ${thousands(recorded.outputTokens)}, estimated cost ${recorded.estimatedCostUsd === null ? 'none' : `$${recorded.estimatedCostUsd.toFixed(2)}`}`}; job wall clock ${(outcome.milliseconds / 1000).toFixed(1)} s, ${timeline(outcome)}.`,
     ],
   };
 }

@@ -8,6 +8,8 @@ export interface ScriptedAgentModel {
   requests: FakeModelRequest[];
   /** What was answered to request i: the plan step it got (-1: the final answer), and the reply's text as sent. */
   answers: Array<{ step: number; replyText: string }>;
+  /** When each request arrived, ms since the epoch. */
+  arrivals: number[];
   close(): Promise<void>;
 }
 
@@ -39,8 +41,10 @@ function continuedCall(request: FakeModelRequest): number {
  */
 export async function startScriptedAgentModel(plan: readonly PlannedStep[], finalText: string): Promise<ScriptedAgentModel> {
   const answers: ScriptedAgentModel['answers'] = [];
+  const arrivals: number[] = [];
   const server: FakeModelServer = await startFakeModelServer({
     script: (request, callIndex): FakeReply => {
+      arrivals[callIndex] = Date.now();
       const previous = continuedCall(request);
       const step = previous === -1 ? 0 : (answers[previous]?.step ?? -2) + 1;
       const planned = step >= 0 && request.toolNames.length > 0 ? plan[step] : undefined;
@@ -52,5 +56,5 @@ export async function startScriptedAgentModel(plan: readonly PlannedStep[], fina
       return { toolCalls: [planned.call] };
     },
   });
-  return { url: server.url, requests: server.requests, answers, close: () => server.close() };
+  return { url: server.url, requests: server.requests, answers, arrivals, close: () => server.close() };
 }
