@@ -2,6 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
+import { DEFAULT_MODEL } from '../config/default-model.js';
 import { DocwrightError } from '../core/errors.js';
 
 export const MODEL_PROVIDERS = ['anthropic', 'openai', 'openai-compatible'] as const;
@@ -37,7 +38,7 @@ export function parseModelId(id: string): ParsedModelId {
   if (!isProviderName(provider) || model.length === 0 || /\s/.test(model)) {
     throw new DocwrightError(
       'invalid_model',
-      `Model id "${id}" is not valid: use provider:model with provider one of ${MODEL_PROVIDERS.join(', ')} (for example anthropic:claude-sonnet-4-5).`,
+      `Model id "${id}" is not valid: use provider:model with provider one of ${MODEL_PROVIDERS.join(', ')} (for example ${DEFAULT_MODEL}).`,
       { status: 400 },
     );
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isIP } from 'node:net';
 import { trustProxySchema } from './trust-proxy.js';
+import { DEFAULT_MODEL } from './default-model.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInteger = z.coerce.number().int().positive();
@@ -40,7 +41,7 @@ export const environmentSchema = z
     DOCWRIGHT_MODEL: z
       .string()
       .regex(/^(anthropic|openai|openai-compatible):\S+$/, 'must look like provider:model, provider one of anthropic, openai, openai-compatible')
-      .default('anthropic:claude-sonnet-4-5'),
+      .default(DEFAULT_MODEL),
     ANTHROPIC_API_KEY: optionalText,
     OPENAI_API_KEY: optionalText,
     DOCWRIGHT_ANTHROPIC_BASE_URL: optionalUrl,

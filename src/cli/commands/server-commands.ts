@@ -3,6 +3,7 @@ import { loadConfig } from '../../config/load-config.js';
 import { createLogger } from '../../app/logger.js';
 import { systemClock } from '../../core/clock.js';
 import { withoutUrlPassword } from '../../core/url-password.js';
+import { startupModelWarnings } from './startup-model-warnings.js';
 
 // The server, the worker and the database drivers load only when a command runs, so
 // `docwright --help` and the client commands start quickly.
@@ -25,8 +26,7 @@ export function serveCommand(): Command {
         signalsModule(),
         publicUrlRuleModule(),
       ]);
-      const warning = missingModelCredentials(config.models.defaultModel, config.models);
-      if (warning) logger.warn(warning);
+      for (const warning of startupModelWarnings(config, missingModelCredentials, systemClock.now())) logger.warn(warning);
       const server = await startServer({ config, logger, worker: options.worker });
       const publicUrlWarning = derivedPublicUrlWarning(config);
       if (publicUrlWarning) logger.warn(publicUrlWarning);
@@ -53,8 +53,7 @@ export function workerCommand(): Command {
         modelProviderModule(),
         signalsModule(),
       ]);
-      const warning = missingModelCredentials(config.models.defaultModel, config.models);
-      if (warning) logger.warn(warning);
+      for (const warning of startupModelWarnings(config, missingModelCredentials, systemClock.now())) logger.warn(warning);
       const running = await startWorker({ config, logger });
       logger.info(
         { workerId: running.worker.workerId, database: running.services.database.dialect, concurrency: config.worker.concurrency, publicUrl: config.publicUrl },
