@@ -1,5 +1,7 @@
 import { AISDKError, APICallError, RetryError } from 'ai';
 import { DocwrightError } from '../core/errors.js';
+import { DEFAULT_MODEL } from '../config/default-model.js';
+import { modelUnavailable } from './model-unavailable.js';
 
 /**
  * A failure of the model provider. `retryable` tells the job queue whether running the
@@ -13,9 +15,9 @@ export class ModelError extends DocwrightError {
   /** How long the provider asked to wait before the next try (retry-after and the like); the job's retry waits at least this. */
   readonly retryAfterMs: number | undefined;
 
-  constructor(message: string, options: { retryable: boolean; providerStatus?: number; retryAfterMs?: number }) {
+  constructor(message: string, options: { retryable: boolean; providerStatus?: number; retryAfterMs?: number; code?: 'model_error' | 'model_unavailable' }) {
     // 502: Docwright worked, its upstream did not.
-    super('model_error', message, { status: 502 });
+    super(options.code ?? 'model_error', message, { status: 502 });
     this.retryable = options.retryable;
     this.providerStatus = options.providerStatus;
     this.retryAfterMs = options.retryAfterMs;
@@ -60,6 +62,14 @@ function fromApiCallError(error: APICallError, attempts: number): ModelError {
       retryable: false,
       providerStatus: status,
     });
+  }
+  const unavailable = modelUnavailable(error);
+  if (unavailable !== null && status !== undefined) {
+    return new ModelError(
+      `The model provider does not serve model "${shortDetail(unavailable.model)}" (HTTP ${status}: ${shortDetail(unavailable.detail)}): it is retired, misspelt or not open to this API key. ` +
+        `Set DOCWRIGHT_MODEL (or the project's or the job's model) to a current model, for example ${DEFAULT_MODEL}.`,
+      { retryable: false, code: 'model_unavailable', providerStatus: status },
+    );
   }
   if (status === undefined) {
     return new ModelError(`Could not reach the model provider${after}: ${shortDetail(error.message)}`, {
