@@ -90,6 +90,8 @@ export interface JobsTable {
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number;
+  /** Cache writes among input_tokens (migration 023). */
+  cache_write_tokens: number;
   cost_microusd: number | null;
   /** JSON of the pull request controls given at creation (migration 017); null = none. */
   pull_request_options: string | null;
@@ -102,6 +104,8 @@ export interface ProjectUsageMonthsTable {
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number;
+  /** Cache writes among input_tokens (migration 023). */
+  cache_write_tokens: number;
   cost_microusd: number;
   /** Tokens of models without a price: counted in the tokens, not in the cost. */
   unpriced_tokens: number;
@@ -128,6 +132,8 @@ export interface JobTurnsTable {
   output_tokens: number;
   /** Cache reads among input_tokens, and the estimated cost in millionths of a USD (migration 017). */
   cached_input_tokens: number;
+  /** Cache writes among input_tokens (migration 023). */
+  cache_write_tokens: number;
   cost_microusd: number | null;
   attempts: number;
   created_at: number;

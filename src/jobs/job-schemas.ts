@@ -9,6 +9,12 @@ export const usageSchema = z
     inputTokens: z.number().int().describe('Input tokens, cached ones included, as the AI SDK reports them.'),
     outputTokens: z.number().int(),
     cachedInputTokens: z.number().int().describe("Of the input tokens, those read from the provider's prompt cache."),
+    cacheWriteTokens: z
+      .number()
+      .int()
+      .describe(
+        "Of the input tokens, those written to the provider's prompt cache (Anthropic bills them above the input price; 0 where a provider does not report writes).",
+      ),
     estimatedCostUsd: z
       .number()
       .nullable()

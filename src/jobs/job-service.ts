@@ -150,6 +150,7 @@ export class JobService {
         input_tokens: 0,
         output_tokens: 0,
         cached_input_tokens: 0,
+        cache_write_tokens: 0,
         pull_request_options: prOptions === null ? null : JSON.stringify(prOptions),
         cost_microusd: null,
       };
@@ -300,6 +301,7 @@ export class JobService {
         input_tokens: 0,
         output_tokens: 0,
         cached_input_tokens: 0,
+        cache_write_tokens: 0,
         cost_microusd: null,
         attempts: 0,
         created_at: now,

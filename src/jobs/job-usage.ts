@@ -9,6 +9,7 @@ export interface UsageDelta {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
+  cacheWriteTokens: number;
   costMicroUsd: number | null;
 }
 
@@ -17,14 +18,22 @@ export interface Usage {
   inputTokens: number;
   outputTokens: number;
   cachedInputTokens: number;
+  cacheWriteTokens: number;
   /** Estimated, in US dollars; null when no token of it had a price. */
   estimatedCostUsd: number | null;
 }
 
-export const usageFromColumns = (row: { input_tokens: number; output_tokens: number; cached_input_tokens: number; cost_microusd: number | null }): Usage => ({
+export const usageFromColumns = (row: {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  cost_microusd: number | null;
+}): Usage => ({
   inputTokens: Number(row.input_tokens),
   outputTokens: Number(row.output_tokens),
   cachedInputTokens: Number(row.cached_input_tokens),
+  cacheWriteTokens: Number(row.cache_write_tokens),
   estimatedCostUsd: row.cost_microusd === null ? null : Number(row.cost_microusd) / 1_000_000,
 });
 
@@ -38,6 +47,7 @@ export function usageDelta(prices: ModelPrices, modelId: string, usage: AgentUsa
     inputTokens: usage.inputTokens,
     outputTokens: usage.outputTokens,
     cachedInputTokens: usage.cachedInputTokens,
+    cacheWriteTokens: usage.cacheWriteTokens,
     costMicroUsd: costMicroUsd(priceOf(prices, modelId), usage),
   };
 }
@@ -58,6 +68,7 @@ export async function recordUsage(
     input_tokens: sql<number>`input_tokens + ${delta.inputTokens}`,
     output_tokens: sql<number>`output_tokens + ${delta.outputTokens}`,
     cached_input_tokens: sql<number>`cached_input_tokens + ${delta.cachedInputTokens}`,
+    cache_write_tokens: sql<number>`cache_write_tokens + ${delta.cacheWriteTokens}`,
     // An unpriced step leaves the cost as it is (null stays null: "no price known").
     ...(cost === null ? {} : { cost_microusd: sql<number>`coalesce(cost_microusd, 0) + ${cost}` }),
   };
@@ -72,6 +83,7 @@ export async function recordUsage(
       input_tokens: delta.inputTokens,
       output_tokens: delta.outputTokens,
       cached_input_tokens: delta.cachedInputTokens,
+      cache_write_tokens: delta.cacheWriteTokens,
       cost_microusd: cost ?? 0,
       unpriced_tokens: unpriced,
     })
@@ -80,6 +92,7 @@ export async function recordUsage(
         input_tokens: sql<number>`project_usage_months.input_tokens + ${delta.inputTokens}`,
         output_tokens: sql<number>`project_usage_months.output_tokens + ${delta.outputTokens}`,
         cached_input_tokens: sql<number>`project_usage_months.cached_input_tokens + ${delta.cachedInputTokens}`,
+        cache_write_tokens: sql<number>`project_usage_months.cache_write_tokens + ${delta.cacheWriteTokens}`,
         cost_microusd: sql<number>`project_usage_months.cost_microusd + ${cost ?? 0}`,
         unpriced_tokens: sql<number>`project_usage_months.unpriced_tokens + ${unpriced}`,
       }),

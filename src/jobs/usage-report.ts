@@ -58,7 +58,7 @@ export async function usageReport(
   const usageOf = (month: string): MonthUsage => {
     const row = byMonth.get(month);
     if (row === undefined) {
-      return { month, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, estimatedCostUsd: 0, totalTokens: 0, unpricedTokens: 0 };
+      return { month, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: 0, totalTokens: 0, unpricedTokens: 0 };
     }
     const usage = usageFromColumns(row);
     return { month, ...usage, totalTokens: usage.inputTokens + usage.outputTokens, unpricedTokens: Number(row.unpriced_tokens) };

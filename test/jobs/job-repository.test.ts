@@ -40,6 +40,7 @@ describe.each(BACKENDS)('JobRepository.get, the poll read [%s]', (dialect) => {
           input_tokens: 0,
           output_tokens: 0,
           cached_input_tokens: 0,
+          cache_write_tokens: 0,
           pull_request_options: null,
         })
         .execute();

@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { FakeModelScript } from '../fakes/fake-model-server.js';
+import { startFakeModelServer, type FakeModelScript } from '../fakes/fake-model-server.js';
+import { DEFAULT_MODEL } from '../../src/config/default-model.js';
 import { createJobHarness, type JobHarness } from '../helpers/job-harness.js';
 import { BACKENDS } from '../helpers/test-database.js';
 
@@ -20,7 +21,7 @@ const script: FakeModelScript = (request) =>
 
 /** 3,500 uncached × $2 + 1,500 cached × $0.50 + 300 output × $10, per million tokens. */
 const COST_USD = (3_500 * 2 + 1_500 * 0.5 + 300 * 10) / 1_000_000;
-const USAGE = { inputTokens: 5_000, outputTokens: 300, cachedInputTokens: 1_500, estimatedCostUsd: COST_USD };
+const USAGE = { inputTokens: 5_000, outputTokens: 300, cachedInputTokens: 1_500, cacheWriteTokens: 0, estimatedCostUsd: COST_USD };
 
 function priceFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'docwright-prices-')), 'prices.json');
@@ -42,7 +43,7 @@ describe.each(BACKENDS)('usage, cost and monthly budgets [%s]', (dialect) => {
     const base = `/v2/agent/${h.projectId}`;
 
     const first = (await h.request('POST', `${base}/job`, { prompt: 'Write a costly page' })).body as { id: string; usage: unknown };
-    expect(first.usage).toEqual({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, estimatedCostUsd: null });
+    expect(first.usage).toEqual({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: null });
     const done = await h.waitForSettled(first.id);
     expect(done.status).toBe('completed');
     expect(done.usage).toEqual(USAGE);
@@ -56,7 +57,7 @@ describe.each(BACKENDS)('usage, cost and monthly budgets [%s]', (dialect) => {
     expect(stopped.status).toBe('failed');
     expect(stopped.error?.code).toBe('budget_exceeded');
     expect(stopped.error?.message).toContain('monthly token budget (5,000 tokens)');
-    expect(stopped.usage).toEqual({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, estimatedCostUsd: null });
+    expect(stopped.usage).toEqual({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, estimatedCostUsd: null });
     expect(h.model.requests.length).toBe(calls);
 
     const report = await h.request('GET', `${base}/usage`);
@@ -89,6 +90,36 @@ describe.each(BACKENDS)('usage, cost and monthly budgets [%s]', (dialect) => {
       const bad = await h.request('GET', `${base}?${query}`);
       expect(bad.status, query).toBe(400);
       expect(bad.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+  });
+
+  test("Anthropic's cache writes are recorded beside the reads, and priced at the shipped table's cache prices", async () => {
+    const provider = await startFakeModelServer({
+      script: () => ({ text: 'Nothing to change.', usage: { inputTokens: 10_000, outputTokens: 100, cachedInputTokens: 6_000, cacheWriteTokens: 3_000 } }),
+    });
+    try {
+      h = await createJobHarness(dialect, script, {
+        DOCWRIGHT_MODEL: DEFAULT_MODEL,
+        ANTHROPIC_API_KEY: 'sk-ant-test-key-123456',
+        DOCWRIGHT_ANTHROPIC_BASE_URL: provider.url,
+      });
+      const base = `/v2/agent/${h.projectId}`;
+      const created = (await h.request('POST', `${base}/job`, { prompt: 'Check the pages' })).body as { id: string };
+      const done = await h.waitForSettled(created.id);
+      // 1,000 uncached × $2 + 6,000 read × $0.20 + 3,000 written × $2.50 + 100 output × $10, per million (src/config/model-prices.json).
+      const usage = { inputTokens: 10_000, outputTokens: 100, cachedInputTokens: 6_000, cacheWriteTokens: 3_000, estimatedCostUsd: 0.0117 };
+      expect(done.status).toBe('completed');
+      expect(done.usage).toEqual(usage);
+      expect((await h.request('GET', `${base}/job/${created.id}/messages`)).body.messages[0].usage).toEqual(usage);
+      expect((await h.request('GET', `${base}/usage`)).body.months[0]).toEqual({
+        month: new Date().toISOString().slice(0, 7),
+        ...usage,
+        totalTokens: 10_100,
+        unpricedTokens: 0,
+      });
+      expect(provider.requests).toHaveLength(1);
+    } finally {
+      await provider.close();
     }
   });
 });

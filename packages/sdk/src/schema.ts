@@ -863,6 +863,8 @@ export interface components {
       outputTokens: number;
       /** @description Of the input tokens, those read from the provider's prompt cache. */
       cachedInputTokens: number;
+      /** @description Of the input tokens, those written to the provider's prompt cache (Anthropic bills them above the input price; 0 where a provider does not report writes). */
+      cacheWriteTokens: number;
       /** @description Estimated cost in US dollars from the price table (README, DOCWRIGHT_MODEL_PRICES_FILE); null when the model has no price. */
       estimatedCostUsd: number | null;
     };
@@ -945,6 +947,8 @@ export interface components {
         outputTokens: number;
         /** @description Of the input tokens, those read from the provider's prompt cache. */
         cachedInputTokens: number;
+        /** @description Of the input tokens, those written to the provider's prompt cache (Anthropic bills them above the input price; 0 where a provider does not report writes). */
+        cacheWriteTokens: number;
         /** @description Estimated cost in US dollars from the price table (README, DOCWRIGHT_MODEL_PRICES_FILE); null when the model has no price. */
         estimatedCostUsd: number | null;
         /** @description YYYY-MM (UTC). */
