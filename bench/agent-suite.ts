@@ -128,6 +128,7 @@ function buildReport(input: {
     notes: [
       `model requests: ${figures.requestTokens.length} (scripted tool steps ${input.steps}); request size at step ${milestones(figures.requestTokens)}; naive ${milestones(figures.naiveRequestTokens)}.`,
       `tokens: input ${thousands(figures.inputTokens)} (cache reads ${thousands(figures.cacheReadTokens)}, cache writes ${thousands(figures.cacheWriteTokens)}), output ${thousands(figures.outputTokens)}; naive input ${thousands(figures.naiveInputTokens)} (${(figures.inputTokens / figures.naiveInputTokens).toFixed(2)}×); cost ${dollars(figures.costMicroUsd)} against ${dollars(figures.naiveCostMicroUsd)}.`,
+      `every request, k tokens: ${figures.requestTokens.map((tokens) => (tokens / 1000).toFixed(1)).join(' ')}.`,
       `tool results the agent sent shorter than the tool read (naive counts them whole): ${figures.cappedResults}.`,
       `the job's own usage record: ${recorded === undefined ? 'none' : `input ${thousands(recorded.inputTokens)}, cached ${thousands(recorded.cachedInputTokens)}, output ${thousands(recorded.outputTokens)}, estimated cost ${recorded.estimatedCostUsd === null ? 'none' : `$${recorded.estimatedCostUsd.toFixed(2)}`}`}; job wall clock ${(outcome.milliseconds / 1000).toFixed(1)} s, ${timeline(outcome)}.`,
     ],
