@@ -12,6 +12,12 @@ export interface EditPlan {
   replacements: number;
 }
 
+/**
+ * oldString is not in the file, and the closest match was not looked for (see planEdit's
+ * `closestMatch`): the caller looks for it where it may take longer.
+ */
+export class TextNotFound extends ToolFailure {}
+
 /** Lines named when oldString occurs more than once. */
 const NAMED_LINES = 20;
 
@@ -21,7 +27,15 @@ const NAMED_LINES = 20;
  * Pure and linear in the sizes, so it runs the same on the main thread (small files) and
  * in a tool worker (large ones).
  */
-export function planEdit(text: string, shown: string, oldString: string, newString: string, maxFileBytes: number, replaceAll = false): EditPlan {
+export function planEdit(
+  text: string,
+  shown: string,
+  oldString: string,
+  newString: string,
+  maxFileBytes: number,
+  replaceAll = false,
+  closestMatch = true,
+): EditPlan {
   let needle = oldString;
   let replacement = newString;
   const keep = replaceAll ? Number.POSITIVE_INFINITY : NAMED_LINES;
@@ -33,10 +47,10 @@ export function planEdit(text: string, shown: string, oldString: string, newStri
     found = findOccurrences(text, needle, keep);
   }
   if (found.count === 0) {
+    const missing = `oldString was not found in ${shown}. It must match the file exactly, including whitespace, indentation and line breaks.`;
+    if (!closestMatch) throw new TextNotFound(missing);
     const hint = describeClosestMatch(text, needle);
-    throw new ToolFailure(
-      `oldString was not found in ${shown}. It must match the file exactly, including whitespace, indentation and line breaks.${hint === undefined ? ' Read the file again and copy the text.' : ` ${hint}`}`,
-    );
+    throw new ToolFailure(`${missing}${hint === undefined ? ' Read the file again and copy the text.' : ` ${hint}`}`);
   }
   if (found.count > 1 && !replaceAll) {
     const lines = [...new Set(linesAtOffsets(text, found.positions))];
