@@ -5,8 +5,9 @@ import { describeRefusal, WritePolicy } from './write-policy.js';
 import { RefusalLog } from './refusal-log.js';
 import { ToolFailure } from './tool-failure.js';
 import { ToolWorkerPool } from './tool-worker-pool.js';
-import { DocsChecker } from '../../docs-site/docs-checker.js';
+import { DocsChecker, type CommitBase } from '../../docs-site/docs-checker.js';
 import type { SiteSource } from '../../docs-site/site-source.js';
+import type { BaseIndexCache } from '../../docs-site/base-index-cache.js';
 import { WorkspaceFiles } from './workspace-files.js';
 import { docsCheckLimits, poolDocsRunner } from './docs-task-runner-pool.js';
 
@@ -35,9 +36,12 @@ export interface ToolContextOptions {
   workers?: ToolWorkerPool;
   /**
    * The files the job started from (its base ref), whose problems `check_docs` reports
-   * as pre-existing. Without it every problem counts as new.
+   * as pre-existing. Without it every problem counts as new. Named by its commit, its
+   * index can come from `docsBases`, and the workspace's is derived from it.
    */
-  docsBase?: () => Promise<SiteSource>;
+  docsBase?: () => Promise<SiteSource | CommitBase>;
+  /** Base indexes kept by the process for the next job on the same commit. */
+  docsBases?: BaseIndexCache;
 }
 
 export function createToolContext(options: ToolContextOptions): ToolContext {
@@ -46,6 +50,7 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
   const docs = new DocsChecker({
     current: new WorkspaceFiles(options.workspace, limits.maxQueryLength),
     ...(options.docsBase === undefined ? {} : { base: options.docsBase }),
+    ...(options.docsBases === undefined ? {} : { keptBases: options.docsBases }),
     runner: poolDocsRunner(workers),
     limits: docsCheckLimits(limits),
     timeoutMs: limits.checkDocsTimeoutMs,
