@@ -3,7 +3,7 @@ import type { LanguageModel } from 'ai';
 import { randomBase62 } from '../core/ids.js';
 import { ensurePrivateDirectory } from '../core/private-files.js';
 import type { Clock } from '../core/clock.js';
-import { createDocsToolset, RefusalLog, type RefusedFile, type WritePolicy, type WritePolicySettings } from '../agent/tools/index.js';
+import { createDocsToolset, RefusalLog, type ToolWorkerPool, type RefusedFile, type WritePolicy, type WritePolicySettings } from '../agent/tools/index.js';
 import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run-agent.js';
 import { buildSystemPrompt, buildTurnMessages, type ConversationTurn } from '../agent/prompts.js';
 import { readRepositoryInstructions, type InstructionsLookup } from '../agent/repository-instructions.js';
@@ -13,7 +13,8 @@ import type { InstructionsMemo } from './instructions-memo.js';
 import type { Budgets } from '../agent/budgets.js';
 import { createAnalyticsTools, type ProjectAnalytics } from '../agent/tools/analytics-tool.js';
 import { deriveCommitMessage, prepareWorkspace, type Workspace } from '../git/workspace.js';
-import { GitTreeFiles } from '../git/git-tree-files.js';
+import { changedBetween, GitTreeFiles } from '../git/git-tree-files.js';
+import type { BaseIndexCache } from '../docs-site/base-index-cache.js';
 import type { DocsCheckResult } from '../docs-site/docs-checker.js';
 import type { Forge, ForgeProject, PullRequestControls, PullRequestResult, WriteFence } from '../git/forges/forge.js';
 import { pushFenced } from '../git/fenced-push.js';
@@ -52,6 +53,13 @@ export interface TurnDependencies {
   repositoryInstructionsMaxBytes: number;
   /** Whether the project's last turn had such a file: decides whether the first request waits for the clone. */
   instructionsMemo: InstructionsMemo;
+  /** The docs check's base indexes, kept by the worker process across jobs (per commit). */
+  docsBases?: BaseIndexCache;
+  /**
+   * Worker threads shared by the turns of this process (they idle out on their own); by
+   * default each turn starts its own, and a thread loads the parsers before its first task.
+   */
+  toolWorkers?: ToolWorkerPool;
   workspacesDir: string;
   clock: Clock;
   /** Credential values of this process; masked wherever the model could see them. */
@@ -123,8 +131,16 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
       const workspace = await preparing;
       const commit = await workspace.baseCommit();
       if (commit === null) throw new Error(`The base ref ${input.baseRef} could not be fetched.`);
-      return new GitTreeFiles(workspace.directory, commit);
+      // Named by its commit, the base's index is kept for the next job on it, and the
+      // workspace's is that index plus what differs: a follow-up's branch, then the tools' changes.
+      return {
+        source: new GitTreeFiles(workspace.directory, commit),
+        commit,
+        startDiff: () => changedBetween(workspace.directory, commit, workspace.startCommit),
+      };
     },
+    ...(dependencies.docsBases === undefined ? {} : { docsBases: dependencies.docsBases }),
+    ...(dependencies.toolWorkers === undefined ? {} : { workers: dependencies.toolWorkers }),
     ...(input.writePolicy ? { writePolicy: input.writePolicy } : {}),
   });
   // Stops the tools' worker threads when the turn is over, however it ended (also those of

@@ -22,6 +22,8 @@ import { createServerPathScrubber, type ServerPathScrubber } from './server-path
 import type { JobTurnsTable } from '../db/schema.js';
 import type { ModelPrices } from '../config/model-prices.js';
 import { BudgetExceededError } from '../agent/run-errors.js';
+import { BaseIndexCache } from '../docs-site/base-index-cache.js';
+import { ToolWorkerPool } from '../agent/tools/index.js';
 import { monthlyBudgetExhausted, monthlyBudgetRanOut, monthOf, recordUsage, tokensUsedInMonth, usageDelta } from './job-usage.js';
 
 export interface JobRunnerOptions {
@@ -72,6 +74,10 @@ export class JobRunner {
   private readonly writes: RunWrites;
   /** Which projects had a repository instruction file at their last turn in this process. */
   private readonly instructionsMemo = new InstructionsMemo();
+  /** The docs check's analyses of base commits, for the next job on the same commit (bounds: base-index-cache.ts). */
+  private readonly docsBases = new BaseIndexCache();
+  /** The tools' worker threads, shared by every turn of this worker (idle threads stop on their own). */
+  private readonly toolWorkers = new ToolWorkerPool();
 
   constructor(private readonly options: JobRunnerOptions) {
     this.writes = new RunWrites(options);
@@ -204,6 +210,8 @@ export class JobRunner {
         modelRetries: options.modelRetries,
         repositoryInstructionsMaxBytes: options.repositoryInstructionsMaxBytes,
         instructionsMemo: this.instructionsMemo,
+        docsBases: this.docsBases,
+        toolWorkers: this.toolWorkers,
         workspacesDir: join(options.dataDir, 'workspaces'),
         clock: options.clock,
         secrets: [...options.secrets, ...credentialValues],
