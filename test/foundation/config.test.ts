@@ -14,7 +14,7 @@ describe('configuration', () => {
     expect(config.host).toBe('127.0.0.1');
     expect(config.databaseUrl).toBeUndefined();
     expect(config.publicUrl).toBe('http://127.0.0.1:3000');
-    expect(config.models.defaultModel).toBe('anthropic:claude-sonnet-4-5');
+    expect(config.models.defaultModel).toBe('anthropic:claude-sonnet-5-5');
     expect(config.bodyLimit).toBe(1_048_576);
     expect(config.rateLimitPerHour).toBe(100);
     expect(config.budgets).toEqual({ maxSteps: 50, maxTokens: 2_000_000, maxDurationMs: 15 * 60_000 });
