@@ -1,6 +1,8 @@
 import { tool, type ToolSet } from 'ai';
 import { z } from 'zod';
 import { isDocwrightError } from '../../core/errors.js';
+import { capToolResult } from './cap-tool-result.js';
+import { DEFAULT_TOOL_LIMITS } from './tool-limits.js';
 
 /**
  * The agent's read-only view of its own project's visitor analytics. This file defines the
@@ -117,7 +119,8 @@ export function createAnalyticsTools(analytics: ProjectAnalytics, now: () => num
         const from = to - days * DAY_MS;
         try {
           const answer = await analytics.query({ report: input.report, from, to, limit: input.limit ?? ANALYTICS_TOOL_LIMITS.defaultRows });
-          return { report: input.report, ...capped(answer), note: DATA_NOTE };
+          // Its own row cap keeps it well below; the generic cap is the guarantee every tool gives.
+          return capToolResult({ report: input.report, ...capped(answer), note: DATA_NOTE }, DEFAULT_TOOL_LIMITS.maxResultBytes);
         } catch (error) {
           // A validation message (a range beyond the raw-hit retention) helps the model retry;
           // anything else may carry internals, so it only learns the query failed.

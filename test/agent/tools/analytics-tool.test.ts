@@ -40,6 +40,22 @@ describe('query_analytics', () => {
     expect(result).toMatchObject({ truncated: true, hasMore: true });
   });
 
+  test("no answer is above one tool result's 32 KB, whatever its characters take in UTF-8", async () => {
+    // Under 12,000 characters of rows, but three bytes each: the row cap alone would send 33 KB.
+    const long = '文'.repeat(300);
+    const rows = Array.from({ length: 50 }, (_, index) => ({
+      path: `/${index}${long}`,
+      status: 404,
+      hits: 1,
+      visitors: 1,
+      agents: Array.from({ length: 10 }, () => long),
+    }));
+    const result = await call({ query: () => Promise.resolve({ dateFrom: 'a', dateTo: 'b', rows, hasMore: false }) }, { report: 'agent_errors', limit: 50 });
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(32 * 1024);
+    expect(result).toMatchObject({ truncated: true, note: expect.stringMatching(/above the limit of 32768 bytes for one tool result/) });
+    expect(String(result.partial).startsWith('{"report":"agent_errors"')).toBe(true);
+  });
+
   test('a validation message reaches the model; an internal error does not', async () => {
     const refused = await call(
       {
