@@ -11,6 +11,37 @@ describe('system prompt', () => {
     expect(prompt).toMatch(/summary/i);
   });
 
+  test('says the run is autonomous, gives the Mintlify basics and how tool results are bounded, in under 1,000 tokens', () => {
+    const prompt = buildSystemPrompt();
+    expect(prompt).toMatch(/autonomous: no one will answer questions/);
+    expect(prompt).toMatch(/state it in your summary/);
+    for (const basic of [
+      'docs.json',
+      '"group"',
+      '"pages"',
+      'without extension',
+      'tabs, anchors, versions',
+      'sidebarTitle',
+      'icon',
+      '<Note>',
+      '<Warning>',
+      '<Tip>',
+      '<CardGroup',
+      '<Steps>',
+      '<Tabs>',
+      '<CodeGroup>',
+      '<Accordion',
+    ]) {
+      expect(prompt).toContain(basic);
+    }
+    expect(prompt).toMatch(/\[Quickstart\]\(\/guides\/quickstart\)/);
+    expect(prompt).toMatch(/numbers are not part of the file/);
+    expect(prompt).toMatch(/Older tool results may be shortened.*read a file again/);
+    expect(prompt).toMatch(/run check_docs and fix every problem/);
+    // It is sent with every request: bytes ÷ 4, as the providers' fakes count tokens.
+    expect(Buffer.byteLength(prompt) / 4).toBeLessThan(1000);
+  });
+
   test('adds the project name and instructions when given', () => {
     const prompt = buildSystemPrompt({ projectName: 'Acme Docs', projectInstructions: 'Use British spelling.' });
     expect(prompt).toContain('"Acme Docs"');
