@@ -19,16 +19,16 @@ export interface WrapUpInput {
 
 /**
  * Whether the step about to be sent must be the last: the step budget used up (the
- * wrap-up is one step beyond it), the time budget spent, no room left in the token budget
- * for the step after this one, or a conversation that no longer fits the window. Null: an
- * ordinary step.
+ * wrap-up is one step beyond it), the time budget spent, a step that would reach the token
+ * budget (the wrap-up may pass it by that one request), or a conversation that no longer
+ * fits the window. Null: an ordinary step.
  */
 export function wrapUpReason(input: WrapUpInput): StopReason | null {
   const { budgets } = input;
   if (!input.fits) return 'context';
   if (input.stepNumber >= budgets.maxSteps) return 'steps';
   if (input.elapsedMs >= budgets.maxDurationMs) return 'duration';
-  if (input.usedTokens + 2 * input.nextTokens >= budgets.maxTokens) return 'tokens';
+  if (input.usedTokens + input.nextTokens >= budgets.maxTokens) return 'tokens';
   return null;
 }
 

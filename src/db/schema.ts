@@ -95,6 +95,8 @@ export interface JobsTable {
   cost_microusd: number | null;
   /** JSON of the pull request controls given at creation (migration 017); null = none. */
   pull_request_options: string | null;
+  /** Problems the last turn introduced that the final docs check still found (migration 024). */
+  unresolved_problems: number;
 }
 
 /** A project's usage in one UTC month, 'YYYY-MM' (migration 017). */

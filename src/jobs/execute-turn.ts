@@ -4,11 +4,17 @@ import { randomBase62 } from '../core/ids.js';
 import { ensurePrivateDirectory } from '../core/private-files.js';
 import type { Clock } from '../core/clock.js';
 import { createDocsToolset, RefusalLog, type ToolWorkerPool, type RefusedFile, type WritePolicy, type WritePolicySettings } from '../agent/tools/index.js';
-import { runAgent, type AgentRunResult, type AgentStepEvent } from '../agent/run-agent.js';
+import type { AgentStepEvent } from '../agent/run-agent.js';
+import { generateByStreaming } from '../agent/generate-by-streaming.js';
+import { withModelCallRetry } from '../agent/model-call-retry.js';
+import { runVerified, type VerifiedRunResult } from '../agent/verified-run.js';
+import type { ContextLimits } from '../agent/context-window.js';
+import type { StopReason } from '../agent/wrap-up.js';
+import { budgetExceeded, contextFilled, runCancelled } from '../agent/run-errors.js';
+import type { DocwrightError } from '../core/errors.js';
 import { buildSystemPrompt, buildTurnMessages, type ConversationTurn } from '../agent/prompts.js';
 import { readRepositoryInstructions, type InstructionsLookup } from '../agent/repository-instructions.js';
 import { unlessAborted, withDeferredSystem } from '../agent/deferred-system-prompt.js';
-import { runCancelled } from '../agent/run-errors.js';
 import type { InstructionsMemo } from './instructions-memo.js';
 import type { Budgets } from '../agent/budgets.js';
 import { createAnalyticsTools, type ProjectAnalytics } from '../agent/tools/analytics-tool.js';
@@ -48,6 +54,10 @@ export interface TurnDependencies {
   /** The job's project's analytics, read-only: adds the `query_analytics` tool. */
   analytics?: ProjectAnalytics;
   budgets: Budgets;
+  /** The working context and hard limit of each request, from the model's window (context-window.ts). */
+  context: ContextLimits;
+  /** Most output tokens one step asks for. */
+  maxOutputTokens: number;
   modelRetries: number;
   /** Cap on the repository's AGENTS.md (or the like) in the system prompt; 0: not read at all. */
   repositoryInstructionsMaxBytes: number;
@@ -82,6 +92,15 @@ export interface TurnOutcome {
   filesChanged: string[];
   commit: string | null;
   problems: JobProblem[];
+  /** Problems this turn's changes introduced that the final check still found (after the fix rounds). */
+  unresolvedProblems: number;
+  /** Rounds in which the model was shown the check's problems to fix (verified-run.ts). */
+  fixRounds: number;
+  /**
+   * Why the run stopped before the model finished (a budget, the context window), or null.
+   * The work is committed and in the pull request all the same; the turn is recorded as failed with it.
+   */
+  stopped: DocwrightError | null;
   /** Changes the write policy kept out: refused by a tool, or unstaged by the commit step. */
   refusedFiles: RefusedFile[];
   pullRequest: PullRequestResult | null;
@@ -96,8 +115,10 @@ export interface TurnOutcome {
  */
 export async function executeTurn(input: TurnInput, dependencies: TurnDependencies): Promise<TurnOutcome> {
   const { forge, forgeProject, clock, signal } = dependencies;
-  // Resolve the model first: a missing credential fails the turn before any clone.
-  const model = dependencies.resolveModel(input.model);
+  // Resolve the model first: a missing credential fails the turn before any clone. Every
+  // call streams (no 300 s fetch limit, a cut answer is named as such) and a failed call is
+  // retried alone, as the provider asks, not the whole turn.
+  const model = withModelCallRetry(generateByStreaming(dependencies.resolveModel(input.model)), { maxRetries: dependencies.modelRetries });
   const remote = await forge.remote(forgeProject);
   // Clones of private repositories: no other local user may look in (see private-files.ts).
   ensurePrivateDirectory(dependencies.workspacesDir, { narrow: true });
@@ -162,39 +183,43 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
     system: lookup.then((read) => systemFor(read.found)),
     speculative: memo.hadFile(forgeProject.id) === true ? null : withoutFile,
   });
-  const result = await runWhilePreparing(
+  const verified = await runWhilePreparing(
     preparing,
     signal,
     async (runSignal) => {
       // A model the wrapper cannot take (an id string, an older spec) waits for the clone.
       const system = deferred === null ? systemFor((await unlessCancelled(lookup, runSignal)).found) : withoutFile;
-      return runAgent({
+      return runVerified({
         model: deferred ?? model,
         tools: dependencies.analytics === undefined ? toolset.tools : { ...toolset.tools, ...createAnalyticsTools(dependencies.analytics, () => clock.now()) },
         system,
         messages: buildTurnMessages(input.history, input.prompt),
         budgets: dependencies.budgets,
-        maxRetries: dependencies.modelRetries,
+        context: dependencies.context,
+        maxOutputTokens: dependencies.maxOutputTokens,
+        // withModelCallRetry does the retries.
+        maxRetries: 0,
         signal: runSignal,
         onStep: dependencies.onStep,
+        now: () => clock.now(),
+        changed: () => toolset.changedFiles().length > 0,
+        check: () => toolset.checkDocs(),
       });
     },
     dependencies.deferCleanup,
   );
+  const { run: result, check } = verified;
   const workspace = await preparing;
   try {
-    // The final check reads files, git only reads and stages them: the two run side by side.
-    // Nothing changed means nothing to review: skip the check.
-    // Both are awaited even when one fails, so no git process outlives the workspace.
-    const [checked, committed] = await Promise.allSettled([
-      toolset.changedFiles().length > 0 ? toolset.checkDocs() : Promise.resolve(null),
-      commitAndPush(workspace, input, result.finalMessage, await toolset.policy(), dependencies.fence),
-    ]);
-    if (committed.status === 'rejected') throw committed.reason;
-    if (checked.status === 'rejected') throw checked.reason;
-    const problems = jobProblems(checked.value);
-    const { filesChanged, commit, unstaged } = committed.value;
+    const problems = jobProblems(check);
+    const newProblems = check?.introduced.length ?? 0;
+    const stopped = result.stoppedBy === null ? null : stopError(result.stoppedBy, dependencies, result.usage.totalTokens);
+    const committed = await commitAndPush(workspace, input, result.finalMessage, await toolset.policy(), dependencies.fence);
+    const { filesChanged, commit, unstaged } = committed;
     const refusedFiles = mergeRefusals(toolset.refusedFiles(), unstaged);
+    // Unfinished or broken work is for a person to look at, not to merge: a draft where
+    // the forge has drafts (the local forge has none; the body says it either way).
+    const attention = stopped !== null || newProblems > 0;
     let pullRequest: TurnOutcome['pullRequest'] = null;
     // An existing branch means earlier commits: keep its PR's text current, and open the
     // PR if the attempt that pushed them died before it could.
@@ -215,8 +240,15 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
           base: input.baseRef,
           head: input.branch,
           title: pullRequestTitle(input.history[0]?.prompt ?? input.prompt),
-          body: pullRequestBody({ jobId: input.jobId, turns, problems, preExisting: checked.value?.existingByKind ?? {}, refusedFiles }),
-          ...(input.pullRequestControls ? { controls: input.pullRequestControls } : {}),
+          body: pullRequestBody({
+            jobId: input.jobId,
+            turns,
+            problems,
+            preExisting: check?.existingByKind ?? {},
+            refusedFiles,
+            ...(stopped === null ? {} : { stoppedEarly: stopped.message }),
+          }),
+          ...pullRequestControls(input.pullRequestControls, attention && forge.kind !== 'local'),
           recordedNumber: input.recordedPullRequest,
         },
         dependencies.fence,
@@ -236,6 +268,9 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
       filesChanged,
       commit,
       problems,
+      unresolvedProblems: newProblems,
+      fixRounds: verified.fixRounds,
+      stopped,
       refusedFiles,
       pullRequest,
       instructions: await lookup,
@@ -253,9 +288,9 @@ export async function executeTurn(input: TurnInput, dependencies: TurnDependenci
 async function runWhilePreparing(
   preparing: Promise<Workspace>,
   signal: AbortSignal,
-  run: (signal: AbortSignal) => Promise<AgentRunResult>,
+  run: (signal: AbortSignal) => Promise<VerifiedRunResult>,
   deferCleanup: TurnDependencies['deferCleanup'],
-): Promise<AgentRunResult> {
+): Promise<VerifiedRunResult> {
   const cloneFailed = new AbortController();
   preparing.catch(() => cloneFailed.abort());
   try {
@@ -265,6 +300,21 @@ async function runWhilePreparing(
     deferCleanup(() => workspace.remove());
     throw error;
   }
+}
+
+/** The error a stopped run's turn records: its budget's, or the context window's. */
+function stopError(reason: StopReason, dependencies: TurnDependencies, usedTokens: number): DocwrightError {
+  return reason === 'context' ? contextFilled(dependencies.context.limitTokens) : budgetExceeded(reason, dependencies.budgets, usedTokens);
+}
+
+/**
+ * The job's controls, made a draft when the work needs a person's attention (and without
+ * auto-merge then: a draft is not ready to merge). Applied only when the pull request is opened.
+ */
+function pullRequestControls(controls: PullRequestControls | undefined, draft: boolean): { controls?: PullRequestControls } {
+  if (!draft) return controls === undefined ? {} : { controls };
+  const { autoMerge: _autoMerge, mergeMethod: _mergeMethod, ...rest } = controls ?? {};
+  return { controls: { ...rest, draft: true } };
 }
 
 const NO_INSTRUCTIONS: InstructionsLookup = { found: null, ignored: [] };

@@ -20,7 +20,8 @@ import { executeTurn, type TurnOutcome } from './execute-turn.js';
 import { InstructionsMemo } from './instructions-memo.js';
 import { createServerPathScrubber, type ServerPathScrubber } from './server-paths.js';
 import type { JobTurnsTable } from '../db/schema.js';
-import type { ModelPrices } from '../config/model-prices.js';
+import { contextWindowOf, maxOutputTokensOf, type ModelPrices } from '../config/model-prices.js';
+import { contextLimitsFor, STEP_OUTPUT_TOKENS, type ContextLimits } from '../agent/context-window.js';
 import { BudgetExceededError } from '../agent/run-errors.js';
 import { BaseIndexCache } from '../docs-site/base-index-cache.js';
 import { ToolWorkerPool } from '../agent/tools/index.js';
@@ -53,6 +54,12 @@ export interface JobRunnerOptions {
 
 /** The longest provider-asked wait a job's retry honours: a queued turn costs nothing, but a day-long quota is not worth holding. */
 const MAX_PROVIDER_WAIT_MS = 3_600_000;
+
+/** A model's request limits: its window from the model table, less the step's output. */
+function modelLimits(prices: ModelPrices, modelId: string): { context: ContextLimits; maxOutputTokens: number } {
+  const maxOutputTokens = Math.min(STEP_OUTPUT_TOKENS, maxOutputTokensOf(prices, modelId));
+  return { context: contextLimitsFor(contextWindowOf(prices, modelId), maxOutputTokens), maxOutputTokens };
+}
 
 /**
  * Backoff after failed attempt n (1-based): base, 2×base, 4×base … capped at ten minutes;
@@ -128,7 +135,8 @@ export class JobRunner {
       await writes.startTurn(lease, turn, attempts);
       try {
         const outcome = await this.execute(lease, turn, cleanups);
-        await writes.completeTurn(lease, turn, outcome);
+        // A run stopped by a budget kept its work (committed, in the pull request) and fails the turn with it.
+        await writes.completeTurn(lease, turn, outcome, outcome.stopped === null ? null : await this.describeError(lease.jobId, outcome.stopped));
       } catch (error) {
         if (isLeaseLost(error)) throw error;
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal aborts while the turn runs, which narrowing cannot see
@@ -207,6 +215,7 @@ export class JobRunner {
         resolveModel: options.resolveModel,
         ...(options.analytics === undefined ? {} : { analytics: options.analytics(project.id) }),
         budgets,
+        ...modelLimits(options.prices, job.model),
         modelRetries: options.modelRetries,
         repositoryInstructionsMaxBytes: options.repositoryInstructionsMaxBytes,
         instructionsMemo: this.instructionsMemo,
@@ -235,13 +244,13 @@ export class JobRunner {
         },
       },
     );
-    return run.catch((error: unknown) => {
-      // The cap, not the turn's own budget, stopped it: say so.
-      if (error instanceof BudgetExceededError && error.budget === 'tokens' && budgets !== options.budgets && monthlyBudget !== null) {
-        throw monthlyBudgetRanOut(monthlyBudget, month);
-      }
-      throw error;
-    });
+    // The cap, not the turn's own budget, stopped it: say so.
+    const capped = (error: unknown): unknown =>
+      error instanceof BudgetExceededError && error.budget === 'tokens' && budgets !== options.budgets && monthlyBudget !== null
+        ? monthlyBudgetRanOut(monthlyBudget, month)
+        : error;
+    const outcome = await run;
+    return outcome.stopped === null ? outcome : { ...outcome, stopped: capped(outcome.stopped) as DocwrightError };
   }
 
   /**

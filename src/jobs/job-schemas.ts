@@ -41,7 +41,15 @@ export const jobSchema = z
     error: z
       .object({ code: z.string(), message: z.string() })
       .nullable()
-      .describe('Addition: why the job failed (e.g. model_not_configured, budget_exceeded, model_error, cancelled).'),
+      .describe(
+        'Addition: why the job failed (e.g. model_not_configured, model_unavailable, budget_exceeded, context_window_exceeded, model_error, cancelled). A budget_exceeded or context_window_exceeded job kept its work: prLink is set when it changed files.',
+      ),
+    unresolvedProblems: z
+      .number()
+      .int()
+      .describe(
+        "Addition: documentation problems the job's last turn introduced that Docwright's final docs check still found after giving the agent its fix rounds (0: none). Listed first in the pull request, which then opens as a draft where the forge has drafts, and in the turn's problems (new: true).",
+      ),
     // Addition: the tokens and estimated cost of the job's turns so far.
     usage: usageSchema,
   })

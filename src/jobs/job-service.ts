@@ -151,6 +151,7 @@ export class JobService {
         output_tokens: 0,
         cached_input_tokens: 0,
         cache_write_tokens: 0,
+        unresolved_problems: 0,
         pull_request_options: prOptions === null ? null : JSON.stringify(prOptions),
         cost_microusd: null,
       };

@@ -23,6 +23,8 @@ export interface Job {
   archivedAt: string | null;
   updatedAt: string;
   error: { code: string; message: string } | null;
+  /** Problems the last turn introduced that the final docs check still found (0: none). */
+  unresolvedProblems: number;
   /** The sums of the job's turns so far. */
   usage: Usage;
 }
@@ -77,6 +79,7 @@ export function jobFromRow(row: JobsTable): Job {
     archivedAt: iso(row.archived_at),
     updatedAt: new Date(row.updated_at).toISOString(),
     error: row.error_code === null ? null : { code: row.error_code, message: row.error_message ?? '' },
+    unresolvedProblems: Number(row.unresolved_problems),
     usage: usageFromColumns(row),
   };
 }

@@ -51,8 +51,19 @@ export function pullRequestBody(input: {
   /** Every problem the base already had, counted by kind (the list above may hold only some). */
   preExisting?: Partial<Record<string, number>>;
   refusedFiles?: RefusedFile[];
+  /** Why the last turn stopped before the agent finished (a budget): said first, since the work may be incomplete. */
+  stoppedEarly?: string;
 }): string {
   const sections = [`Opened by Docwright for job ${inertCodeSpan(input.jobId)}. Each instruction below is one agent turn on this branch.`];
+  if (input.stoppedEarly !== undefined) {
+    sections.push(
+      `> [!WARNING]\n> **The last turn stopped before the agent finished:** ${inertLine(input.stoppedEarly)} Its changes so far are committed here for review; they may be incomplete. A follow-up message continues on this branch.`,
+    );
+  }
+  const check = checkSection(input.problems, input.preExisting ?? {});
+  // Problems the change introduced come before everything else: a reviewer must see them first.
+  const broken = input.problems.some((problem) => problem.new !== false);
+  if (broken) sections.push(check);
   for (const turn of input.turns) {
     const lines = [
       `### ${turn.sequence === 1 ? 'Instruction' : `Follow-up ${turn.sequence - 1}`}`,
@@ -83,7 +94,7 @@ export function pullRequestBody(input: {
       ),
     );
   }
-  sections.push(checkSection(input.problems, input.preExisting ?? {}));
+  if (!broken) sections.push(check);
   return limitBody(sections.join('\n\n'));
 }
 

@@ -62,8 +62,12 @@ export class RunWrites {
     });
   }
 
-  /** The turn's outcome, and the pull request it opened or updated, recorded under the lease's token. */
-  async completeTurn(lease: LeaseClaim, turn: TurnRow, outcome: TurnOutcome): Promise<void> {
+  /**
+   * The turn's outcome, and the pull request it opened or updated, recorded under the
+   * lease's token. With a `failure` (a run a budget stopped) the turn is recorded as failed
+   * with its work: its commit, files and pull request stand.
+   */
+  async completeTurn(lease: LeaseClaim, turn: TurnRow, outcome: TurnOutcome, failure: TurnFailure | null = null): Promise<void> {
     // Typed by assertion: assigned inside the callback, which narrowing from `= null` would not see.
     let projectId = null as string | null;
     let webhookMessages = 0;
@@ -73,16 +77,18 @@ export class RunWrites {
       commit: outcome.commit,
       finalMessage: outcome.finalMessage.slice(0, 4_000),
       problems: outcome.problems.length,
+      newProblems: outcome.unresolvedProblems,
+      fixRounds: outcome.fixRounds,
       refusedFiles: outcome.refusedFiles.length,
       ...(outcome.pullRequest?.warnings === undefined ? {} : { warnings: outcome.pullRequest.warnings.length }),
       // Which AGENTS.md (or the like) the agent was given, so a user can tell why it behaved as it did.
       ...instructionsSummary(outcome.instructions),
     };
-    await this.event(lease, 'turn.completed', data, async (executor, now) => {
+    await this.event(lease, failure === null ? 'turn.completed' : 'turn.failed', failure === null ? data : { ...data, ...failure }, async (executor, now) => {
       await executor
         .updateTable('job_turns')
         .set({
-          status: 'completed',
+          status: failure === null ? 'completed' : 'failed',
           final_message: outcome.finalMessage,
           steps: JSON.stringify(outcome.steps.slice(0, 500)),
           files_changed: JSON.stringify(outcome.filesChanged),
@@ -91,11 +97,12 @@ export class RunWrites {
           refused_files: JSON.stringify(outcome.refusedFiles.slice(0, 200)),
           warnings: JSON.stringify((outcome.pullRequest?.warnings ?? []).slice(0, 50)),
           finished_at: now,
-          error_code: null,
-          error_message: null,
+          error_code: failure?.code ?? null,
+          error_message: failure?.message ?? null,
         })
         .where('id', '=', turn.id)
         .execute();
+      await executor.updateTable('jobs').set({ unresolved_problems: outcome.unresolvedProblems }).where('id', '=', lease.jobId).execute();
       if (outcome.pullRequest) {
         const { status, ...pullRequest } = outcome.pullRequest;
         const before = await executor.selectFrom('jobs').select('pr_number').where('id', '=', lease.jobId).executeTakeFirst();

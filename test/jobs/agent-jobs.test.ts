@@ -25,6 +25,7 @@ describe.each(BACKENDS)('agent jobs end to end [%s]', (dialect) => {
       'prStatus',
       'source',
       'status',
+      'unresolvedProblems',
       'updatedAt',
       'usage',
     ]);
@@ -108,15 +109,35 @@ describe.each(BACKENDS)('agent jobs end to end [%s]', (dialect) => {
     expect(events.map((event) => event.type).filter((type) => type === 'turn.retrying')).toHaveLength(2);
   });
 
-  test('an endless tool loop hits the step budget and opens no pull request', async () => {
+  test('an endless tool loop that changed nothing gets its wrap-up step, fails with budget_exceeded and opens no pull request', async () => {
     h = await createJobHarness(dialect, docsAgentScript, { DOCWRIGHT_JOB_MAX_STEPS: '5' });
     const created = await h.request('POST', `/v2/agent/${h.projectId}/job`, { prompt: 'loop until done' });
     const done = await h.waitForSettled(created.body.id);
     expect(done.status).toBe('failed');
     expect(done.error?.code).toBe('budget_exceeded');
     expect(done.prLink).toBeNull();
-    expect(h.model.requests).toHaveLength(5);
+    // Five steps, then the wrap-up step without tools.
+    expect(h.model.requests).toHaveLength(6);
+    expect(h.model.requests[5]?.body['tool_choice']).toBe('none');
     expect(branches(h.repository)).toEqual(['main']);
+  });
+
+  test('a run that edits at step 1 and then loops keeps its edit: committed, pushed, in a pull request, and the job says budget_exceeded', async () => {
+    h = await createJobHarness(dialect, docsAgentScript, { DOCWRIGHT_JOB_MAX_STEPS: '5' });
+    const created = await h.request('POST', `/v2/agent/${h.projectId}/job`, { prompt: 'edit then loop' });
+    const done = await h.waitForSettled(created.body.id);
+    expect(done.status).toBe('failed');
+    expect(done.error?.code).toBe('budget_exceeded');
+    expect(done.error?.message).toContain('step budget (5 steps)');
+    expect(done.prLink).not.toBeNull();
+    expect(branches(h.repository)).toEqual([`docwright/${done.id}`, 'main'].sort());
+    expect(showFile(h.repository, `docwright/${done.id}`, 'troubleshooting.mdx')).toContain('# Troubleshooting');
+    const messages = await h.request('GET', `/v2/agent/${h.projectId}/job/${done.id}/messages`);
+    const turn = messages.body.messages[0];
+    expect(turn).toMatchObject({ status: 'failed', error: { code: 'budget_exceeded' }, filesChanged: ['troubleshooting.mdx'] });
+    expect(turn.commit).toMatch(/^[0-9a-f]{40}$/);
+    // The wrap-up's summary is the turn's final message.
+    expect(turn.finalMessage).toBe('Stopped at the budget: added troubleshooting.mdx.');
   });
 
   test('a clone that fails while the model is already running fails the job with the git error and leaves no workspace', async () => {

@@ -37,8 +37,36 @@ export const docsAgentScript: FakeModelScript = (request, callIndex) => {
       'Mentioned the --verbose flag in troubleshooting.mdx.',
     )(request, callIndex);
   }
+  // The wrap-up step (tool choice none, its note the last user message) gets a summary.
+  if (request.body['tool_choice'] === 'none' && request.rawBody.includes('edit then loop'))
+    return { text: 'Stopped at the budget: added troubleshooting.mdx.' };
+  if (request.rawBody.includes('broken link page')) return brokenLinkScript(request);
+  if (prompt.includes('edit then loop')) {
+    // One edit, then a loop.
+    if (request.toolRounds === 0) return { toolCalls: [{ name: 'write_file', arguments: { path: 'troubleshooting.mdx', content: TROUBLESHOOTING } }] };
+    return { toolCalls: [{ name: 'list_files', arguments: { pattern: '**/*.mdx' } }] };
+  }
   if (prompt.includes('loop')) return endlessToolLoop('list_files', { pattern: '**/*.mdx' })(request, callIndex);
   if (prompt.includes('provider down')) return failWith(500, { body: { error: { message: 'upstream exploded' } } })(request, callIndex);
   if (prompt.includes('slow')) return { text: 'done slowly', delayMs: 3_000 };
   return { text: 'The docs already cover this; nothing to change.' };
 };
+
+/** The user message Docwright sends when its own final check finds new problems (verified-run.ts). */
+export const FIX_REQUEST_MARKER = 'Docwright checked the docs';
+
+/**
+ * "Add a broken link page": writes a page linking to a page that does not exist and never
+ * calls check_docs. With "fixable" in the prompt it fixes the link when Docwright's fix
+ * request arrives; otherwise it ignores the request and answers again.
+ */
+function brokenLinkScript(request: Parameters<FakeModelScript>[0]): ReturnType<FakeModelScript> {
+  const fixable = request.rawBody.includes('fixable');
+  if (fixable && request.lastUserText.includes(FIX_REQUEST_MARKER) && request.toolResults.length === 1) {
+    return { toolCalls: [{ name: 'edit_file', arguments: { path: 'broken.mdx', oldString: '](/no-such-page)', newString: '](/quickstart)' } }] };
+  }
+  if (request.toolRounds === 0) {
+    return { toolCalls: [{ name: 'write_file', arguments: { path: 'broken.mdx', content: '# Broken\n\nSee [the missing page](/no-such-page).\n' } }] };
+  }
+  return { text: 'Added broken.mdx.' };
+}

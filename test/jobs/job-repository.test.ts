@@ -41,6 +41,7 @@ describe.each(BACKENDS)('JobRepository.get, the poll read [%s]', (dialect) => {
           output_tokens: 0,
           cached_input_tokens: 0,
           cache_write_tokens: 0,
+          unresolved_problems: 0,
           pull_request_options: null,
         })
         .execute();

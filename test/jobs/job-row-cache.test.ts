@@ -46,6 +46,7 @@ const row = (id: string, projectId: string, status: string): JobsTable => ({
   output_tokens: 0,
   cached_input_tokens: 0,
   cache_write_tokens: 0,
+  unresolved_problems: 0,
   pull_request_options: null,
   cost_microusd: null,
 });

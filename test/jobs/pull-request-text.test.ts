@@ -74,10 +74,10 @@ describe('pull request text properties', () => {
             ).toBe(true);
           }
           const headings = lines.filter((line) => line.startsWith('### '));
-          expect(headings).toEqual([
-            ...turns.map((turn) => (turn.sequence === 1 ? '### Instruction' : `### Follow-up ${turn.sequence - 1}`)),
-            '### Documentation check',
-          ]);
+          const turnHeadings = turns.map((turn) => (turn.sequence === 1 ? '### Instruction' : `### Follow-up ${turn.sequence - 1}`));
+          // The check comes first when the change introduced problems, last otherwise.
+          const broken = problems.some((problem) => problem.new !== false);
+          expect(headings).toEqual(broken ? ['### Documentation check', ...turnHeadings] : [...turnHeadings, '### Documentation check']);
           // Every new problem is listed; pre-existing ones only counted.
           const fileLines = lines.filter((line) => line.startsWith('- `'));
           const listed = problems.filter((problem) => problem.new !== false).length;
@@ -115,6 +115,15 @@ describe('pull request text', () => {
       [
         'Opened by Docwright for job `J9abc`. Each instruction below is one agent turn on this branch.',
         '',
+        // New problems come first, before the turns: a reviewer must see them.
+        '### Documentation check',
+        '',
+        '**1 new problem** introduced by this change:',
+        '',
+        '- `docs/@x.mdx:3` (broken-link): Link to #12 is broken',
+        '',
+        'The base branch already had 3 problems (2 broken-link, 1 navigation); this change did not cause them.',
+        '',
         '### Instruction',
         '',
         '> Add a page',
@@ -129,15 +138,21 @@ describe('pull request text', () => {
         'Files changed in `abcdef012345`:',
         '- `docs/troubleshooting.mdx`',
         '- `docs.json`',
-        '',
-        '### Documentation check',
-        '',
-        '**1 new problem** introduced by this change:',
-        '',
-        '- `docs/@x.mdx:3` (broken-link): Link to #12 is broken',
-        '',
-        'The base branch already had 3 problems (2 broken-link, 1 navigation); this change did not cause them.',
       ].join('\n'),
+    );
+  });
+
+  test('a turn a budget stopped says so first, inert', () => {
+    const body = pullRequestBody({
+      jobId: 'J9abc',
+      turns: [{ sequence: 1, prompt: 'Rewrite everything', finalMessage: 'Stopped early.', filesChanged: ['a.mdx'], commit: null }],
+      problems: [],
+      stoppedEarly: 'The agent reached its step budget (50 steps) before finishing. @alice',
+    });
+    expect(activeConstructs(body)).toEqual([]);
+    const sections = body.split('\n\n');
+    expect(visible(sections[1] ?? '')).toMatch(
+      /^> \[!WARNING\]\n> \*\*The last turn stopped before the agent finished:\*\* The agent reached its step budget \(50 steps\)/,
     );
   });
 

@@ -61,6 +61,7 @@ describe.each(BACKENDS)('merging and closing local pull requests [%s]', (dialect
         output_tokens: 0,
         cached_input_tokens: 0,
         cache_write_tokens: 0,
+        unresolved_problems: 0,
         pull_request_options: null,
       })
       .execute();

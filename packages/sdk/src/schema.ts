@@ -892,11 +892,13 @@ export interface components {
       archivedAt: string | null;
       /** @description Addition: when the job last changed state. */
       updatedAt: string;
-      /** @description Addition: why the job failed (e.g. model_not_configured, budget_exceeded, model_error, cancelled). */
+      /** @description Addition: why the job failed (e.g. model_not_configured, model_unavailable, budget_exceeded, context_window_exceeded, model_error, cancelled). A budget_exceeded or context_window_exceeded job kept its work: prLink is set when it changed files. */
       error: {
         code: string;
         message: string;
       } | null;
+      /** @description Addition: documentation problems the job's last turn introduced that Docwright's final docs check still found after giving the agent its fix rounds (0: none). Listed first in the pull request, which then opens as a draft where the forge has drafts, and in the turn's problems (new: true). */
+      unresolvedProblems: number;
       usage: components['schemas']['AgentUsage'];
     };
     AgentJobTurn: {
