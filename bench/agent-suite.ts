@@ -15,6 +15,7 @@ import { generateAgentDocsRepository, type AgentDocsRepository } from './agent/a
 import { AGENT_PROMPT, runAgentJob, type AgentJobOutcome } from './agent/agent-job-run.js';
 import { requestFigures, type RequestFigures } from './agent/context-figures.js';
 import { explorationPlan, FULL_STEPS } from './agent/exploration-plan.js';
+import { naiveToolResults } from './agent/naive-tool-results.js';
 
 const FULL_PAGES = 1_600;
 /** Anthropic's current Sonnet (src/config/model-prices.json); DOCWRIGHT_BENCH_AGENT_MODEL prices another. */
@@ -36,9 +37,10 @@ export async function runAgentBenchmarks(options: BenchOptions): Promise<SuiteRe
     pageCount: pages,
   });
   const plan = explorationPlan(repository, steps);
+  const naiveResults = await naiveToolResults(repository.directory, plan);
   options.log(`agent: one job of ${plan.length} steps on ${modelId}`);
   const outcome = await runAgentJob({ repository, plan, modelId, serverDirectory: join(options.dataDir, 'agent', 'server'), log: options.log });
-  const figures = requestFigures({ requests: outcome.model.requests, answers: outcome.model.answers, plan, workspace: repository.directory, price });
+  const figures = requestFigures({ requests: outcome.model.requests, answers: outcome.model.answers, naiveResults, price });
   return buildReport({ repository, modelId, steps: plan.length, outcome, figures });
 }
 
@@ -92,7 +94,7 @@ function buildReport(input: {
       `One job through docwright serve (API + worker, SQLite, local forge) in a child process, production budgets, one attempt; the model is test/fakes/fake-model-server.ts speaking Anthropic's Messages API on loopback, tokens estimated as request characters ÷ 4.`,
       `Repository: the docs suite's seeded Mintlify site, pages then grown to a log-normal spread (bench/agent/agent-docs-repository.ts): ${sizeSpread(repository)}.`,
       `Script (bench/agent/exploration-plan.ts): list_files, docs.json, searches, long pages read whole and the longest in 300-line ranges, then read, edit_file, check_docs and read back the page to change. Prompt: "${AGENT_PROMPT}"`,
-      'Baseline: the naive conversation rebuilt from the same run: request k = the first request (system, tools, prompt) plus every message of steps 1…k as first sent, whole, at full input price; tool results the agent cut count with the full text the tool read.',
+      'Baseline: the naive conversation rebuilt from the same run: request k = the first request (system, tools, prompt) plus every message of steps 1…k as first sent, whole, at full input price; a result the agent sent shorter than the uncapped result of its tool counts at the uncapped size.',
     ],
     metrics: [
       metric({
@@ -129,7 +131,7 @@ function buildReport(input: {
       `model requests: ${figures.requestTokens.length} (scripted tool steps ${input.steps}); request size at step ${milestones(figures.requestTokens)}; naive ${milestones(figures.naiveRequestTokens)}.`,
       `tokens: input ${thousands(figures.inputTokens)} (cache reads ${thousands(figures.cacheReadTokens)}, cache writes ${thousands(figures.cacheWriteTokens)}), output ${thousands(figures.outputTokens)}; naive input ${thousands(figures.naiveInputTokens)} (${(figures.inputTokens / figures.naiveInputTokens).toFixed(2)}×); cost ${dollars(figures.costMicroUsd)} against ${dollars(figures.naiveCostMicroUsd)}.`,
       `every request, k tokens: ${figures.requestTokens.map((tokens) => (tokens / 1000).toFixed(1)).join(' ')}.`,
-      `tool results the agent sent shorter than the tool read (naive counts them whole): ${figures.cappedResults}.`,
+      `tool results the agent sent shorter than uncapped (the naive conversation counts them uncapped): ${figures.cappedResults}.`,
       `the job's own usage record: ${recorded === undefined ? 'none' : `input ${thousands(recorded.inputTokens)}, cached ${thousands(recorded.cachedInputTokens)}, output ${thousands(recorded.outputTokens)}, estimated cost ${recorded.estimatedCostUsd === null ? 'none' : `$${recorded.estimatedCostUsd.toFixed(2)}`}`}; job wall clock ${(outcome.milliseconds / 1000).toFixed(1)} s, ${timeline(outcome)}.`,
     ],
   };

@@ -6,11 +6,8 @@
  * management or caching is the first request's system, tools and prompt plus every
  * message of steps 1…k as it was first sent, whole.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FakeModelRequest } from '../../test/fakes/fake-model-server.js';
 import { costMicroUsd, type ModelPrice } from '../../src/config/model-prices.js';
-import type { PlannedStep } from './exploration-plan.js';
 
 /**
  * A request as recorded. Older fakes (before they simulated caching) carried neither the
@@ -54,29 +51,29 @@ function messageOfAnswer(messages: readonly unknown[], callIndex: number): numbe
   });
 }
 
-/**
- * Characters the plain text of what the step read takes in a request body: the tool
- * output is JSON, sent as a string inside the JSON body, so its text is escaped twice.
- */
-function readTextCharacters(workspace: string, read: NonNullable<PlannedStep['read']>): number {
-  const text = readFileSync(join(workspace, read.path), 'utf8');
-  const shown =
-    read.startLine === undefined
-      ? text
-      : text
-          .split('\n')
-          .slice(read.startLine - 1, read.endLine)
-          .join('\n');
-  return JSON.stringify(JSON.stringify(shown)).length;
+/** The tool_result block answering call `callIndex` among `messages`, if any. */
+function resultOfCall(messages: readonly unknown[], callIndex: number): { content?: unknown } | undefined {
+  const id = `toolu_${callIndex}_0`;
+  for (const message of messages) {
+    const content = (message as { content?: unknown }).content;
+    if (!Array.isArray(content)) continue;
+    const found = (content as Array<{ type?: unknown; tool_use_id?: unknown; content?: unknown }>).find(
+      (block) => block.type === 'tool_result' && block.tool_use_id === id,
+    );
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 export function requestFigures(input: {
   requests: readonly FakeModelRequest[];
   /** The plan step each request was answered with (-1: the final answer), and the answer's text. */
   answers: ReadonlyArray<{ step: number; replyText: string }>;
-  plan: readonly PlannedStep[];
-  /** The repository as the plan read it (the base), for the text of capped results. */
-  workspace: string;
+  /**
+   * Per plan step, the JSON text of the tool's result without the one-result cap (see
+   * naive-tool-results.ts); a result the agent sent shorter counts at this size.
+   */
+  naiveResults: ReadonlyArray<string | undefined>;
   price: ModelPrice;
 }): RequestFigures {
   const requests = input.requests as readonly RecordedRequest[];
@@ -95,13 +92,14 @@ export function requestFigures(input: {
       const at = messageOfAnswer(messages, index - 1);
       const added = at === -1 ? messages.slice(-1) : messages.slice(at);
       naiveMessages.push(...added);
-      const read = input.plan[input.answers[index - 1]?.step ?? -1]?.read;
-      if (read !== undefined) {
-        const sent = JSON.stringify(added).length;
-        const full = readTextCharacters(input.workspace, read);
-        if (full > sent) {
+      const whole = input.naiveResults[input.answers[index - 1]?.step ?? -1];
+      const sent = resultOfCall(added, index - 1);
+      if (whole !== undefined && sent !== undefined) {
+        // In the body the result is a JSON string inside JSON: compare both escaped alike.
+        const missing = JSON.stringify(whole).length - JSON.stringify(sent.content ?? '').length;
+        if (missing > 0) {
           cappedResults += 1;
-          extraCharacters += full - sent;
+          extraCharacters += missing;
         }
       }
     }

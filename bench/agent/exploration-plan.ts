@@ -15,8 +15,6 @@ const FIXED_STEPS = 7;
 
 export interface PlannedStep {
   call: FakeToolCall;
-  /** For `read_file`: the lines the naive agent would receive in full (the whole file when absent). */
-  read?: { path: string; startLine?: number; endLine?: number };
 }
 
 const SEARCHES = [
@@ -32,7 +30,7 @@ const PATTERN = ['read', 'read', 'range', 'read', 'search', 'read', 'read', 'rea
 
 function read(path: string, startLine?: number, endLine?: number): PlannedStep {
   const range = startLine === undefined ? {} : { startLine, endLine };
-  return { call: { name: 'read_file', arguments: { path, ...range } }, read: { path, ...range } };
+  return { call: { name: 'read_file', arguments: { path, ...range } } };
 }
 
 /**

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { runAgentBenchmarks } from '../../bench/agent-suite.js';
 import { requestFigures } from '../../bench/agent/context-figures.js';
-import type { PlannedStep } from '../../bench/agent/exploration-plan.js';
 import type { FakeModelRequest } from '../fakes/fake-model-server.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'docwright-bench-agent-'));
@@ -27,16 +26,11 @@ const toolResult = (call: number, text: string): object => ({
 
 describe('the naive baseline, rebuilt from the records', () => {
   test('keeps every step whole, counts what the agent elided or cut, and prices it uncached', () => {
-    const workspace = mkdtempSync(join(dataDir, 'workspace-'));
     const page = 'x'.repeat(20_000);
-    writeFileSync(join(workspace, 'a.mdx'), page);
-    writeFileSync(join(workspace, 'b.mdx'), page);
     const prompt = { role: 'user', content: 'Fix the docs' };
     const base = { model: 'claude', system: 'You edit docs.', tools: [{ name: 'read_file' }] };
-    const plan: PlannedStep[] = [
-      { call: { name: 'read_file', arguments: { path: 'a.mdx' } }, read: { path: 'a.mdx' } },
-      { call: { name: 'read_file', arguments: { path: 'b.mdx' } }, read: { path: 'b.mdx' } },
-    ];
+    // The tools' uncapped results for the two steps.
+    const naiveResults = [JSON.stringify({ content: page }), JSON.stringify({ content: page })];
     // Step 1's result is whole when first sent and elided later; step 2's is cut when first sent.
     const requests = [
       recorded({ ...base, messages: [prompt] }),
@@ -49,7 +43,7 @@ describe('the naive baseline, rebuilt from the records', () => {
       { step: -1, replyText: 'done' },
     ];
     const price = { input: 2, output: 10 };
-    const figures = requestFigures({ requests, answers, plan, workspace, price });
+    const figures = requestFigures({ requests, answers, naiveResults, price });
     expect(figures.requestTokens).toEqual(requests.map((request) => request.estimatedInputTokens));
     expect(figures.naiveRequestTokens[0]).toBe(figures.requestTokens[0]);
     expect(figures.naiveRequestTokens[1]).toBe(figures.requestTokens[1]);
