@@ -110,3 +110,16 @@ test('a GitHub project: the branch is pushed to the remote and one pull request 
   const row = await t.services.database.db.selectFrom('projects').select('forge_credentials').where('id', '=', project.id).executeTakeFirstOrThrow();
   expect(row.forge_credentials).not.toContain(TOKEN);
 });
+
+test('problems the agent left after its fix rounds open the GitHub pull request as a draft, without auto-merge, listed first', async () => {
+  const { project } = await startGitHubProject();
+  const { job } = await t.services.jobs.create(project, 'Add a broken link page', {}, { autoMerge: true });
+  const done = await settle(project.id, job.id);
+  expect(done).toMatchObject({ status: 'completed', unresolvedProblems: 1 });
+  expect(github.pulls).toHaveLength(1);
+  const pull = github.pulls[0]! as { draft: boolean; body: string };
+  expect(pull.draft).toBe(true);
+  expect(pull.body.indexOf('**1 new problem**')).toBeLessThan(pull.body.indexOf('### Instruction'));
+  // A draft is not ready to merge: auto-merge was not asked for.
+  expect(github.requests.some((request) => JSON.stringify(request).includes('enablePullRequestAutoMerge'))).toBe(false);
+});
