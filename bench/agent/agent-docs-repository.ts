@@ -7,7 +7,7 @@
  * so their sizes decide what the benchmark measures.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateDocsSite } from '../docs-site-generator.js';
 import { sentence } from '../docs-site-pages.js';
@@ -23,6 +23,9 @@ const MEDIAN_PAGE_BYTES = 5_000;
 const SIZE_SIGMA = 0.85;
 const HUGE_PAGE_SHARE = 0.005;
 const HUGE_PAGE_BYTES = { min: 80_000, max: 240_000 };
+/** Bumped whenever the output changes, so a kept repository of an older version is rebuilt. */
+const GENERATOR_VERSION = 1;
+const MANIFEST = 'agent-docs-repository.json';
 
 export interface AgentDocsPage {
   /** Workspace-relative, e.g. `guides/basics/retry-token.mdx`. */
@@ -81,10 +84,33 @@ function filler(random: () => number, bytes: number): string {
 }
 
 /**
- * Builds the repository in `directory` (replacing what was there) from the cached site
- * under `siteDirectory`. Deterministic for a page count.
+ * Builds the repository in `directory` from the cached site under `siteDirectory`, or, when
+ * the directory holds the same one already, resets it to its commit and drops the branches
+ * earlier jobs pushed. Deterministic for a page count.
  */
 export function generateAgentDocsRepository(input: { siteDirectory: string; directory: string; pageCount: number }): AgentDocsRepository {
+  const manifestPath = join(input.directory, '.git', MANIFEST);
+  if (existsSync(manifestPath)) {
+    const kept = JSON.parse(readFileSync(manifestPath, 'utf8')) as { version: number; pageCount: number; commit: string; repository: AgentDocsRepository };
+    if (kept.version === GENERATOR_VERSION && kept.pageCount === input.pageCount && kept.repository.directory === input.directory) {
+      git(input.directory, 'checkout', '-q', '-f', 'main');
+      git(input.directory, 'reset', '-q', '--hard', kept.commit);
+      git(input.directory, 'clean', '-q', '-fdx');
+      const branches = git(input.directory, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/').split('\n');
+      const pushed = branches.filter((branch) => branch !== '' && branch !== 'main');
+      if (pushed.length > 0) git(input.directory, 'branch', '-q', '-D', ...pushed);
+      return kept.repository;
+    }
+  }
+  const repository = buildRepository(input);
+  writeFileSync(
+    manifestPath,
+    JSON.stringify({ version: GENERATOR_VERSION, pageCount: input.pageCount, commit: git(input.directory, 'rev-parse', 'HEAD'), repository }),
+  );
+  return repository;
+}
+
+function buildRepository(input: { siteDirectory: string; directory: string; pageCount: number }): AgentDocsRepository {
   const site = generateDocsSite(input.siteDirectory, input.pageCount);
   rmSync(input.directory, { recursive: true, force: true });
   execFileSync('git', ['clone', '-q', '--no-hardlinks', site.directory, input.directory], { env: GIT_ENVIRONMENT });
