@@ -119,7 +119,7 @@ function SettingsContent({ project }: { project: Project }) {
           </Field>
         )}
         <div class="field-row">
-          <Field label="Default model" hint="provider:model, e.g. anthropic:claude-sonnet-4-5. Empty: the server's default." error={fields['settings.model']}>
+          <Field label="Default model" hint="provider:model, e.g. anthropic:claude-sonnet-5-5. Empty: the server's default." error={fields['settings.model']}>
             {(id, describedBy, invalid) => (
               <input
                 id={id}
