@@ -5,7 +5,7 @@ import { createJobHarness, type JobHarness } from '../helpers/job-harness.js';
 import { runCli } from '../helpers/run-cli.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
 
-const JOB_KEYS = ['archivedAt', 'createdAt', 'error', 'id', 'model', 'prLink', 'prStatus', 'source', 'status', 'updatedAt', 'usage'];
+const JOB_KEYS = ['archivedAt', 'createdAt', 'error', 'id', 'model', 'prLink', 'prStatus', 'source', 'status', 'unresolvedProblems', 'updatedAt', 'usage'];
 const SUBCOMMANDS = ['create', 'message', 'get', 'list', 'archive', 'cancel', 'wait', 'messages'];
 
 /** Asserts that `needles` occur in `haystack` in this order, and returns nothing. */
