@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { DocwrightError } from '../core/errors.js';
-import { gitEnvironment, runGit } from './run-git.js';
+import { runGit } from './run-git.js';
+import { GitCatFile } from './git-cat-file.js';
 
 /** What reading one file of a commit gave (the same shape as a docs-site SiteSource's). */
 export type TreeFile = { status: 'read'; bytes: Uint8Array } | { status: 'too-large'; size: number } | { status: 'missing' };
@@ -40,6 +40,7 @@ export async function changedBetween(repository: string, from: string, to: strin
  */
 export class GitTreeFiles {
   private entries: Map<string, TreeEntry> | undefined;
+  private blobs: GitCatFile | undefined;
 
   constructor(
     private readonly repository: string,
@@ -65,7 +66,8 @@ export class GitTreeFiles {
       else wanted.push({ path, object: entry.object });
     }
     if (wanted.length > 0) {
-      const contents = await this.catFiles(wanted.map((item) => item.object));
+      this.blobs ??= new GitCatFile(this.repository, this.timeoutMs);
+      const contents = await this.blobs.read(wanted.map((item) => item.object));
       wanted.forEach((item, index) => files.set(item.path, { status: 'read', bytes: contents[index]! }));
     }
     return files;
@@ -94,52 +96,5 @@ export class GitTreeFiles {
     }
     this.entries = new Map([...entries].sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0)));
     return this.entries;
-  }
-
-  /** The contents of these blobs, in order, through one `git cat-file --batch`. */
-  private catFiles(objects: readonly string[]): Promise<Uint8Array[]> {
-    return new Promise((resolve, reject) => {
-      const child = spawn('git', ['cat-file', '--batch'], { cwd: this.repository, env: gitEnvironment(null), stdio: ['pipe', 'pipe', 'pipe'] });
-      const contents: Uint8Array[] = [];
-      let pending: Buffer = Buffer.alloc(0);
-      let expected: number | null = null;
-      let failed = false;
-      const fail = (message: string): void => {
-        if (failed) return;
-        failed = true;
-        child.kill('SIGKILL');
-        reject(new DocwrightError('git_failed', message, { status: 500 }));
-      };
-      const timer = setTimeout(() => fail(`git cat-file timed out after ${this.timeoutMs} ms`), this.timeoutMs);
-      child.stdout.on('data', (chunk: Buffer) => {
-        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-        for (;;) {
-          if (expected === null) {
-            const newline = pending.indexOf(0x0a);
-            if (newline === -1) break;
-            const header = pending.subarray(0, newline).toString('latin1');
-            const size = /^\S+ blob (\d+)$/.exec(header)?.[1];
-            if (size === undefined) return fail(`git cat-file answered ${JSON.stringify(header.slice(0, 100))}`);
-            expected = Number(size);
-            pending = pending.subarray(newline + 1);
-          }
-          // The content is followed by one newline.
-          if (pending.length < expected + 1) break;
-          contents.push(new Uint8Array(pending.subarray(0, expected)));
-          pending = pending.subarray(expected + 1);
-          expected = null;
-        }
-      });
-      child.stderr.resume();
-      child.once('error', (error) => fail(`git cat-file could not start: ${error.message}`));
-      child.once('close', () => {
-        clearTimeout(timer);
-        if (failed) return;
-        if (contents.length !== objects.length) fail(`git cat-file gave ${contents.length} of ${objects.length} objects`);
-        else resolve(contents);
-      });
-      child.stdin.on('error', () => undefined);
-      child.stdin.end(objects.map((object) => `${object}\n`).join(''));
-    });
   }
 }

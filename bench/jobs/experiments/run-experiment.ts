@@ -101,6 +101,7 @@ try {
         50,
       ).toFixed(0)} ms`,
     );
+    console.log(`first job on the commit (unmeasured warm-up, indexes the base): ${result.warmUpMilliseconds.toFixed(0)} ms`);
     console.log(
       `phases: pickup ${phases.pickup.toFixed(0)}, prepare ${phases.prepare.toFixed(0)}, agent ${phases.agent.toFixed(0)}, finish ${phases.finish.toFixed(0)}, settle ${phases.settle.toFixed(0)} ms`,
     );
