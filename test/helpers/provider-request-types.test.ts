@@ -60,7 +60,7 @@ describe('assertRequestsMatchSdkTypes', () => {
       message = String(error);
     }
     expect(message).toMatch(/request 0 \(openai-chat \/v1\/chat\/completions\) at temperature: Type 'string' is not assignable/);
-    expect(message).toMatch(/request 1 \(anthropic-messages[^)]*\) at the body: .*max_tokens/s);
+    expect(message).toMatch(/request 1 \(anthropic-messages[^)]*\) at the top: .*max_tokens/s);
   });
 
   test('checks the nested and shared types too (the SDK files the helper leaves out hide none of them)', () => {

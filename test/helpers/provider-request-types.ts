@@ -17,15 +17,23 @@ const VIRTUAL_FILE = join(HERE, '__provider-requests__.ts');
 /** Text content is irrelevant to the types; long strings are shortened to keep the program small. */
 const MAX_STRING = 200;
 
-const TYPE_OF: Record<FakeModelRequest['protocol'], string> = {
+/** The official types a value can be checked against: the requests, and the answers the fakes send. */
+export type SdkTypeName =
+  'AnthropicRequest' | 'OpenAIRequest' | 'AnthropicMessage' | 'AnthropicStreamEvent' | 'OpenAIChatCompletion' | 'OpenAIChatCompletionChunk';
+
+const TYPE_OF: Record<FakeModelRequest['protocol'], SdkTypeName> = {
   'anthropic-messages': 'AnthropicRequest',
   'openai-chat': 'OpenAIRequest',
 };
 
-const PREAMBLE = `import type { MessageCreateParamsNonStreaming, MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
-import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions/completions';
+const PREAMBLE = `import type { Message, MessageCreateParamsNonStreaming, MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions/completions';
 type AnthropicRequest = MessageCreateParamsStreaming | MessageCreateParamsNonStreaming;
 type OpenAIRequest = ChatCompletionCreateParams;
+type AnthropicMessage = Message;
+type AnthropicStreamEvent = RawMessageStreamEvent;
+type OpenAIChatCompletion = ChatCompletion;
+type OpenAIChatCompletionChunk = ChatCompletionChunk;
 `;
 
 /**
@@ -39,6 +47,7 @@ const TYPE_FILES = [
   /\/node_modules\/@anthropic-ai\/sdk\/resources\/messages\/messages\.d\.mts$/,
   /\/node_modules\/openai\/resources\/chat\/completions\/completions\.d\.mts$/,
   /\/node_modules\/openai\/resources\/shared\.d\.mts$/,
+  /\/node_modules\/openai\/resources\/completions\.d\.mts$/,
 ];
 const SERVED_EMPTY = /\/node_modules\/(?:@anthropic-ai\/sdk|openai|@types|@opentelemetry)\//;
 
@@ -101,14 +110,21 @@ function compilerHost(text: string): ts.CompilerHost {
   return host;
 }
 
-/** Throws, naming each request, the place in its body and TypeScript's message, unless every body type-checks. */
-export function assertRequestsMatchSdkTypes(requests: readonly FakeModelRequest[]): void {
-  if (requests.length === 0) return;
+export interface SdkTypedValue {
+  /** Names the value in the error, e.g. `request 3 (anthropic-messages /v1/messages)`. */
+  label: string;
+  type: SdkTypeName;
+  value: unknown;
+}
+
+/** Throws, naming each value, the place in it and TypeScript's message, unless every value type-checks. */
+export function assertMatchesSdkTypes(values: readonly SdkTypedValue[]): void {
+  if (values.length === 0) return;
   const starts: number[] = [];
   let text = PREAMBLE;
-  requests.forEach((request, index) => {
+  values.forEach((entry, index) => {
     starts.push(text.length);
-    text += `export const request${index} = ${JSON.stringify(shortened(request.body), null, 2)} satisfies ${TYPE_OF[request.protocol]};\n`;
+    text += `export const value${index} = ${JSON.stringify(shortened(entry.value), null, 2)} satisfies ${entry.type};\n`;
   });
   const program = ts.createProgram({
     rootNames: [VIRTUAL_FILE],
@@ -125,8 +141,18 @@ export function assertRequestsMatchSdkTypes(requests: readonly FakeModelRequest[
     const index = starts.findLastIndex((start) => start <= position);
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n    ');
     if (index < 0) return `the type preamble: ${message}`;
-    const request = requests[index]!;
-    return `request ${index} (${request.protocol} ${request.path}) at ${pathAt(source, position) || 'the body'}: ${message}`;
+    return `${values[index]!.label} at ${pathAt(source, position) || 'the top'}: ${message}`;
   });
-  throw new Error(`Requests that do not match the providers' SDK types:\n  ${problems.join('\n  ')}`);
+  throw new Error(`Values that do not match the providers' SDK types:\n  ${problems.join('\n  ')}`);
+}
+
+/** Throws, naming each request, the place in its body and TypeScript's message, unless every body type-checks. */
+export function assertRequestsMatchSdkTypes(requests: readonly FakeModelRequest[]): void {
+  assertMatchesSdkTypes(
+    requests.map((request, index) => ({
+      label: `request ${index} (${request.protocol} ${request.path})`,
+      type: TYPE_OF[request.protocol],
+      value: request.body,
+    })),
+  );
 }
