@@ -39,7 +39,8 @@ describe.each(BACKENDS)('models that misuse the tools [%s]', (dialect) => {
   }
 
   test('arguments that are not a JSON object: the model gets an error result and recovers', async () => {
-    // The fake writes `JSON.stringify(arguments)`, so it cannot put unparsable text on the
+    // The fake writes `JSON.stringify(arguments)` on both protocols (OpenAI `function.arguments`,
+    // Anthropic `partial_json`), so it cannot put unparsable text on the
     // wire. The closest it can send is what models do send: the arguments JSON-encoded twice,
     // a JSON string holding a broken object, which fails the same parse-and-validate step.
     const shown = await expectRecovered(recoversFrom({ name: 'read_file', arguments: new String('{"path": "quickstart.mdx"') }));
