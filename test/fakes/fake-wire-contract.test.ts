@@ -5,7 +5,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, stepCountIs, streamText, tool, type LanguageModel, type ModelMessage } from 'ai';
 import { z } from 'zod';
 import { assertRequestsMatchSdkTypes } from '../helpers/provider-request-types.js';
-import { scriptedToolCalls, startFakeModelServer, type FakeModelServer } from './fake-model-server.js';
+import { scriptedToolCalls, startFakeModelServer, type FakeModelRequest, type FakeModelServer } from './fake-model-server.js';
 
 /**
  * What the AI SDK providers send to the fakes is what the official SDKs' types allow: tools,
@@ -66,7 +66,7 @@ const compatible = (server: FakeModelServer) => createOpenAICompatible({ name: '
 
 describe('the wire matches the official SDK types', () => {
   test('Anthropic, OpenAI and OpenAI-compatible traffic: tools, parallel calls, results, streaming, cache_control', async () => {
-    const recorded = [];
+    const recorded: FakeModelRequest[] = [];
     for (const [model, stream, cached] of [
       [anthropic, false, true],
       [anthropic, true, true],
