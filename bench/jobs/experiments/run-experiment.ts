@@ -58,7 +58,8 @@ const writingJobs = part === 'poll-writing' ? Number(values.jobs ?? 8) : 0;
 const patchFile = values.patch === undefined ? undefined : PATCHES[values.patch];
 if (values.patch !== undefined && patchFile === undefined) throw new Error(`unknown patch ${values.patch}; one of ${Object.keys(PATCHES).join(', ')}`);
 
-const root = join(tmpdir(), 'docwright-jobs-experiment');
+// One folder per part and size: two experiments at once must not remove each other's files.
+const root = join(tmpdir(), `docwright-jobs-experiment-${part}${part === 'overhead' ? `-${values.pages ?? 2_000}` : ''}${values.postgres ? '-postgres' : ''}`);
 rmSync(root, { recursive: true, force: true });
 mkdirSync(join(root, 'scratch'), { recursive: true });
 const repository = generateDocsRepository(join(root, 'docs'), part === 'overhead' ? Number(values.pages ?? 2_000) : 10);
