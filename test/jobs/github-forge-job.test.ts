@@ -117,7 +117,7 @@ test('problems the agent left after its fix rounds open the GitHub pull request 
   const done = await settle(project.id, job.id);
   expect(done).toMatchObject({ status: 'completed', unresolvedProblems: 1 });
   expect(github.pulls).toHaveLength(1);
-  const pull = github.pulls[0]! as { draft: boolean; body: string };
+  const pull = github.pulls[0]! as unknown as { draft: boolean; body: string };
   expect(pull.draft).toBe(true);
   expect(pull.body.indexOf('**1 new problem**')).toBeLessThan(pull.body.indexOf('### Instruction'));
   // A draft is not ready to merge: auto-merge was not asked for.
