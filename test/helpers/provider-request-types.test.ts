@@ -67,7 +67,9 @@ describe('assertRequestsMatchSdkTypes', () => {
     expect(() => assertRequestsMatchSdkTypes([recorded('openai-chat', { ...GOOD_OPENAI, response_format: { type: 'jsn' } })])).toThrow(/response_format/);
     expect(() => assertRequestsMatchSdkTypes([recorded('openai-chat', { ...GOOD_OPENAI, reasoning_effort: 'extreme' })])).toThrow(/reasoning_effort/);
     const badSchema = { ...GOOD_ANTHROPIC, tools: [{ name: 'read_file', input_schema: { type: 'array' } }] };
-    expect(() => assertRequestsMatchSdkTypes([recorded('anthropic-messages', badSchema)])).toThrow(/at tools\[0\]: .*input_schema.*"array"' is not assignable to type '"object"'/s);
+    expect(() => assertRequestsMatchSdkTypes([recorded('anthropic-messages', badSchema)])).toThrow(
+      /at tools\[0\]: .*input_schema.*"array"' is not assignable to type '"object"'/s,
+    );
     const badCache = { ...GOOD_ANTHROPIC, system: [{ type: 'text', text: 'x', cache_control: { type: 'persistent' } }] };
     expect(() => assertRequestsMatchSdkTypes([recorded('anthropic-messages', badCache)])).toThrow(/system\[0\]\.cache_control\.type/);
   });
