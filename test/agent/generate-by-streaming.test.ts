@@ -1,24 +1,16 @@
 import type { LanguageModel } from 'ai';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { resolveBudgets } from '../../src/agent/budgets.js';
 import { generateByStreaming } from '../../src/agent/generate-by-streaming.js';
 import { isRetryable, ModelError } from '../../src/agent/model-errors.js';
 import { resolveLanguageModel } from '../../src/agent/model-provider.js';
 import { runAgent, type AgentRunResult } from '../../src/agent/run-agent.js';
-import { scriptedToolCalls, startFakeModelServer, type FakeModelScript, type FakeModelServer } from '../fakes/fake-model-server.js';
+import { scriptedToolCalls, type FakeModelServer } from '../fakes/fake-model-server.js';
 import { createNoteTools } from './note-tools.js';
+import { fakeModelServers } from '../fakes/fake-model-servers.js';
 
 const API_KEY = 'sk-test-streaming-0123456789abcdef';
-const servers: FakeModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function fakeServer(script: FakeModelScript): Promise<FakeModelServer> {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
+const fakeServer = fakeModelServers();
 
 type ProviderKind = 'openai' | 'openai-compatible' | 'anthropic';
 

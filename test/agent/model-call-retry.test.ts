@@ -1,32 +1,17 @@
 import type { LanguageModel } from 'ai';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { resolveBudgets } from '../../src/agent/budgets.js';
 import { generateByStreaming } from '../../src/agent/generate-by-streaming.js';
 import { askedWaitMs, withModelCallRetry, type ModelCallRetryOptions } from '../../src/agent/model-call-retry.js';
 import { isRetryable, ModelError } from '../../src/agent/model-errors.js';
 import { resolveLanguageModel } from '../../src/agent/model-provider.js';
 import { runAgent, type AgentRunResult } from '../../src/agent/run-agent.js';
-import {
-  replySequence,
-  scriptedToolCalls,
-  startFakeModelServer,
-  type FakeModelScript,
-  type FakeModelServer,
-  type FakeReply,
-} from '../fakes/fake-model-server.js';
+import { replySequence, scriptedToolCalls, startFakeModelServer, type FakeReply } from '../fakes/fake-model-server.js';
 import { createNoteTools } from './note-tools.js';
+import { fakeModelServers } from '../fakes/fake-model-servers.js';
 
 const API_KEY = 'sk-test-retry-0123456789abcdef';
-const servers: FakeModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function fakeServer(script: FakeModelScript): Promise<FakeModelServer> {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
+const fakeServer = fakeModelServers();
 
 type ProviderKind = 'openai' | 'anthropic';
 

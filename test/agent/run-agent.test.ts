@@ -1,33 +1,16 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { DocwrightError } from '../../src/core/errors.js';
 import { resolveBudgets } from '../../src/agent/budgets.js';
 import { isRetryable } from '../../src/agent/model-errors.js';
 import { resolveLanguageModel, type ModelCredentials } from '../../src/agent/model-provider.js';
 import { buildSystemPrompt, buildTurnMessages } from '../../src/agent/prompts.js';
 import { runAgent, type AgentStepEvent, type RunAgentOptions } from '../../src/agent/run-agent.js';
-import {
-  endlessToolLoop,
-  failWith,
-  replySequence,
-  scriptedToolCalls,
-  startFakeModelServer,
-  type FakeModelScript,
-  type FakeModelServer,
-} from '../fakes/fake-model-server.js';
+import { endlessToolLoop, failWith, replySequence, scriptedToolCalls, startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.js';
 import { createNoteTools } from './note-tools.js';
+import { fakeModelServers } from '../fakes/fake-model-servers.js';
 
 const API_KEY = 'sk-test-9f8e7d6c5b4a39281706f5e4d3c2b1a0';
-const servers: FakeModelServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function fakeServer(script: FakeModelScript): Promise<FakeModelServer> {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
+const fakeServer = fakeModelServers();
 
 function compatibleCredentials(server: FakeModelServer): ModelCredentials {
   return { openaiCompatibleBaseUrl: server.url, openaiCompatibleApiKey: API_KEY };

@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { generateText, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
-import { replySequence, scriptedToolCalls, startFakeModelServer, type FakeModelScript, type FakeModelServer } from './fake-model-server.js';
+import { replySequence, scriptedToolCalls, type FakeModelServer } from './fake-model-server.js';
+import { fakeModelServers } from './fake-model-servers.js';
 
-const servers: FakeModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function start(script: FakeModelScript): Promise<FakeModelServer> {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
+const start = fakeModelServers();
 
 function claude(server: FakeModelServer) {
   return createAnthropic({ baseURL: server.url, apiKey: 'test-key' })('claude-test');

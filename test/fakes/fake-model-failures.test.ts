@@ -1,27 +1,11 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { generateText, streamText, type LanguageModel } from 'ai';
-import {
-  overloaded,
-  rateLimited,
-  replySequence,
-  replyWithText,
-  startFakeModelServer,
-  type FakeModelScript,
-  type FakeModelServer,
-} from './fake-model-server.js';
+import { overloaded, rateLimited, replySequence, replyWithText, type FakeModelServer } from './fake-model-server.js';
+import { fakeModelServers } from './fake-model-servers.js';
 
-const servers: FakeModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function start(script: FakeModelScript): Promise<FakeModelServer> {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
+const start = fakeModelServers();
 
 function post(server: FakeModelServer, path: string, body: object): Promise<Response> {
   return fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

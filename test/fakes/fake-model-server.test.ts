@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
@@ -11,17 +11,9 @@ import {
   type FakeModelScript,
   type FakeModelServer,
 } from './fake-model-server.js';
+import { fakeModelServers } from './fake-model-servers.js';
 
-const servers: FakeModelServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function start(script: FakeModelScript): Promise<FakeModelServer> {
-  const server = await startFakeModelServer({ script });
-  servers.push(server);
-  return server;
-}
+const start = fakeModelServers();
 
 function post(server: FakeModelServer, path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
   return fetch(`${server.url}${path}`, {
@@ -120,11 +112,11 @@ describe('fake model server', () => {
   });
 
   test('a delayed reply is abandoned when the client disconnects, and close() is prompt', async () => {
-    const server = await start(replyWithText('slow', { delayMs: 30_000 }));
+    // Closed by the test itself, not after it.
+    const server = await startFakeModelServer({ script: replyWithText('slow', { delayMs: 30_000 }) });
     const started = performance.now();
     await expect(post(server, '/chat/completions', { model: 'm', messages: [] }, AbortSignal.timeout(50))).rejects.toThrow();
     await server.close();
-    servers.length = 0;
     expect(performance.now() - started).toBeLessThan(5_000);
   });
 
