@@ -1,9 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { createLogger } from '../../src/app/logger.js';
 import { systemClock } from '../../src/core/clock.js';
-import { generateByStreaming } from '../../src/agent/generate-by-streaming.js';
-import { withModelCallRetry } from '../../src/agent/model-call-retry.js';
-import { resolveLanguageModel } from '../../src/agent/model-provider.js';
 import { createJobWorker } from '../../src/jobs/start-job-worker.js';
 import { retryDelayMs } from '../../src/jobs/job-runner.js';
 import type { WorkerPool } from '../../src/queue/worker-pool.js';
@@ -24,8 +21,9 @@ describe.each(BACKENDS)('a provider asking for a long wait [%s]', (dialect) => {
     await model?.close();
   });
 
-  test('retry-after: 90 puts the turn back for at least 90 s, not the 0.05 s backoff, after one provider call', async () => {
-    model = await startFakeModelServer({ script: () => ({ status: 429, headers: { 'retry-after': '90' } }) });
+  // One model call waits at most 120 s (model-call-retry.ts), so a longer wait falls to the job's retry.
+  test('retry-after: 150 puts the turn back for at least 150 s, not the 0.05 s backoff, after one provider call', async () => {
+    model = await startFakeModelServer({ script: () => ({ status: 429, headers: { 'retry-after': '150' } }) });
     app = await createTestApp(
       dialect,
       {
@@ -39,16 +37,9 @@ describe.each(BACKENDS)('a provider asking for a long wait [%s]', (dialect) => {
       },
       { clock: systemClock },
     );
-    const url = model.url;
-    // A model call waits at most 60 s here, so the 90 s falls to the job's retry.
-    const resolveModel = (modelId: string) =>
-      withModelCallRetry(generateByStreaming(resolveLanguageModel(modelId, { openaiCompatibleBaseUrl: url, openaiCompatibleApiKey: PROVIDER_KEY })), {
-        maxRetries: 4,
-        maxWaitMs: 60_000,
-      });
     const project = await app.services.projects.create({ name: 'Docs', repository: createDocsRepository(), ref: 'main', forge: 'local', settings: {} });
     const key = (await app.services.keys.create({ projectId: project.id })).key;
-    worker = createJobWorker({ ...app.services, resolveModel }, createLogger({ level: 'silent' }), { leaseMs: 10_000, idlePollMs: 100 });
+    worker = createJobWorker(app.services, createLogger({ level: 'silent' }), { leaseMs: 10_000, idlePollMs: 100 });
     worker.start();
     const created = await app.app.inject({
       method: 'POST',
@@ -73,10 +64,10 @@ describe.each(BACKENDS)('a provider asking for a long wait [%s]', (dialect) => {
     expect(retrying).toBeDefined();
     const data = JSON.parse(retrying!.data) as { code: string; message: string; inSeconds: number };
     expect(data.code).toBe('model_error');
-    expect(data.inSeconds).toBeGreaterThanOrEqual(90);
-    expect(data.message).toContain('asked to wait 90 s');
+    expect(data.inSeconds).toBeGreaterThanOrEqual(150);
+    expect(data.message).toContain('asked to wait 150 s');
     const queued = await db.selectFrom('job_queue').select('run_at').where('job_id', '=', jobId).executeTakeFirstOrThrow();
-    expect(queued.run_at - retrying!.created_at).toBeGreaterThanOrEqual(90_000);
+    expect(queued.run_at - retrying!.created_at).toBeGreaterThanOrEqual(150_000);
     // One call: neither the model call nor (yet) the job retried early into the same refusal.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(model.requests).toHaveLength(1);
