@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { lstat, readFile as readRaw, readlink } from 'node:fs/promises';
 import path from 'node:path';
-import { createToolContext, deleteFile, editFile, moveFile, ToolFailure, writeFile, type ToolContext } from '../../../src/agent/tools/index.js';
+import { createToolContext, deleteFile, editFile, moveFile, writeFile, type ToolContext } from '../../../src/agent/tools/index.js';
 import { createTemporaryWorkspace, OUTSIDE_SECRET, type TemporaryWorkspace } from './temporary-workspace.js';
+import { failure } from './tool-failure-message.js';
 
 let fixture: TemporaryWorkspace;
 let context: ToolContext;
@@ -23,15 +24,6 @@ const exists = (relative: string): Promise<boolean> =>
     () => false,
   );
 const outsideSecret = (): Promise<string> => readRaw(path.join(fixture.outside, 'secret.txt'), 'utf8');
-
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ToolFailure);
-  return (error as ToolFailure).message;
-}
 
 describe('write_file', () => {
   test('creates files and parent directories, and replaces existing files', async () => {

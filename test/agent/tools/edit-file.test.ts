@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { readFile as readRaw } from 'node:fs/promises';
 import path from 'node:path';
-import { createToolContext, editFile, readFile, ToolFailure, type ToolContext } from '../../../src/agent/tools/index.js';
+import { createToolContext, editFile, readFile, type ToolContext } from '../../../src/agent/tools/index.js';
 import { planEdit } from '../../../src/agent/tools/edit-plan.js';
 import { findOccurrences } from '../../../src/agent/tools/find-occurrences.js';
 import { createTemporaryWorkspace, type TemporaryWorkspace } from './temporary-workspace.js';
+import { failure } from './tool-failure-message.js';
 
 let fixture: TemporaryWorkspace;
 let contexts: ToolContext[];
@@ -26,15 +27,6 @@ function contextFor(where: (typeof PATHS)[number]): ToolContext {
   const context = createToolContext({ workspace: fixture.workspace, limits: where === 'tool worker' ? { maxReadBytes: 1 } : {} });
   contexts.push(context);
   return context;
-}
-
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ToolFailure);
-  return (error as ToolFailure).message;
 }
 
 const PAGE =

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createToolContext, searchFiles, ToolFailure, type ToolContext } from '../../../src/agent/tools/index.js';
+import { createToolContext, searchFiles, type ToolContext } from '../../../src/agent/tools/index.js';
 import { createTemporaryWorkspace, type TemporaryWorkspace } from './temporary-workspace.js';
+import { failure } from './tool-failure-message.js';
 
 let fixture: TemporaryWorkspace;
 let context: ToolContext;
@@ -17,15 +18,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await fixture.remove();
 });
-
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(ToolFailure);
-  return (error as ToolFailure).message;
-}
 
 describe('search', () => {
   test('finds literal text case-insensitively by default, skipping binary files', async () => {
