@@ -60,7 +60,9 @@ export const promptBodySchema = z.object({
     .string({ error: 'must be a string' })
     .min(1, 'must be at least 1 character')
     .max(MAX_PROMPT_LENGTH, `must be at most ${MAX_PROMPT_LENGTH} characters`)
-    .describe(`The instruction for the agent, 1 to ${MAX_PROMPT_LENGTH} characters.`),
+    // Only spaces and newlines would start a job with nothing to do and list as an empty row.
+    .refine((prompt) => prompt.trim() !== '', 'must not be only whitespace')
+    .describe(`The instruction for the agent, 1 to ${MAX_PROMPT_LENGTH} characters, not only whitespace.`),
 });
 
 /** GitHub logins and GitLab usernames: letters, digits, `-`, `_`, `.`; GitHub teams as `org/team`. */

@@ -39,6 +39,22 @@ describe.each(BACKENDS)('job API without a worker [%s]', (dialect) => {
     expect((await get(`/v2/agent/${projectId}/jobs`)).json().jobs).toHaveLength(1);
   });
 
+  test('a prompt of only whitespace is a 400 naming prompt, on create and on a follow-up', async () => {
+    const { job } = await t.services.jobs.create(await t.services.projects.get(projectId), 'Document the API');
+    for (const prompt of [' ', '\n\t  \r\n', '\u00a0\u2003']) {
+      for (const path of [`/v2/agent/${projectId}/job`, `/v2/agent/${projectId}/job/${job.id}/message`]) {
+        const response = await post(path, { prompt });
+        expect(response.statusCode, `${path} ${JSON.stringify(prompt)}`).toBe(400);
+        const problem = response.json();
+        expect(problem.code).toBe('validation_failed');
+        expect(problem.errors).toEqual([expect.objectContaining({ path: 'prompt', message: 'must not be only whitespace' })]);
+      }
+    }
+    // Whitespace around words is still the user's prompt, kept as sent.
+    expect((await post(`/v2/agent/${projectId}/job`, { prompt: '  Fix the links\n' })).statusCode).toBe(201);
+    expect((await get(`/v2/agent/${projectId}/jobs`)).json().jobs).toHaveLength(2);
+  });
+
   test('unknown jobs are 404; jobs of another project are invisible', async () => {
     expect((await get(`/v2/agent/${projectId}/job/nope`)).statusCode).toBe(404);
     const other = await createTestProject(t.services, { name: 'Other' });

@@ -983,6 +983,8 @@ export interface components {
       base: string;
       /** @description The job's branch. */
       head: string;
+      /** @description The commit of head that diff and files show (for a merged pull request, the one it was merged with); send it back as headCommit to merge exactly this. Null when diffAvailable is false. */
+      headCommit: string | null;
       /** @description The agent job that opened it; null if that job was deleted. */
       jobId: string | null;
       files: {
@@ -2848,7 +2850,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description The instruction for the agent, 1 to 32000 characters. */
+          /** @description The instruction for the agent, 1 to 32000 characters, not only whitespace. */
           prompt: string;
           /** @description The branch to start from and to open the pull request against; default the project's ref. */
           ref?: string;
@@ -3126,7 +3128,7 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description The instruction for the agent, 1 to 32000 characters. */
+          /** @description The instruction for the agent, 1 to 32000 characters, not only whitespace. */
           prompt: string;
         };
       };
