@@ -8,8 +8,16 @@ import { defineConfig } from 'vitest/config';
  */
 const TIMING = ['test/security/event-loop-stall.test.ts', 'test/security/hostile-repository-job.test.ts'];
 
+/**
+ * Under CI each run also writes vitest's JSON report, so `.ci/run` can list the slowest
+ * files (scripts/slowest-test-files.mjs): the suite's wall time is CI's feedback loop, and
+ * without per-file times nobody can tell which files to make faster.
+ */
+const reporters = process.env.CI ? ['default', ['json', { outputFile: `test-results/vitest-${process.pid}.json` }] as const] : ['default'];
+
 export default defineConfig({
   test: {
+    reporters,
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
