@@ -10,6 +10,7 @@ import type { Logger } from './logger.js';
 import type { Services } from './services.js';
 import { installAuthentication } from './authenticate.js';
 import { clientErrorHandler } from './client-error-handler.js';
+import { capConnectionsPerClient } from './connection-cap.js';
 import { installErrorHandling, sendProblem } from './error-handler.js';
 import { buildProblem } from './problem.js';
 import { registerHealthRoutes } from './health-routes.js';
@@ -96,6 +97,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       );
     },
   });
+  // Behind a proxy every client shares its address: the proxy limits its clients instead.
+  if (services.config.maxConnectionsPerClient > 0 && services.config.trustProxy === false)
+    capConnectionsPerClient(app.server, services.config.maxConnectionsPerClient);
   const routeMethods = new RouteMethods();
   routeMethods.watch(app);
   app.setValidatorCompiler(validatorCompiler);

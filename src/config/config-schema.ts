@@ -52,6 +52,7 @@ export const environmentSchema = z
     DOCWRIGHT_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DOCWRIGHT_BODY_LIMIT: positiveInteger.default(1_048_576),
     DOCWRIGHT_TRUST_PROXY: trustProxySchema,
+    DOCWRIGHT_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(0).max(1_000_000).default(256),
     DOCWRIGHT_HEADERS_TIMEOUT_SECONDS: seconds.default(20),
     DOCWRIGHT_REQUEST_TIMEOUT_SECONDS: seconds.default(120),
     DOCWRIGHT_KEEP_ALIVE_TIMEOUT_SECONDS: seconds.default(72),

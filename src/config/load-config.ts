@@ -38,6 +38,11 @@ export interface Config {
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; idleTimeoutMs: number };
   /** Whose X-Forwarded-For is believed (see trust-proxy.ts). */
   trustProxy: TrustProxy;
+  /**
+   * Open connections one client address (an IPv6 /64) may hold; 0 = no cap. Applied only
+   * while trustProxy is off: behind a proxy every client shares the proxy's address.
+   */
+  maxConnectionsPerClient: number;
   models: ModelSettings;
   worker: {
     concurrency: number;
@@ -146,6 +151,7 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
       idleTimeoutMs: Math.round(environment.DOCWRIGHT_IDLE_TIMEOUT_SECONDS * 1000),
     },
     trustProxy: environment.DOCWRIGHT_TRUST_PROXY,
+    maxConnectionsPerClient: environment.DOCWRIGHT_MAX_CONNECTIONS_PER_CLIENT,
     models: {
       defaultModel: environment.DOCWRIGHT_MODEL,
       anthropicApiKey: environment.ANTHROPIC_API_KEY,
