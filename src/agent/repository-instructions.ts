@@ -79,7 +79,8 @@ async function readCandidate(
     const resolved = await resolveInWorkspace(workspace, candidate);
     if (resolved.kind === 'missing') return null;
     if (resolved.kind !== 'file') return ignore('not_a_file');
-    // A link that stays inside the workspace (AGENTS.md -> CLAUDE.md) is followed, as read_file follows it.
+    // The resolver follows no symbolic link, not even one staying inside (AGENTS.md -> CLAUDE.md):
+    // it is passed over as not a file. A job's clone has none (core.symlinks=false).
     absolute = resolved.absolute;
   } catch (error) {
     // Refused by the resolver: told apart by its messages (reasons only; the file is passed over either way).

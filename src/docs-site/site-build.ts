@@ -89,6 +89,7 @@ export async function buildSite(input: BuildSiteInput): Promise<SiteBuild> {
   const ignore = createMintIgnore(ignoreText ?? undefined);
 
   let config: SiteConfig | null = null;
+  let listedFiles: Set<string> | undefined;
   if (configPath !== null) {
     structural.add(configPath);
     const texts = await readText([configPath]);
@@ -104,7 +105,12 @@ export async function buildSite(input: BuildSiteInput): Promise<SiteBuild> {
       }
       const needed = outcome.result.needs.filter((path) => !texts.has(path));
       if (needed.length === 0) break;
-      for (const [path, text] of await readText(needed)) texts.set(path, text);
+      // A `$ref` is read only when the snapshot lists its target as a regular file: a path
+      // through a linked directory (`b/docs.json`, `b -> /another/repo`) is not one, so
+      // it is reported missing and nothing outside the checkout is read.
+      const listed = (listedFiles ??= new Set(input.files));
+      for (const path of needed) if (!listed.has(path)) texts.set(path, null);
+      for (const [path, text] of await readText(needed.filter((path) => listed.has(path)))) texts.set(path, text);
     }
     for (const path of texts.keys()) structural.add(path);
     if (config !== null) problems.push(...config.problems);

@@ -129,10 +129,12 @@ describe('hostile files are passed over', () => {
     expect(JSON.stringify(lookup)).not.toMatch(/OUTSIDE-THE-WORKSPACE|from-git-config|root:/);
   });
 
-  test('a link that stays inside the workspace is followed (AGENTS.md -> CLAUDE.md)', async () => {
+  test('a link is passed over even when it stays inside the workspace: the resolver follows none (AGENTS.md -> CLAUDE.md)', async () => {
     put('CLAUDE.md', 'Use British spelling.');
     link('AGENTS.md', 'CLAUDE.md');
-    expect((await readRepositoryInstructions(workspace, OPTIONS)).found).toMatchObject({ path: 'AGENTS.md', text: 'Use British spelling.' });
+    const lookup = await readRepositoryInstructions(workspace, OPTIONS);
+    expect(lookup.found).toBeNull();
+    expect(lookup.ignored).toEqual([{ path: 'AGENTS.md', reason: 'not_a_file' }]);
   });
 
   test('directories, broken links, FIFOs, binary, non-UTF-8 and empty files are ignored', async () => {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { realpath } from 'node:fs/promises';
 import { globWorkspace } from './workspace-glob.js';
 import { readBytes, decodeText } from './text-file.js';
+import { resolveInWorkspace } from './resolve-in-workspace.js';
 import { SITE_CONFIG_NAMES, URL_SCHEME } from '../../docs-site/site-paths.js';
 import { nestingDepth } from '../../docs-site/json-document.js';
 
@@ -65,8 +66,10 @@ function candidatesFor(value: string, file: string, docsRoot: string): string[] 
     .filter((reading) => reading !== '.' && !reading.startsWith('../') && reading !== '..' && !reading.startsWith('/'));
 }
 
+/** A config file's JSON, read through the workspace resolver (no link followed in any component), else undefined. */
 async function readJson(root: string, file: string): Promise<unknown> {
-  const bytes = await readBytes(path.join(root, ...file.split('/')), file, MAX_CONFIG_BYTES).catch(() => undefined);
+  const resolved = await resolveInWorkspace(root, file).catch(() => undefined);
+  const bytes = resolved?.kind === 'file' ? await readBytes(resolved.absolute, file, MAX_CONFIG_BYTES).catch(() => undefined) : undefined;
   const text = bytes === undefined ? undefined : decodeText(bytes);
   // A file read here is one the repository chose: give the event loop a turn between files.
   await new Promise<void>((resolve) => setImmediate(resolve));

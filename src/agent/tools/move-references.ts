@@ -1,6 +1,6 @@
-import path from 'node:path';
 import type { ToolContext } from './tool-context.js';
-import { assertWritable } from './tool-context.js';
+import { assertWritable, resolveForWrite } from './tool-context.js';
+import { requireRegularFile } from './require-file.js';
 import { isToolFailure } from './tool-failure.js';
 import { readText, writeText } from './text-file.js';
 import type { SiteState } from '../../docs-site/site-state.js';
@@ -106,10 +106,10 @@ export async function updateMoveReferences(context: ToolContext, state: SiteStat
  * never guessed.
  */
 async function applyReplacements(context: ToolContext, file: string, replacements: Replacement[], report: MoveReferences): Promise<number> {
-  const absolute = path.join(context.workspace, ...file.split('/'));
+  let absolute: string;
   let text: string;
   try {
-    await assertWritable(context, file);
+    absolute = await writableFile(context, file);
     text = await readText(absolute, file, context.limits.maxFileBytes);
   } catch (error) {
     if (!isToolFailure(error)) throw error;
@@ -132,6 +132,18 @@ async function applyReplacements(context: ToolContext, file: string, replacement
   return located.length;
 }
 
+/**
+ * The absolute path of a file the index named, through the workspace resolver like any
+ * path the model names: a `$ref` file behind a linked directory (`b/docs.json` with
+ * `b -> /another/repo`) is refused, not rewritten.
+ */
+async function writableFile(context: ToolContext, file: string): Promise<string> {
+  const resolved = await resolveForWrite(context, file);
+  await requireRegularFile(context, resolved, resolved.relative);
+  await assertWritable(context, resolved.relative);
+  return resolved.absolute;
+}
+
 function locateOnLine(text: string, replacement: Replacement): Replacement | undefined {
   let lineStart = 0;
   for (let line = 1; line < replacement.line; line += 1) {
@@ -149,9 +161,8 @@ const MAX_REDIRECT_CONFIG_CHARACTERS = 2 * 1024 * 1024;
 const MAX_REDIRECT_CONFIG_DEPTH = 64;
 
 async function addRedirect(context: ToolContext, configPath: string, source: string, destination: string, report: MoveReferences): Promise<void> {
-  const absolute = path.join(context.workspace, ...configPath.split('/'));
   try {
-    await assertWritable(context, configPath);
+    const absolute = await writableFile(context, configPath);
     const text = await readText(absolute, configPath, context.limits.maxFileBytes);
     // JSON.parse runs on the thread answering requests: a huge or deeply nested docs.json
     // would hold it (100,000 levels took 105 ms), so such a file is left to a person.

@@ -1,4 +1,6 @@
-import { resolveInWorkspace, type ResolvedPath } from './resolve-in-workspace.js';
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { linkTarget, type ResolvedPath } from './resolve-in-workspace.js';
 import type { ToolContext } from './tool-context.js';
 import { ToolFailure } from './tool-failure.js';
 
@@ -23,10 +25,9 @@ export async function requireRegularFile(context: ToolContext, resolved: Resolve
 
 /** Explains that a link is not changed through, naming its target when that is in the workspace. */
 export async function describeSymlink(context: ToolContext, shown: string): Promise<string> {
-  try {
-    const target = await resolveInWorkspace(context.workspace, shown, { maxPathLength: context.limits.maxPathLength });
-    return `${shown} is a symbolic link to ${target.relative}; change ${target.relative} instead.`;
-  } catch {
-    return `${shown} is a symbolic link to a location the tools cannot change.`;
-  }
+  const root = await realpath(context.workspace);
+  const target = await linkTarget(root, path.join(root, ...shown.split('/')), shown);
+  return target.inside
+    ? `${shown} is a symbolic link to ${target.relative}; change ${target.relative} instead.`
+    : `${shown} is a symbolic link to a location the tools cannot change.`;
 }

@@ -1,6 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
-import path from 'node:path';
 import type { ToolContext } from './tool-context.js';
+import { resolveInWorkspace } from './resolve-in-workspace.js';
 import { ToolFailure } from './tool-failure.js';
 import { globWorkspace } from './workspace-glob.js';
 import { scanWithRegex } from './regex-worker.js';
@@ -66,9 +66,10 @@ export async function searchFiles(context: ToolContext, input: SearchInput): Pro
   let filesSkipped = 0;
   let bytesRead = 0;
   for (const relative of candidates.slice(0, limits.maxScannedFiles)) {
-    const absolute = path.join(root, ...relative.split('/'));
-    const stats = await lstat(absolute).catch(() => undefined);
-    if (stats === undefined || !stats.isFile() || stats.size > limits.maxFileBytes) {
+    // The listing has no links, but every read goes through the one resolver all the same.
+    const resolved = await resolveInWorkspace(root, relative).catch(() => undefined);
+    const stats = resolved?.kind === 'file' ? await lstat(resolved.absolute).catch(() => undefined) : undefined;
+    if (resolved === undefined || stats === undefined || !stats.isFile() || stats.size > limits.maxFileBytes) {
       filesSkipped += 1;
       continue;
     }
@@ -76,7 +77,7 @@ export async function searchFiles(context: ToolContext, input: SearchInput): Pro
       truncated = true;
       break;
     }
-    const bytes = await readBytes(absolute, relative, limits.maxFileBytes).catch(() => undefined);
+    const bytes = await readBytes(resolved.absolute, relative, limits.maxFileBytes).catch(() => undefined);
     if (bytes === undefined || looksBinary(bytes)) {
       filesSkipped += 1;
       continue;

@@ -27,7 +27,7 @@ export async function writeFile(context: ToolContext, input: WriteFileInput): Pr
   }
   const resolved = await resolveForWrite(context, input.path);
   const shown = resolved.relative;
-  if (resolved.kind === 'symlink') throw new ToolFailure(await describeSymlink(context, input.path));
+  if (resolved.kind === 'symlink') throw new ToolFailure(await describeSymlink(context, shown));
   if (resolved.kind === 'directory') throw new ToolFailure(`${shown} is a directory; give the path of a file.`);
   if (resolved.kind === 'other') throw new ToolFailure(`${shown} is not a regular file.`);
   await assertWritable(context, shown);

@@ -173,12 +173,14 @@ describe('read_file', () => {
     expect((await searchFiles(context, { query: 'pipe' })).matches).toEqual([{ path: 'docs/real.md', line: 1, text: 'pipe dreams' }]);
   });
 
-  test('reads through links inside the workspace but not out of it or into .git', async () => {
+  test('reads through no symbolic link, naming the target when it is inside the workspace', async () => {
     await fixture.put('docs/v2.md', 'version two');
     await fixture.link('latest.md', 'docs/v2.md');
+    await fixture.link('versions', 'docs');
     await fixture.link('escape.md', `${fixture.outside}/secret.txt`);
     await fixture.link('head', '.git/config');
-    expect(await readFile(context, { path: 'latest.md' })).toMatchObject({ path: 'docs/v2.md', content: '     1\tversion two' });
+    expect(await failure(readFile(context, { path: 'latest.md' }))).toMatch(/latest\.md is a symbolic link to docs\/v2\.md; .* use docs\/v2\.md instead/);
+    expect(await failure(readFile(context, { path: 'versions/v2.md' }))).toMatch(/versions is a symbolic link to docs; .* use docs instead/);
     expect(await failure(readFile(context, { path: 'escape.md' }))).toMatch(/outside the workspace/);
     expect(await failure(readFile(context, { path: 'head' }))).toMatch(/\.git/);
     expect(await failure(readFile(context, { path: '.git/config' }))).toMatch(/\.git/);

@@ -92,12 +92,25 @@ describe('resolution on disk', () => {
     expect(await refusal('docs/intro.mdx/child.md', true)).toMatch(/not a directory/);
   });
 
-  test('follows symbolic links that stay inside the workspace', async () => {
+  test('refuses a symbolic link in any component, even one that stays inside the workspace', async () => {
     await fixture.link('alias', 'docs');
     await fixture.link('latest.mdx', 'docs/intro.mdx');
-    expect((await resolveInWorkspace(fixture.workspace, 'alias/intro.mdx')).relative).toBe('docs/intro.mdx');
-    expect((await resolveInWorkspace(fixture.workspace, 'alias/new.mdx', { forWrite: true })).relative).toBe('docs/new.mdx');
-    expect((await resolveInWorkspace(fixture.workspace, 'latest.mdx')).relative).toBe('docs/intro.mdx');
+    await fixture.link('docs/deeper/alias', '../../docs');
+    for (const forWrite of [false, true]) {
+      expect(await refusal('alias/intro.mdx', forWrite)).toMatch(
+        /alias is a symbolic link to docs; the tools do not follow symbolic links, so use docs instead/,
+      );
+      expect(await refusal('alias/new.mdx', forWrite)).toMatch(/alias is a symbolic link to docs/);
+      expect(await refusal('docs/deeper/alias/intro.mdx', forWrite)).toMatch(/docs\/deeper\/alias is a symbolic link to docs/);
+    }
+    expect(await refusal('latest.mdx')).toMatch(/latest\.mdx is a symbolic link to docs\/intro\.mdx/);
+  });
+
+  test('a chain of links is refused at its first link, wherever the last one points', async () => {
+    await fixture.link('first', 'second');
+    await fixture.link('second', fixture.outside);
+    for (const forWrite of [false, true])
+      expect(await refusal('first/secret.txt', forWrite)).toMatch(/first is a symbolic link that points outside the workspace/);
   });
 
   test('does not follow a final symbolic link when resolving for a write', async () => {

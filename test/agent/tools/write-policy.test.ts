@@ -152,11 +152,12 @@ describe('the changing tools apply the policy', () => {
     expect(await writeFile(context, { path: 'guides/new.mdx', content: '# New\n' })).toMatchObject({ created: true });
   });
 
-  test('a path through a directory link is judged by where it really lands', async () => {
+  test('a path through a directory link is refused, so it cannot land where the policy would refuse it', async () => {
     await fixture.put('.github/workflows/ci.yml', 'on: push');
     await fixture.link('docs', '.github/workflows');
     const context = createToolContext({ workspace: fixture.workspace });
-    expect(await refusal(writeFile(context, { path: 'docs/guide.md', content: '# Guide' }))).toMatch(/\.github\/workflows\/guide\.md/);
+    expect(await refusal(writeFile(context, { path: 'docs/guide.md', content: '# Guide' }))).toMatch(/docs is a symbolic link to \.github\/workflows/);
+    await expect(lstat(path.join(fixture.workspace, '.github/workflows/guide.md'))).rejects.toThrow(/ENOENT/);
   });
 
   test('the toolset builds the policy from the checkout and the project settings, and reports refusals', async () => {
