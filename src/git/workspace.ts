@@ -159,7 +159,13 @@ async function cloneInto(options: { remoteUrl: string; ref: string; directory: s
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   });
   try {
-    await runGit(['clone', '--quiet', '--no-tags', '--single-branch', ...shallow, '--branch', ref, '--', remoteUrl, directory], {
+    // core.symlinks=false checks a committed symbolic link out as a plain file holding its
+    // target's path, so no link in the repository can lead the agent's tools or the docs
+    // check out of the clone. Kept in the clone's config, it also makes `git add` stage an
+    // edit of such a file with the link's mode, which the commit step refuses: the link is
+    // never committed back as a changed regular file.
+    const args = ['clone', '--quiet', '--no-tags', '--single-branch', '--config', 'core.symlinks=false', ...shallow, '--branch', ref];
+    await runGit([...args, '--', remoteUrl, directory], {
       cwd: dirname(directory),
       auth,
       timeoutMs,
