@@ -13,8 +13,15 @@ export const roleSchema = z
   .enum(USER_ROLES as ['admin', 'member'])
   .describe('admin manages projects, keys and users; member runs jobs, reads analytics and merges local pull requests.');
 
-export const userSchema = z.object({ id: z.string(), email: z.string(), role: roleSchema, createdAt: z.string().describe('ISO 8601') }).meta({ id: 'User' });
-export const sessionUserSchema = z.object({ id: z.string(), email: z.string(), role: roleSchema }).meta({ id: 'SessionUser' });
+const mustChangePasswordSchema = z
+  .boolean()
+  .describe('True after an admin reset the password: until POST /v1/session/password sets a new one, other routes answer 403 password_change_required.');
+export const userSchema = z
+  .object({ id: z.string(), email: z.string(), role: roleSchema, createdAt: z.string().describe('ISO 8601'), mustChangePassword: mustChangePasswordSchema })
+  .meta({ id: 'User' });
+export const sessionUserSchema = z
+  .object({ id: z.string(), email: z.string(), role: roleSchema, mustChangePassword: mustChangePasswordSchema })
+  .meta({ id: 'SessionUser' });
 const csrfTokenSchema = z.string().describe('Send it as X-CSRF-Token with every POST, PUT, PATCH and DELETE of this browser.');
 
 export const sessionStateSchema = z
@@ -35,10 +42,23 @@ export const setupBodySchema = z.object({
 export const signInBodySchema = z.object({ email: z.string().trim().min(1).max(254), password: z.string().min(1).max(PASSWORD_MAX_LENGTH) });
 export const newUserBodySchema = z.object({ email: emailSchema, password: newPasswordSchema, role: roleSchema.default('member') });
 export const userParamsSchema = z.object({ userId: z.string().min(1).max(100) });
+export const changePasswordBodySchema = z.object({
+  currentPassword: z.string().min(1).max(PASSWORD_MAX_LENGTH).describe('The password in use now (after a reset: the temporary one).'),
+  newPassword: newPasswordSchema,
+});
+export const roleBodySchema = z.object({ role: roleSchema });
+export const passwordResetSchema = z
+  .object({
+    user: userSchema,
+    temporaryPassword: z.string().describe('Shown once: give it to the user, who must replace it at their next sign-in.'),
+  })
+  .meta({ id: 'PasswordReset' });
 
 export const csrfProblem = { 403: problemSchema.describe('csrf_failed: X-CSRF-Token missing or wrong; or forbidden: not an admin.') };
 export const sessionProblems = {
   401: problemSchema.describe('Not signed in (no valid dw_session cookie).'),
-  ...csrfProblem,
+  403: problemSchema.describe(
+    'csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password).',
+  ),
 };
 export const badBody = { 400: problemSchema.describe('The body is not valid: errors[] lists the fields.') };

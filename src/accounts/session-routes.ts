@@ -4,8 +4,10 @@ import { z } from 'zod';
 import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
 import { badBody, csrfProblem, sessionStateSchema, setupBodySchema, signedInSchema, signInBodySchema } from './account-schemas.js';
-import { newSecretToken, SECRET_TOKEN_PATTERN } from './secret-token.js';
-import { CSRF_COOKIE, clearSessionCookie, cookieValue, setCsrfCookie, setSessionCookie } from './session-cookies.js';
+import { registerOwnAccountRoutes } from './own-account-routes.js';
+import { preSessionCsrfToken, preSessionId } from './pre-session-csrf.js';
+import { newSecretToken } from './secret-token.js';
+import { CSRF_COOKIE, clearSessionCookie, cookieName, cookieValue, setCsrfCookie, setSessionCookie } from './session-cookies.js';
 import type { User } from './user.js';
 
 const TAGS = ['session'];
@@ -13,16 +15,17 @@ const CSRF_NOTE = 'Needs X-CSRF-Token (from GET /v1/session) like every state-ch
 
 /**
  * Signs `user` in: a new session (replacing the browser's current one, so a session id
- * planted before sign-in is worthless after it) and a new CSRF token.
+ * planted before sign-in is worthless after it), a new CSRF token, and a new pre-session
+ * id, so the pre-sign-in token dies too.
  */
 async function startSession(services: Services, request: FastifyRequest, reply: FastifyReply, user: User) {
   if (request.session) await services.sessions.end(request.session.id);
   const csrfToken = newSecretToken();
   const { secret } = await services.sessions.create(user.id, csrfToken);
   setSessionCookie(request, reply, secret);
-  setCsrfCookie(request, reply, csrfToken);
+  setCsrfCookie(request, reply, newSecretToken());
   reply.header('Cache-Control', 'no-store');
-  return { user: { id: user.id, email: user.email, role: user.role }, csrfToken };
+  return { user: { id: user.id, email: user.email, role: user.role, mustChangePassword: user.mustChangePassword }, csrfToken };
 }
 
 /** `/v1/session`: who is signed in, first-run setup, sign-in and sign-out. */
@@ -32,24 +35,25 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   routes.get(
     '/v1/session',
     {
-      config: { access: 'public' },
+      config: { access: 'public', duringPasswordChange: true },
       schema: {
         tags: TAGS,
         operationId: 'getSession',
         summary: "The signed-in user, whether setup is needed, and this browser's CSRF token",
-        description: 'Sets the dw_csrf cookie when the browser has none. Never fails for a missing or stale session: user is then null.',
+        description:
+          'Sets the dw_csrf cookie (a pre-session id; __Host-dw_csrf over https) when the browser has none; without a session csrfToken is its HMAC under the instance secret. Never fails for a missing or stale session: user is then null.',
         response: { 200: sessionStateSchema },
       },
     },
     async (request, reply) => {
       const session = request.session;
-      const current = cookieValue(request, CSRF_COOKIE);
-      let csrfToken: string;
-      if (session !== null) csrfToken = session.csrfToken;
-      else csrfToken = current !== undefined && SECRET_TOKEN_PATTERN.test(current) ? current : newSecretToken();
-      if (current !== csrfToken) setCsrfCookie(request, reply, csrfToken);
+      const current = cookieValue(request, cookieName(request, CSRF_COOKIE));
+      const id = preSessionId(current);
+      if (current !== id) setCsrfCookie(request, reply, id);
+      const csrfToken = session?.csrfToken ?? preSessionCsrfToken(services.config.secret, id);
       reply.header('Cache-Control', 'no-store');
-      return { setupRequired: await services.accounts.setupRequired(), user: session?.user ?? null, csrfToken };
+      const user = session === null ? null : { ...session.user, mustChangePassword: session.user.mustChangePassword === true };
+      return { setupRequired: await services.accounts.setupRequired(), user, csrfToken };
     },
   );
 
@@ -84,12 +88,12 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   routes.post(
     '/v1/session',
     {
-      config: { access: 'public', csrf: true },
+      config: { access: 'public', csrf: true, duringPasswordChange: true },
       schema: {
         tags: TAGS,
         operationId: 'signIn',
         summary: 'Sign in with email and password',
-        description: `Sets the dw_session cookie and a new CSRF token (dw_csrf). An unknown email and a wrong password get the same 401. Failed sign-ins are limited per client address and per email: 10 per 15 minutes, then 429 with Retry-After. ${CSRF_NOTE}`,
+        description: `Sets the dw_session cookie and a new CSRF token. After an admin's password reset, user.mustChangePassword is true and only POST /v1/session/password (and signing out) work until a new password is set. An unknown email and a wrong password get the same 401. Failed sign-ins are limited per client address and per email: 10 per 15 minutes, then 429 with Retry-After. ${CSRF_NOTE}`,
         body: signInBodySchema,
         response: {
           200: signedInSchema,
@@ -109,7 +113,7 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
   routes.delete(
     '/v1/session',
     {
-      config: { access: 'public', csrf: true },
+      config: { access: 'public', csrf: true, duringPasswordChange: true },
       schema: {
         tags: TAGS,
         operationId: 'signOut',
@@ -124,4 +128,6 @@ export function registerSessionRoutes(app: FastifyInstance, services: Services):
       return reply.status(204).send(null);
     },
   );
+
+  registerOwnAccountRoutes(app, services);
 }

@@ -26,8 +26,8 @@ export interface ActiveSession {
 
 /**
  * Browser sessions. The cookie carries 256 random bits; the table only their SHA-256, so
- * a database reader cannot sign in as anyone. No cache: sign-out, user deletion and
- * expiry take effect on the next request in every process (one indexed point read).
+ * a database reader cannot sign in as anyone. No cache: sign-out, user deletion, role
+ * changes, password resets and expiry take effect on the next request in every process (one indexed point read).
  */
 export class SessionStore {
   constructor(
@@ -67,12 +67,14 @@ export class SessionStore {
         'users.id as user_id',
         'users.email as email',
         'users.role as role',
+        'users.must_change_password as must_change_password',
       ])
       .where('sessions.id', '=', id)
       .executeTakeFirst();
     if (!row || row.expires_at <= now) return null;
     if (now - row.last_used_at >= TOUCH_RESOLUTION_MS) await this.touch(row.id, row.created_at, now);
-    return { id: row.id, user: { id: row.user_id, email: row.email, role: row.role as UserRole }, csrfToken: row.csrf_token };
+    const user = { id: row.user_id, email: row.email, role: row.role as UserRole, mustChangePassword: Number(row.must_change_password) === 1 };
+    return { id: row.id, user, csrfToken: row.csrf_token };
   }
 
   /** Ends the session with this id (the hash); ending one that is gone is harmless. */

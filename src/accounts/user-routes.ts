@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../app/services.js';
 import { problemSchema } from '../app/problem.js';
 import { requireUser } from '../app/authenticate.js';
-import { badBody, newUserBodySchema, sessionProblems, userParamsSchema, userSchema } from './account-schemas.js';
+import { badBody, newUserBodySchema, passwordResetSchema, roleBodySchema, sessionProblems, userParamsSchema, userSchema } from './account-schemas.js';
 
 const TAGS = ['users'];
 const security = [{ cookieAuth: [] }];
@@ -75,6 +75,62 @@ export function registerUserRoutes(app: FastifyInstance, services: Services): vo
       await services.accounts.deleteUser(request.params.userId, requireUser(request).id);
       request.log.info({ userId: request.params.userId, by: request.user?.id }, 'user deleted');
       return reply.status(204).send(null);
+    },
+  );
+
+  routes.patch(
+    '/v1/users/:userId',
+    {
+      config: { access: 'session-admin' },
+      schema: {
+        tags: TAGS,
+        operationId: 'updateUser',
+        summary: "Change a user's role (admins only)",
+        description: "The user's sessions carry the new role from their next request on. The only admin cannot be made a member. Needs X-CSRF-Token.",
+        security,
+        params: userParamsSchema,
+        body: roleBodySchema,
+        response: {
+          200: userSchema,
+          ...badBody,
+          ...sessionProblems,
+          404: problemSchema.describe('No such user.'),
+          409: problemSchema.describe('last_admin: this is the only admin; make another user admin first.'),
+        },
+      },
+    },
+    async (request) => {
+      const user = await services.accounts.setRole(request.params.userId, request.body.role);
+      request.log.info({ userId: user.id, role: user.role, by: request.user?.id }, 'user role changed');
+      return user;
+    },
+  );
+
+  routes.post(
+    '/v1/users/:userId/password-reset',
+    {
+      config: { access: 'session-admin' },
+      schema: {
+        tags: TAGS,
+        operationId: 'resetUserPassword',
+        summary: "Reset another user's password (admins only)",
+        description:
+          "Sets a generated temporary password, returned once, and ends all of the user's sessions. At their next sign-in the user must set a new password (POST /v1/session/password) before any other route works (403 password_change_required). Not for yourself: change your own password instead. Needs X-CSRF-Token.",
+        security,
+        params: userParamsSchema,
+        response: {
+          200: passwordResetSchema,
+          ...sessionProblems,
+          404: problemSchema.describe('No such user.'),
+          409: problemSchema.describe('cannot_reset_self.'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const reset = await services.accounts.resetPassword(request.params.userId, requireUser(request).id);
+      request.log.info({ userId: reset.user.id, by: request.user?.id }, 'user password reset');
+      reply.header('Cache-Control', 'no-store');
+      return reset;
     },
   );
 }

@@ -9,6 +9,8 @@ export interface User {
   email: string;
   role: UserRole;
   createdAt: string;
+  /** True after an admin reset the password, until the user sets a new one. */
+  mustChangePassword: boolean;
 }
 
 /** The signed-in user of a request (`request.user`). */
@@ -16,6 +18,8 @@ export interface SignedInUser {
   id: string;
   email: string;
   role: UserRole;
+  /** While true, the session opens only the routes that set a new password or sign out (absent: false). */
+  mustChangePassword?: boolean;
 }
 
 /**
@@ -27,6 +31,12 @@ export function emailKey(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function userFromRow(row: Pick<UsersTable, 'id' | 'email' | 'role' | 'created_at'>): User {
-  return { id: row.id, email: row.email, role: row.role as UserRole, createdAt: new Date(row.created_at).toISOString() };
+export function userFromRow(row: Pick<UsersTable, 'id' | 'email' | 'role' | 'created_at' | 'must_change_password'>): User {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role as UserRole,
+    createdAt: new Date(row.created_at).toISOString(),
+    mustChangePassword: Number(row.must_change_password) === 1,
+  };
 }

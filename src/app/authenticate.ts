@@ -5,7 +5,8 @@ import type { KeyPrincipal, Principal } from '../keys/api-key.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
 import type { ActiveSession, SessionStore } from '../accounts/session-store.js';
 import type { SignedInUser } from '../accounts/user.js';
-import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, cookieValue } from '../accounts/session-cookies.js';
+import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, cookieName, cookieValue } from '../accounts/session-cookies.js';
+import { preSessionCsrfMatches } from '../accounts/pre-session-csrf.js';
 import { SECRET_TOKEN_PATTERN, tokensEqual } from '../accounts/secret-token.js';
 
 /**
@@ -28,6 +29,12 @@ declare module 'fastify' {
      * never, for routes that act on no cookie credential (the page beacon, cross-site by design).
      */
     csrf?: boolean;
+    /**
+     * true: open to a user who must set a new password after an admin's reset (reading the
+     * session, signing in and out, changing the password). Every other route answers them
+     * 403 `password_change_required`, public ones treat them as signed out.
+     */
+    duringPasswordChange?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -45,6 +52,8 @@ export interface AuthenticationDependencies {
   keys: ApiKeyService;
   sessions: SessionStore;
   projects: ProjectRepository;
+  /** Keys the pre-session CSRF token (pre-session-csrf.ts). */
+  instanceSecret: string;
 }
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
@@ -59,6 +68,11 @@ export const signInRequired = (): DocwrightError =>
   new DocwrightError('sign_in_required', 'Sign in first: this endpoint needs a dashboard session.', { status: 401 });
 
 const adminRequired = (): DocwrightError => new DocwrightError('forbidden', 'Only admins may do this.', { status: 403 });
+
+const passwordChangeRequired = (): DocwrightError =>
+  new DocwrightError('password_change_required', 'An admin reset your password: set a new one (POST /v1/session/password) before anything else.', {
+    status: 403,
+  });
 
 /**
  * Runs on onRequest, before the body is read or validated: an unauthenticated caller
@@ -93,7 +107,7 @@ export function installAuthentication(app: FastifyInstance, dependencies: Authen
     // No cookie at all: nothing to look up (the beacon, health probes, key-less API calls).
     if (request.headers.cookie === undefined) {
       try {
-        checkBrowserRequest(request, access, null, false);
+        checkBrowserRequest(request, access, null, false, dependencies.instanceSecret);
       } catch (error) {
         return done(error as Error);
       }
@@ -126,13 +140,18 @@ function authorizeKey(request: FastifyRequest, access: RouteAccess, principal: K
 }
 
 async function admitBrowser(request: FastifyRequest, access: RouteAccess, dependencies: AuthenticationDependencies): Promise<void> {
-  const secret = cookieValue(request, SESSION_COOKIE);
-  const session = secret === undefined ? null : await dependencies.sessions.authenticate(secret);
+  const secret = cookieValue(request, cookieName(request, SESSION_COOKIE));
+  const found = secret === undefined ? null : await dependencies.sessions.authenticate(secret);
+  const limited = found?.user.mustChangePassword === true && request.routeOptions.config.duringPasswordChange !== true;
+  // Until the new password is set, a public route sees a signed-out browser (a share-token
+  // page shows no more than to anyone), and every other route refuses below.
+  const session = limited && access === 'public' ? null : found;
   if (session !== null) {
     request.session = session;
     request.user = session.user;
   }
-  checkBrowserRequest(request, access, session, true);
+  checkBrowserRequest(request, access, session, true, dependencies.instanceSecret);
+  if (limited && session !== null) throw passwordChangeRequired();
   if (session === null || access === 'public') return;
   // Keys open their own project only; users open any project that exists. Unknown ids get
   // the usual 404 before the handler runs.
@@ -142,9 +161,9 @@ async function admitBrowser(request: FastifyRequest, access: RouteAccess, depend
 }
 
 /** Access and CSRF rules for a request without an API key, in the order a client can act on them. */
-function checkBrowserRequest(request: FastifyRequest, access: RouteAccess, session: ActiveSession | null, hasCookies: boolean): void {
+function checkBrowserRequest(request: FastifyRequest, access: RouteAccess, session: ActiveSession | null, hasCookies: boolean, instanceSecret: string): void {
   if (session === null && access !== 'public') throw access === 'admin' || access === 'ingest' ? unauthorized() : signInRequired();
-  if (needsCsrfToken(request, hasCookies) && !csrfTokenMatches(request, session)) throw csrfFailed();
+  if (needsCsrfToken(request, hasCookies) && !csrfTokenMatches(request, session, instanceSecret)) throw csrfFailed();
   if (access === 'session-admin' && session?.user.role !== 'admin') throw adminRequired();
 }
 
@@ -157,14 +176,15 @@ function needsCsrfToken(request: FastifyRequest, hasCookies: boolean): boolean {
 
 /**
  * The header must equal the token bound to this browser: the session's (rotated at each
- * sign-in) when signed in, else the dw_csrf cookie's. A cross-site page can make the
- * browser send the cookies but can neither read the token nor set the header.
+ * sign-in) when signed in, else the HMAC of the dw_csrf cookie's pre-session id (so a
+ * planted cookie with a token of the planter's choosing fails). A cross-site page can make
+ * the browser send the cookies but can neither read the token nor set the header.
  */
-function csrfTokenMatches(request: FastifyRequest, session: ActiveSession | null): boolean {
+function csrfTokenMatches(request: FastifyRequest, session: ActiveSession | null, instanceSecret: string): boolean {
   const header = request.headers[CSRF_HEADER];
   if (typeof header !== 'string' || !SECRET_TOKEN_PATTERN.test(header)) return false;
-  const expected = session?.csrfToken ?? cookieValue(request, CSRF_COOKIE);
-  return expected !== undefined && tokensEqual(header, expected);
+  if (session !== null) return tokensEqual(header, session.csrfToken);
+  return preSessionCsrfMatches(instanceSecret, cookieValue(request, cookieName(request, CSRF_COOKIE)), header);
 }
 
 function routeProjectId(request: FastifyRequest): string | undefined {

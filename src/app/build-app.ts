@@ -139,7 +139,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('idempotency', null);
   // Parses the Cookie header on onRequest (before authentication) and writes Set-Cookie.
   await app.register(cookie);
-  installAuthentication(app, { keys: services.keys, sessions: services.sessions, projects: services.projects });
+  installAuthentication(app, { keys: services.keys, sessions: services.sessions, projects: services.projects, instanceSecret: services.config.secret });
   registerHealthRoutes(app, services.database, services.readiness);
   for (const feature of options.features ?? []) await feature(app, services);
   return app;

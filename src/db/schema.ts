@@ -45,6 +45,8 @@ export interface UsersTable {
   password_hash: string;
   role: string;
   created_at: number;
+  /** 1 after an admin reset the password: the user must set a new one before anything else. */
+  must_change_password: number;
 }
 
 /** Browser sessions, keyed by the SHA-256 of the cookie's secret. */

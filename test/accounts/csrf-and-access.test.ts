@@ -61,6 +61,28 @@ describe.each(BACKENDS)('CSRF and access by role [%s]', (dialect) => {
     expect((await browser.request({ method: 'POST', url: '/v1/session', payload: MEMBER })).statusCode).toBe(200);
   });
 
+  test('before sign-in the token is an HMAC of the dw_csrf pre-session id: a planted cookie with a token of its own fails', async () => {
+    await t.services.accounts.createUser({ ...MEMBER, role: 'member' });
+    // What a sibling host could do under the old double-submit rule: plant dw_csrf=T and send T.
+    const planted = 'P'.repeat(43);
+    const signIn = (cookie: string, token: string) =>
+      t.app.inject({ method: 'POST', url: '/v1/session', payload: MEMBER, headers: { cookie, 'x-csrf-token': token } });
+    const forged = await signIn(`dw_csrf=${planted}`, planted);
+    expect([forged.statusCode, forged.json().code]).toEqual([403, 'csrf_failed']);
+    expect(forged.headers['set-cookie']).toBeUndefined();
+
+    // The pair GET /v1/session hands out: the cookie is the id, the token is not the cookie.
+    const browser = new Browser(t.app);
+    const token = (await browser.open()).json().csrfToken as string;
+    const id = browser.cookies.get('dw_csrf')!;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(token).not.toBe(id);
+    expect((await signIn(`dw_csrf=${id}`, id)).json().code).toBe('csrf_failed');
+    // The token follows from the id alone (nothing is stored): another browser with that cookie gets the same.
+    expect((await new Browser(t.app).request({ url: '/v1/session', headers: { cookie: `dw_csrf=${id}` } })).json().csrfToken).toBe(token);
+    expect((await signIn(`dw_csrf=${id}`, token)).statusCode).toBe(200);
+  });
+
   test('Bearer requests need no CSRF token and are unaffected by cookies; the public beacon needs none either', async () => {
     const job = await t.app.inject({
       method: 'POST',
@@ -130,7 +152,7 @@ describe.each(BACKENDS)('CSRF and access by role [%s]', (dialect) => {
   test('public routes see the signed-in user (request.user) and nobody else', async () => {
     const member = await signedIn(t.app, t.services, 'member');
     const seen = (await member.request({ url: '/test/whoami' })).json();
-    expect(seen).toEqual({ user: { id: expect.any(String), email: MEMBER.email, role: 'member' }, principal: null });
+    expect(seen).toEqual({ user: { id: expect.any(String), email: MEMBER.email, role: 'member', mustChangePassword: false }, principal: null });
     expect((await t.app.inject({ url: '/test/whoami' })).json()).toEqual({ user: null, principal: null });
     expect((await t.app.inject({ url: '/test/whoami', headers: { cookie: 'dw_session=forged-or-expired' } })).json().user).toBeNull();
     await member.request({ method: 'DELETE', url: '/v1/session' });
@@ -142,7 +164,7 @@ describe.each(BACKENDS)('CSRF and access by role [%s]', (dialect) => {
     t.clock.advance(1_000); // users are listed oldest first
     const created = await admin.request({ method: 'POST', url: '/v1/users', payload: { ...MEMBER } });
     expect(created.statusCode).toBe(201);
-    expect(created.json()).toEqual({ id: expect.any(String), email: MEMBER.email, role: 'member', createdAt: expect.any(String) });
+    expect(created.json()).toEqual({ id: expect.any(String), email: MEMBER.email, role: 'member', createdAt: expect.any(String), mustChangePassword: false });
     const duplicate = await admin.request({ method: 'POST', url: '/v1/users', payload: { ...MEMBER, email: MEMBER.email.toUpperCase() } });
     expect([duplicate.statusCode, duplicate.json().code]).toEqual([409, 'email_taken']);
     const listed = (await admin.request({ url: '/v1/users' })).json().users;

@@ -32,7 +32,7 @@ describe.each(BACKENDS)('setup and sign-in [%s]', (dialect) => {
     const created = await setup(browser);
     expect(created.statusCode).toBe(201);
     const body = created.json();
-    expect(body.user).toEqual({ id: expect.any(String), email: ADMIN.email, role: 'admin' });
+    expect(body.user).toEqual({ id: expect.any(String), email: ADMIN.email, role: 'admin', mustChangePassword: false });
     expect(body.csrfToken).not.toBe(first.json().csrfToken);
 
     const state = (await browser.open()).json();
@@ -157,7 +157,7 @@ describe.each(BACKENDS)('setup and sign-in [%s]', (dialect) => {
     expect((await attempt(ADMIN.email, ADMIN.password, '203.0.113.7')).statusCode).toBe(200);
   });
 
-  test('cookies are HttpOnly, SameSite=Lax, Path=/, and Secure only over https', async () => {
+  test('cookies are HttpOnly, SameSite=Lax, Path=/; over https Secure with __Host- names, the bare names unread', async () => {
     t = await createTestApp(dialect, { DOCWRIGHT_TRUST_PROXY: '127.0.0.1' });
     await t.services.accounts.createUser({ ...ADMIN, role: 'admin' });
     const attributes = (header: string | string[] | undefined, name: string) => {
@@ -179,12 +179,25 @@ describe.each(BACKENDS)('setup and sign-in [%s]', (dialect) => {
     expect(session).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Lax', 'Path=/', `Max-Age=${SESSION_MAX_MS / 1000}`]));
     expect(session).not.toContain('Secure');
 
-    // Behind the trusted proxy, which terminated https.
+    // Behind the trusted proxy, which terminated https: __Host- names (Secure, Path=/, no
+    // Domain), which no sibling host can set.
     const secure = new Browser(t.app, { headers: { 'x-forwarded-proto': 'https' } });
-    expect(attributes((await secure.open()).headers['set-cookie'], 'dw_csrf')).toContain('Secure');
-    expect(attributes((await secure.signIn(ADMIN.email, ADMIN.password)).headers['set-cookie'], 'dw_session')).toEqual(
-      expect.arrayContaining(['Secure', 'HttpOnly', 'SameSite=Lax']),
-    );
+    const secureCsrf = attributes((await secure.open()).headers['set-cookie'], '__Host-dw_csrf');
+    expect(secureCsrf).toEqual(expect.arrayContaining(['Secure', 'HttpOnly', 'SameSite=Lax', 'Path=/']));
+    expect(secureCsrf.some((part) => part.toLowerCase().startsWith('domain='))).toBe(false);
+    const secureSignIn = await secure.signIn(ADMIN.email, ADMIN.password);
+    expect(secureSignIn.statusCode).toBe(200);
+    const secureSession = attributes(secureSignIn.headers['set-cookie'], '__Host-dw_session');
+    expect(secureSession).toEqual(expect.arrayContaining(['Secure', 'HttpOnly', 'SameSite=Lax', 'Path=/']));
+    expect(secureSession.some((part) => part.toLowerCase().startsWith('domain='))).toBe(false);
+    expect([...secure.cookies.keys()].sort()).toEqual(['__Host-dw_csrf', '__Host-dw_session']);
+    expect((await secure.open()).json().user).toMatchObject({ email: ADMIN.email });
+    // Over https an unprefixed session cookie (what a sibling host could plant) is not read.
+    const planted = await t.app.inject({
+      url: '/v1/session',
+      headers: { 'x-forwarded-proto': 'https', cookie: `dw_session=${secure.cookies.get('__Host-dw_session')}` },
+    });
+    expect(planted.json().user).toBeNull();
 
     // An untrusted peer cannot claim https.
     const spoofed = new Browser(t.app, { headers: { 'x-forwarded-proto': 'https' }, remoteAddress: '203.0.113.9' });

@@ -50,13 +50,13 @@ export interface paths {
     };
     /**
      * The signed-in user, whether setup is needed, and this browser's CSRF token
-     * @description Sets the dw_csrf cookie when the browser has none. Never fails for a missing or stale session: user is then null.
+     * @description Sets the dw_csrf cookie (a pre-session id; __Host-dw_csrf over https) when the browser has none; without a session csrfToken is its HMAC under the instance secret. Never fails for a missing or stale session: user is then null.
      */
     get: operations['getSession'];
     put?: never;
     /**
      * Sign in with email and password
-     * @description Sets the dw_session cookie and a new CSRF token (dw_csrf). An unknown email and a wrong password get the same 401. Failed sign-ins are limited per client address and per email: 10 per 15 minutes, then 429 with Retry-After. Needs X-CSRF-Token (from GET /v1/session) like every state-changing request of a browser.
+     * @description Sets the dw_session cookie and a new CSRF token. After an admin's password reset, user.mustChangePassword is true and only POST /v1/session/password (and signing out) work until a new password is set. An unknown email and a wrong password get the same 401. Failed sign-ins are limited per client address and per email: 10 per 15 minutes, then 429 with Retry-After. Needs X-CSRF-Token (from GET /v1/session) like every state-changing request of a browser.
      */
     post: operations['signIn'];
     /**
@@ -84,6 +84,46 @@ export interface paths {
      */
     post: operations['setUp'];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/session/password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Change your password
+     * @description Needs the current password (after an admin reset: the temporary one), checked under the sign-in limit (10 failures per 15 minutes per address and per email, then 429). Ends every other session of yours; this one stays and is no longer limited to this route. Needs X-CSRF-Token.
+     */
+    post: operations['changePassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/session/everywhere': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Sign out everywhere
+     * @description Ends every session of yours, this one included, in every process at once, and clears the cookie. Needs X-CSRF-Token.
+     */
+    delete: operations['signOutEverywhere'];
     options?: never;
     head?: never;
     patch?: never;
@@ -125,6 +165,30 @@ export interface paths {
      * @description Their sessions end at once. You cannot delete yourself. Needs X-CSRF-Token.
      */
     delete: operations['deleteUser'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a user's role (admins only)
+     * @description The user's sessions carry the new role from their next request on. The only admin cannot be made a member. Needs X-CSRF-Token.
+     */
+    patch: operations['updateUser'];
+    trace?: never;
+  };
+  '/v1/users/{userId}/password-reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reset another user's password (admins only)
+     * @description Sets a generated temporary password, returned once, and ends all of the user's sessions. At their next sign-in the user must set a new password (POST /v1/session/password) before any other route works (403 password_change_required). Not for yourself: change your own password instead. Needs X-CSRF-Token.
+     */
+    post: operations['resetUserPassword'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -445,7 +509,7 @@ export interface paths {
     put?: never;
     /**
      * Merge a local pull request
-     * @description Signed-in users only. A real git merge of head into the base branch of the project repository, always with a merge commit. The merge is computed without touching the repository (git merge-tree), then the base ref is moved only if nobody pushed to it meanwhile (else the merge is computed again); if the base branch is checked out, its clean working tree is updated too.
+     * @description Signed-in users only. A real git merge of head into the base branch of the project repository, always with a merge commit. The body's headCommit pins what is merged: the headCommit of the view the reviewer saw; if the branch has moved since, nothing is merged (409 head_moved), and a body without it is a 400. The merge is computed without touching the repository (git merge-tree), then the base ref is moved only if nobody pushed to it meanwhile (else the merge is computed again) and head is still at headCommit, both checked in one git ref transaction; if the base branch is checked out, its clean working tree is updated too.
      */
     post: operations['mergeLocalPullRequest'];
     delete?: never;
@@ -815,6 +879,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    LocalPullRequestMergeInput: {
+      /** @description The head commit the reviewer saw (the view's headCommit). If the branch has moved since, nothing is merged and the answer is 409 head_moved. */
+      headCommit: string;
+    };
     Problem: {
       /** @description A URI naming the problem type: urn:docwright:problem:<code>. */
       type: string;
@@ -1263,6 +1331,8 @@ export interface components {
       role: 'admin' | 'member';
       /** @description ISO 8601 */
       createdAt: string;
+      /** @description True after an admin reset the password: until POST /v1/session/password sets a new one, other routes answer 403 password_change_required. */
+      mustChangePassword: boolean;
     };
     SessionUser: {
       id: string;
@@ -1272,6 +1342,8 @@ export interface components {
        * @enum {string}
        */
       role: 'admin' | 'member';
+      /** @description True after an admin reset the password: until POST /v1/session/password sets a new one, other routes answer 403 password_change_required. */
+      mustChangePassword: boolean;
     };
     SessionState: {
       /** @description True while no user exists: create the first admin with POST /v1/session/setup. */
@@ -1284,6 +1356,11 @@ export interface components {
       user: components['schemas']['SessionUser'];
       /** @description Send it as X-CSRF-Token with every POST, PUT, PATCH and DELETE of this browser. */
       csrfToken: string;
+    };
+    PasswordReset: {
+      user: components['schemas']['User'];
+      /** @description Shown once: give it to the user, who must replace it at their next sign-in. */
+      temporaryPassword: string;
     };
     ApiKeyInfo: {
       id: string;
@@ -1359,6 +1436,7 @@ export interface components {
   };
   pathItems: never;
 }
+export type SchemaLocalPullRequestMergeInput = components['schemas']['LocalPullRequestMergeInput'];
 export type SchemaProblem = components['schemas']['Problem'];
 export type SchemaProject = components['schemas']['Project'];
 export type SchemaAgentUsage = components['schemas']['AgentUsage'];
@@ -1386,6 +1464,7 @@ export type SchemaUser = components['schemas']['User'];
 export type SchemaSessionUser = components['schemas']['SessionUser'];
 export type SchemaSessionState = components['schemas']['SessionState'];
 export type SchemaSignedIn = components['schemas']['SignedIn'];
+export type SchemaPasswordReset = components['schemas']['PasswordReset'];
 export type SchemaApiKeyInfo = components['schemas']['ApiKeyInfo'];
 export type SchemaWebhookEndpoint = components['schemas']['WebhookEndpoint'];
 export type SchemaWebhookMessage = components['schemas']['WebhookMessage'];
@@ -1769,6 +1848,176 @@ export interface operations {
       };
     };
   };
+  changePassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description The password in use now (after a reset: the temporary one). */
+          currentPassword: string;
+          /** @description 10 to 1000 characters; stored as an argon2id hash. */
+          newPassword: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Changed. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description validation_failed (errors[] lists the fields), or password_unchanged: the new password is the current one. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not signed in (no valid dw_session cookie). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description invalid_current_password, or csrf_failed. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description rate_limited: too many wrong passwords from this address or for this account; see Retry-After. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  signOutEverywhere: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Signed out everywhere. */
+      204: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not signed in (no valid dw_session cookie). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   listUsers: {
     parameters: {
       query?: never;
@@ -1800,7 +2049,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description csrf_failed: X-CSRF-Token missing or wrong; or forbidden: not an admin. */
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -1877,7 +2126,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description csrf_failed: X-CSRF-Token missing or wrong; or forbidden: not an admin. */
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -1969,7 +2218,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description csrf_failed: X-CSRF-Token missing or wrong; or forbidden: not an admin. */
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -1990,6 +2239,244 @@ export interface operations {
         };
       };
       /** @description cannot_delete_self. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        userId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description admin manages projects, keys and users; member runs jobs, reads analytics and merges local pull requests.
+           * @enum {string}
+           */
+          role: 'admin' | 'member';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['User'];
+        };
+      };
+      /** @description The body is not valid: errors[] lists the fields. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not signed in (no valid dw_session cookie). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such user. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description last_admin: this is the only admin; make another user admin first. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the request body is larger than the server accepts. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description uri_too_long: a path parameter is longer than 100 characters. */
+      414: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_content_type (send application/json) or unsupported_content_encoding (bodies must not be compressed; see Accept-Encoding). */
+      415: {
+        headers: {
+          'Accept-Encoding': components['headers']['AcceptEncodingOptional'];
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description headers_too_large: the request line and headers are larger than 16 KiB. The connection is closed. */
+      431: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  resetUserPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        userId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PasswordReset'];
+        };
+      };
+      /** @description validation_failed (errors[] lists the fields), invalid_json, or bad_url (a malformed percent-encoding). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Not signed in (no valid dw_session cookie). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description No such user. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['XRequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description cannot_reset_self. */
       409: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2171,7 +2658,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description csrf_failed: X-CSRF-Token missing or wrong; or forbidden: not an admin. */
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2296,7 +2783,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description csrf_failed: X-CSRF-Token missing or wrong; or forbidden: not an admin. */
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2390,7 +2877,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description csrf_failed: X-CSRF-Token missing or wrong; or forbidden: not an admin. */
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2479,7 +2966,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description csrf_failed: X-CSRF-Token missing or wrong; or forbidden: not an admin. */
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2565,7 +3052,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description csrf_failed: X-CSRF-Token missing or wrong; or forbidden: not an admin. */
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2669,7 +3156,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description csrf_failed: X-CSRF-Token missing or wrong; or forbidden: not an admin. */
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -2772,7 +3259,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description csrf_failed: X-CSRF-Token missing or wrong; or forbidden: not an admin. */
+      /** @description csrf_failed: X-CSRF-Token missing or wrong; forbidden: not an admin; password_change_required: set a new password first (POST /v1/session/password). */
       403: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
@@ -4087,7 +4574,11 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LocalPullRequestMergeInput'];
+      };
+    };
     responses: {
       /** @description Default Response */
       200: {
@@ -4139,7 +4630,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description merge_conflict (errors[] lists the conflicting files; nothing was changed), pull_request_merged, pull_request_closed, job_active (the job is still running), base_checked_out_dirty, branch_missing, base_changed. */
+      /** @description head_moved (head is no longer at headCommit: new commits to review; nothing was changed), merge_conflict (errors[] lists the conflicting files; nothing was changed), pull_request_merged, pull_request_closed, job_active (the job is still running), base_checked_out_dirty, branch_missing, base_changed. */
       409: {
         headers: {
           'X-Request-Id': components['headers']['XRequestId'];
