@@ -8,7 +8,8 @@ const GIT_TIMEOUT_MS = 60_000;
 /**
  * Moves branch `ref` from `from` to `to` with `git update-ref REF NEW OLD`: git changes the
  * ref only if it still points at `from` (under its ref lock), so a push that landed since
- * `from` was read is never overwritten — the caller gets 'moved' and merges again.
+ * `from` was read is never overwritten — the caller gets 'moved' and merges again. The same
+ * holds for `unmoved`: a ref that must still point at a commit, or nothing moves.
  *
  * A non-bare repository (or a linked worktree) may have the branch checked out. Moving a
  * checked-out branch alone would leave its files and index at the old commit, showing the
@@ -16,10 +17,27 @@ const GIT_TIMEOUT_MS = 60_000;
  * the working tree is brought along, and only when it is clean: with uncommitted changes the
  * merge is refused (409 `base_checked_out_dirty`) before anything moves.
  */
-export async function advanceBranch(repository: string, ref: string, from: string, to: string, reason: string): Promise<AdvanceResult> {
+export async function advanceBranch(
+  repository: string,
+  ref: string,
+  from: string,
+  to: string,
+  reason: string,
+  unmoved?: { ref: string; commit: string },
+): Promise<AdvanceResult> {
   const worktree = await checkedOutAt(repository, ref);
   if (worktree !== null) await assertCleanCheckout(worktree, from, to);
-  const updated = await runGit(['update-ref', '-m', reason, ref, to, from], { cwd: repository, allowedExitCodes: [0, 128], timeoutMs: GIT_TIMEOUT_MS });
+  // `unmoved` (a merge's head) is verified in the same ref transaction: git locks both refs,
+  // checks both values, then moves `ref`, so a push to either one in between is refused.
+  const updated =
+    unmoved === undefined
+      ? await runGit(['update-ref', '-m', reason, ref, to, from], { cwd: repository, allowedExitCodes: [0, 128], timeoutMs: GIT_TIMEOUT_MS })
+      : await runGit(['update-ref', '-m', reason, '--stdin', '-z'], {
+          cwd: repository,
+          allowedExitCodes: [0, 128],
+          timeoutMs: GIT_TIMEOUT_MS,
+          input: `verify ${unmoved.ref}\0${unmoved.commit}\0update ${ref}\0${to}\0${from}\0`,
+        });
   if (updated.exitCode !== 0) {
     // Another writer moved the ref, or holds its lock right now: both mean "read again".
     if (/cannot lock ref|but expected|is at/i.test(updated.stderr)) return 'moved';

@@ -16,6 +16,8 @@ export interface RunGitOptions {
   allowedExitCodes?: readonly number[];
   /** Extra environment, e.g. author identity. Keys must not start with GIT_CONFIG. */
   env?: Readonly<Record<string, string>>;
+  /** Written to git's stdin, which is then closed (e.g. `update-ref --stdin`); default no stdin. */
+  input?: string;
 }
 
 export interface GitResult {
@@ -110,10 +112,15 @@ export function runGit(args: readonly string[], options: RunGitOptions): Promise
     const child = spawn('git', [...args], {
       cwd: options.cwd,
       env: gitEnvironment(options.auth, options.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       // Own process group, so a timeout also stops git-remote-https and friends.
       detached: true,
     });
+
+    // Without input, stdin ends at once: git reads nothing, as from /dev/null. A git that
+    // exits before reading all of it closes the pipe: its exit code tells, not EPIPE.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input);
 
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];

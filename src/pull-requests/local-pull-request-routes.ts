@@ -6,7 +6,7 @@ import { problemSchema } from '../app/problem.js';
 import { requireUser } from '../app/authenticate.js';
 import { DocwrightError, notFound } from '../core/errors.js';
 import { ClientRateLimiter, type ClientRateLimit } from '../rate-limit/client-rate-limiter.js';
-import { pullRequestParamsSchema, pullRequestSchema } from './pull-request-schemas.js';
+import { pullRequestMergeSchema, pullRequestParamsSchema, pullRequestSchema } from './pull-request-schemas.js';
 
 /** Reads per client address (an IPv6 /64 counts as one) and minute, per process. */
 export const PULL_REQUEST_PAGE_RATE_LIMIT: ClientRateLimit = { limit: 60, windowMs: 60_000, maxClients: 50_000 };
@@ -86,17 +86,27 @@ export function registerLocalPullRequestRoutes(app: FastifyInstance, services: S
     '/v1/projects/:projectId/pulls/:number/merge',
     {
       config: { access: 'session' },
-      schema: actionSchema(
-        'mergeLocalPullRequest',
-        'Merge a local pull request',
-        'Signed-in users only. A real git merge of head into the base branch of the project repository, always with a merge commit. The merge is computed without touching the repository (git merge-tree), then the base ref is moved only if nobody pushed to it meanwhile (else the merge is computed again); if the base branch is checked out, its clean working tree is updated too.',
-        'merge_conflict (errors[] lists the conflicting files; nothing was changed), pull_request_merged, pull_request_closed, job_active (the job is still running), base_checked_out_dirty, branch_missing, base_changed.',
-      ),
+      // No body at all is validated as an empty one, so the 400 names the missing field.
+      preValidation: (request, _reply, done) => {
+        // Typed as already valid, but this runs before validation: the body may be absent.
+        const body = request.body as unknown;
+        if (body === undefined || body === null) request.body = {} as typeof request.body;
+        done();
+      },
+      schema: {
+        ...actionSchema(
+          'mergeLocalPullRequest',
+          'Merge a local pull request',
+          "Signed-in users only. A real git merge of head into the base branch of the project repository, always with a merge commit. The body's headCommit pins what is merged: the headCommit of the view the reviewer saw; if the branch has moved since, nothing is merged (409 head_moved), and a body without it is a 400. The merge is computed without touching the repository (git merge-tree), then the base ref is moved only if nobody pushed to it meanwhile (else the merge is computed again) and head is still at headCommit, both checked in one git ref transaction; if the base branch is checked out, its clean working tree is updated too.",
+          'head_moved (head is no longer at headCommit: new commits to review; nothing was changed), merge_conflict (errors[] lists the conflicting files; nothing was changed), pull_request_merged, pull_request_closed, job_active (the job is still running), base_checked_out_dirty, branch_missing, base_changed.',
+        ),
+        body: pullRequestMergeSchema,
+      },
     },
     async (request, reply) => {
       const user = requireUser(request);
       reply.headers(PRIVATE_HEADERS);
-      const view = await services.pullRequests.merge(request.params.projectId, request.params.number, user);
+      const view = await services.pullRequests.merge(request.params.projectId, request.params.number, user, request.body.headCommit);
       request.log.info(
         { userId: user.id, projectId: request.params.projectId, number: request.params.number, mergeCommit: view.mergeCommit },
         'local pull request merged',

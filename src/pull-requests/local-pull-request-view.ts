@@ -14,7 +14,8 @@ export async function jobForBranch(executor: Executor, projectId: string, branch
 /**
  * The JSON the dashboard shows: the stored pull request, its description rendered, and its
  * diff. An open or closed pull request shows its branches as they are now; a merged one the
- * commits it was merged with, since its head is part of the base afterwards.
+ * commits it was merged with, since its head is part of the base afterwards. `headCommit`
+ * is the commit the diff was computed from: what the reader saw, and what a merge pins.
  */
 export async function buildPullRequestView(
   database: Database,
@@ -35,6 +36,7 @@ export async function buildPullRequestView(
     status: pr.state,
     base: pr.base,
     head: pr.head,
+    headCommit: diff?.headCommit ?? null,
     jobId: job?.id ?? null,
     files: diff?.files ?? [],
     filesTruncated: diff?.filesTruncated ?? false,

@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js';
 import { lockKey, writeTransaction, type Executor } from '../db/transaction.js';
 import { advanceBranch } from '../git/advance-branch.js';
 import type { LocalForge, LocalPullRequest } from '../git/forges/local-forge.js';
-import { branchRef, planMerge, type MergePlan } from '../git/merge-branch.js';
+import { branchCommit, branchRef, planMerge, type MergePlan } from '../git/merge-branch.js';
 import type { ProjectRepository } from '../projects/project-repository.js';
 import type { Project } from '../projects/project.js';
 import type { Notifier } from '../queue/notifier.js';
@@ -59,8 +59,13 @@ export class LocalPullRequests {
    * Merges head into base with a merge commit, computed off to the side (merge-tree) and
    * published by moving the base ref only if it did not move meanwhile; see merge-branch.ts
    * and advance-branch.ts. A conflict answers 409 `merge_conflict` listing the files.
+   *
+   * `headCommit` is the head the reviewer saw: a branch that has moved since answers 409
+   * `head_moved` and nothing is merged. The merge commit's second parent is that commit, and
+   * the base ref moves in one git ref transaction that also verifies the head is still there,
+   * so a push racing the merge either lands first (head_moved) or after the merge.
    */
-  async merge(projectId: string, number: number, user: SignedInUser): Promise<PullRequestView> {
+  async merge(projectId: string, number: number, user: SignedInUser, headCommit: string): Promise<PullRequestView> {
     const project = await this.localProject(projectId, number);
     for (let attempt = 0; attempt < MERGE_ATTEMPTS; attempt += 1) {
       const pr = await this.forge.find(projectId, number);
@@ -69,7 +74,9 @@ export class LocalPullRequests {
       const job = await jobForBranch(this.database.db, projectId, pr.head);
       if (job?.status === 'active') throw jobActive('merged');
       const plan = await planMerge(project.repository, pr.base, pr.head, mergeMessage(pr, user), { ...MERGE_IDENTITY, at: this.clock.now() });
+      if (plan.headCommit !== headCommit) throw headMoved(pr, headCommit, plan.headCommit);
       if (plan.kind === 'conflict') throw mergeConflict(pr, plan.files);
+      const headRef = branchRef(pr.head, 'head');
       const merged = await this.decide(project.id, pr, job?.id ?? null, 'merge', async (executor, current) => {
         if (current.base !== pr.base || current.head !== pr.head) return false;
         if (plan.kind === 'merge') {
@@ -79,8 +86,13 @@ export class LocalPullRequests {
             plan.baseCommit,
             plan.mergeCommit,
             `docwright: merge pull request #${number}`,
+            { ref: headRef, commit: headCommit },
           );
+          // The base or the head moved: planned again, a moved head is then head_moved.
           if (moved === 'moved') return false;
+        } else if ((await branchCommit(project.repository, headRef)) !== headCommit) {
+          // Nothing to move for a head the base already contains, but a push since is not in it.
+          return false;
         }
         await this.record(executor, current, 'merged', plan);
         return true;
@@ -179,6 +191,13 @@ function assertOpen(pr: LocalPullRequest, action: 'merge' | 'close'): void {
 
 const jobActive = (done: 'merged' | 'closed'): DocwrightError =>
   conflict(`The agent is still working on this pull request; it can be ${done} once its job is no longer active (or archive the job).`, 'job_active');
+
+function headMoved(pr: LocalPullRequest, expected: string, actual: string): DocwrightError {
+  return conflict(
+    `${pr.head} has moved since it was reviewed (reviewed ${expected.slice(0, 12)}, now ${actual.slice(0, 12)}); nothing was merged. Review the new commits, then merge again with the new headCommit.`,
+    'head_moved',
+  );
+}
 
 function mergeConflict(pr: LocalPullRequest, files: string[]): DocwrightError {
   return new DocwrightError(

@@ -71,12 +71,15 @@ export class PullRequestDiffCache {
     });
   }
 
-  /** The diff of `head` since it left `base` (names or commit ids), or null when either is gone. */
-  async get(repository: string, base: string, head: string): Promise<PullRequestDiff | null> {
+  /**
+   * The diff of `head` since it left `base` (names or commit ids), or null when either is
+   * gone; with the two commits it compares, so a view names the very head its diff shows.
+   */
+  async get(repository: string, base: string, head: string): Promise<(PullRequestDiff & { baseCommit: string; headCommit: string }) | null> {
     const [baseCommit, headCommit] = await Promise.all([tryResolveCommit(repository, base, 'base'), tryResolveCommit(repository, head, 'head')]);
     if (baseCommit === null || headCommit === null) return null;
     const diff = await this.cache.fetch(`${repository}\n${baseCommit}\n${headCommit}`, { context: { repository, baseCommit, headCommit } });
-    return diff ?? null;
+    return diff === undefined ? null : { ...diff, baseCommit, headCommit };
   }
 }
 

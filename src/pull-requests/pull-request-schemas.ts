@@ -17,6 +17,12 @@ export const pullRequestSchema = z
     status: z.enum(['open', 'merged', 'closed']),
     base: z.string().describe('The branch it merges into.'),
     head: z.string().describe("The job's branch."),
+    headCommit: z
+      .string()
+      .nullable()
+      .describe(
+        'The commit of head that diff and files show (for a merged pull request, the one it was merged with); send it back as headCommit to merge exactly this. Null when diffAvailable is false.',
+      ),
     jobId: z.string().nullable().describe('The agent job that opened it; null if that job was deleted.'),
     files: z.array(
       z.object({
@@ -37,5 +43,16 @@ export const pullRequestSchema = z
     updatedAt: z.string(),
   })
   .meta({ id: 'LocalPullRequest' });
+
+/** A full commit id: SHA-1 (40) or SHA-256 (64) hex, as git prints it. */
+const commitIdSchema = z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, 'a full commit id (40 or 64 lowercase hex digits)');
+
+export const pullRequestMergeSchema = z
+  .object({
+    headCommit: commitIdSchema.describe(
+      "The head commit the reviewer saw (the view's headCommit). If the branch has moved since, nothing is merged and the answer is 409 head_moved.",
+    ),
+  })
+  .meta({ id: 'LocalPullRequestMerge' });
 
 export type PullRequestView = z.infer<typeof pullRequestSchema>;

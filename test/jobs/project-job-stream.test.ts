@@ -93,7 +93,8 @@ describe.each(BACKENDS)("a project's job stream [%s]", (dialect) => {
 
     // The dashboard merges the pull request; the stream shows the job's new prStatus.
     signedInApp = await buildSignedInApp(h.services);
-    const merged = await signedInApp.inject({ method: 'POST', url: `/v1/projects/${h.projectId}/pulls/1/merge`, headers: signedIn() });
+    const headCommit = git(h.repository, 'rev-parse', `docwright/${jobId}`);
+    const merged = await signedInApp.inject({ method: 'POST', url: `/v1/projects/${h.projectId}/pulls/1/merge`, headers: signedIn(), payload: { headCommit } });
     expect(merged.statusCode).toBe(200);
     expect(git(h.repository, 'show', 'main:troubleshooting.mdx')).toContain('# Troubleshooting');
     const mergedJob = await stream.waitFor((job) => job.id === jobId && job.prStatus === 'merged');

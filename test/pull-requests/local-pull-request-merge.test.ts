@@ -35,8 +35,14 @@ describe.each(BACKENDS)('merging and closing local pull requests [%s]', (dialect
       { id: project.id, repository, ref: 'main', credentials: null },
       { base: 'main', head, title: 'Docs: Add a page', body: 'Asked.' },
     );
+  /** A merge is pinned to the head the reviewer saw: here, the branch as it is now. */
   const act = (number: number, action: 'merge' | 'close', headers: Record<string, string> = signedIn()) =>
-    app.inject({ method: 'POST', url: `/v1/projects/${project.id}/pulls/${number}/${action}`, headers });
+    app.inject({
+      method: 'POST',
+      url: `/v1/projects/${project.id}/pulls/${number}/${action}`,
+      headers,
+      ...(action === 'merge' ? { payload: { headCommit: git(repository, 'rev-parse', 'docwright/j1') } } : {}),
+    });
   /** A job row whose branch is the pull request's head, as the job API would have made it. */
   const insertJob = async (id: string, status: string) =>
     t.services.database.db

@@ -10,3 +10,14 @@ export function pushPage(repository: string, branch: string, text: string, file 
   git(repository, 'commit', '-q', '-m', `Write ${text.trim()}`);
   git(repository, 'checkout', '-q', 'main');
 }
+
+/** Commits `text` as `file` on top of the existing `branch` (a push of one more commit) and returns to main. */
+export function pushOnto(repository: string, branch: string, text: string, file = 'page.mdx'): string {
+  git(repository, 'checkout', '-q', branch);
+  writeFileSync(join(repository, file), text);
+  git(repository, 'add', '-A');
+  git(repository, 'commit', '-q', '-m', `Write ${text.trim()}`);
+  const commit = git(repository, 'rev-parse', 'HEAD');
+  git(repository, 'checkout', '-q', 'main');
+  return commit;
+}

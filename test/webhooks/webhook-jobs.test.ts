@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest';
 import { BACKENDS } from '../helpers/test-database.js';
 import { createJobHarness, type JobHarness } from '../helpers/job-harness.js';
+import { git } from '../helpers/docs-repository.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
 import { createLogger } from '../../src/app/logger.js';
 import { createWebhookWorker } from '../../src/webhooks/start-webhook-worker.js';
@@ -53,7 +54,8 @@ describe.each(BACKENDS)('webhooks of a real job run [%s]', (dialect) => {
     const second = (await delivered(4)).slice(2);
     expect(second.map((event) => event.type).sort()).toEqual(['job.completed', 'pull_request.updated']);
 
-    await h.services.pullRequests.merge(h.projectId, 1, { id: 'user-1', email: 'admin@example.com', role: 'admin' });
+    const reviewed = git(h.repository, 'rev-parse', `docwright/${jobId}`);
+    await h.services.pullRequests.merge(h.projectId, 1, { id: 'user-1', email: 'admin@example.com', role: 'admin' }, reviewed);
     const merged = (await delivered(5))[4]!;
     expect(merged).toMatchObject({ type: 'pull_request.merged', data: { jobId, pullRequest: { number: 1, url: done.prLink } } });
     expect(new Set(receiver.received.map((delivery) => delivery.id)).size).toBe(5);
