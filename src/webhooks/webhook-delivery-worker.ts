@@ -33,7 +33,7 @@ export interface WebhookDeliveryOptions {
 }
 
 const PRUNE_EVERY_MS = 3_600_000;
-/** The shortest sleep between rounds: a due message another worker is claiming right now is not polled for in a tight loop. */
+/** The shortest sleep when idle: a due message another worker is claiming right now is not polled for in a tight loop. */
 const MIN_SLEEP_MS = 50;
 
 /**
@@ -41,14 +41,23 @@ const MIN_SLEEP_MS = 50;
  * claimed with a lease longer than a delivery can take, so no two processes send it at
  * once; one that dies mid-delivery leaves the claim to expire and the message is sent
  * again (at least once, the same `webhook-id`).
+ *
+ * Slots, not rounds: up to `concurrency` deliveries are under way, and as soon as one
+ * ends (or a wake-up comes) the freed slot claims the next eligible message. A hanging
+ * receiver holds its own slot until the timeout, never the others (the claim's fairness
+ * rules are in WebhookOutbox.claim).
  */
 export class WebhookDeliveryWorker {
   readonly workerId = `${hostname()}:${process.pid}:wh:${randomBase62(6)}`;
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private started = false;
   private stopped = false;
-  /** A wake-up came during a round: the next round starts as soon as this one ends. */
-  private wokenDuringRound = false;
+  private readonly underWay = new Set<Promise<void>>();
+  /** The claim loop under way: claims are taken one after another, never side by side. */
+  private filling: Promise<void> | null = null;
+  /** A wake-up or a freed slot came while claiming: claim again before going idle. */
+  private fillAgain = false;
+  private delivered = 0;
   private unsubscribe: (() => void) | null = null;
   private lastPrune = 0;
 
@@ -60,52 +69,118 @@ export class WebhookDeliveryWorker {
   }
 
   start(): void {
+    this.started = true;
     this.stopped = false;
     this.unsubscribe ??= this.options.notifier?.subscribe('docwright_webhooks', () => this.wake()) ?? null;
-    this.schedule(0);
+    void this.fill();
   }
 
-  /** What the worker does: `sleeping` between rounds, `delivering` during one. */
+  /** What the worker does: `delivering` while a delivery or a claim is under way, else `sleeping` until a wake-up or the next due message. */
   get state(): 'stopped' | 'delivering' | 'sleeping' {
-    if (this.stopped || (this.timer === null && this.running === null)) return 'stopped';
-    return this.running === null ? 'sleeping' : 'delivering';
+    if (this.stopped || !this.started) return 'stopped';
+    return this.underWay.size > 0 || this.filling !== null ? 'delivering' : 'sleeping';
   }
 
-  /** Starts a round now (or right after the one under way): messages became due. */
+  /** Messages became due: free slots claim them now. */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running !== null) {
-      this.wokenDuringRound = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.schedule(0);
+    if (this.started && !this.stopped) void this.fill();
   }
 
-  /** Stops polling and waits for the deliveries under way. */
+  /** Stops claiming and waits for the deliveries under way. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.started = false;
     this.unsubscribe?.();
     this.unsubscribe = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.running;
+    await this.filling;
+    await Promise.all(this.underWay);
   }
 
-  /** Delivers every due message (up to `concurrency` at a time) until none is left; the number sent. */
+  /** Delivers every due message (up to `concurrency` at a time) until none is left or under way; the number of attempts made. */
   async deliverDue(): Promise<number> {
-    let sent = 0;
-    const lane = async () => {
-      for (;;) {
-        const claim = await this.options.outbox.claim(this.workerId, this.leaseMs);
-        if (claim === null) return;
-        await this.deliver(claim);
-        sent += 1;
-        if (this.stopped) return;
+    const before = this.delivered;
+    await this.fill();
+    while (this.underWay.size > 0 || this.filling !== null) {
+      await Promise.race([...this.underWay, ...(this.filling === null ? [] : [this.filling])]);
+    }
+    return this.delivered - before;
+  }
+
+  /**
+   * Claims into the free slots; one loop at a time. A call during it (a wake-up, a freed
+   * slot) makes it run once more right after.
+   */
+  private fill(): Promise<void> {
+    if (this.filling !== null) {
+      this.fillAgain = true;
+      return this.filling;
+    }
+    const filling = this.claimIntoFreeSlots().finally(() => {
+      this.filling = null;
+      if (this.fillAgain && !this.stopped) void this.fill();
+    });
+    this.filling = filling;
+    return filling;
+  }
+
+  private async claimIntoFreeSlots(): Promise<void> {
+    const { outbox, concurrency } = this.options;
+    this.fillAgain = false;
+    try {
+      let idle = false;
+      while (!this.stopped && this.underWay.size < concurrency) {
+        const claim = await outbox.claim(this.workerId, this.leaseMs);
+        if (claim === null) {
+          idle = true;
+          break;
+        }
+        this.launch(claim);
       }
-    };
-    await Promise.all(Array.from({ length: this.options.concurrency }, lane));
-    return sent;
+      if (idle) await this.whenIdle();
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'webhook claim failed; trying again at the next poll');
+      this.sleep(this.options.pollMs);
+    }
+  }
+
+  /** Sends one claimed message in a slot of its own; the slot, once free, claims the next. */
+  private launch(claim: ClaimedMessage): void {
+    const delivery: Promise<void> = this.deliver(claim)
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          this.options.logger.warn({ err: error, messageId: claim.row.id }, 'webhook delivery failed; its claim runs out and it is sent again'),
+      )
+      .finally(() => {
+        this.underWay.delete(delivery);
+        this.delivered += 1;
+        if (!this.stopped) void this.fill();
+      });
+    this.underWay.add(delivery);
+  }
+
+  /** Nothing left to claim: the hourly prune, then sleep until the next message is due (at most the safety poll). */
+  private async whenIdle(): Promise<void> {
+    const { clock, outbox, pollMs } = this.options;
+    if (clock.now() - this.lastPrune >= PRUNE_EVERY_MS) {
+      this.lastPrune = clock.now();
+      await outbox.prune(this.options.retentionMs);
+    }
+    const due = await outbox.nextDueAt();
+    this.sleep(due === null ? pollMs : Math.min(pollMs, Math.max(MIN_SLEEP_MS, due - clock.now())));
+  }
+
+  /** Only a started worker polls; one driven by `deliverDue` does what it is asked and no more. */
+  private sleep(delayMs: number): void {
+    if (!this.started || this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.fill();
+    }, delayMs);
+    this.timer.unref();
   }
 
   /** One attempt of one claimed message; what happened is logged with the message. */
@@ -142,35 +217,5 @@ export class WebhookDeliveryWorker {
     if (!kept) this.options.logger.warn(fields, 'webhook attempt logged, but its claim had passed to another worker');
     else if (!result.ok) this.options.logger.info(fields, 'webhook attempt failed');
     return result;
-  }
-
-  private schedule(delayMs: number): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.wokenDuringRound = false;
-      this.running = this.tick().then((sleepMs) => {
-        this.running = null;
-        this.schedule(this.wokenDuringRound ? 0 : sleepMs);
-      });
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  /** One round: every due message, the hourly prune; then how long to sleep (until the next message is due, at most the safety poll). */
-  private async tick(): Promise<number> {
-    const { clock, outbox, pollMs } = this.options;
-    try {
-      await this.deliverDue();
-      if (clock.now() - this.lastPrune >= PRUNE_EVERY_MS) {
-        this.lastPrune = clock.now();
-        await outbox.prune(this.options.retentionMs);
-      }
-      const due = await outbox.nextDueAt();
-      return due === null ? pollMs : Math.min(pollMs, Math.max(MIN_SLEEP_MS, due - clock.now()));
-    } catch (error) {
-      this.options.logger.warn({ err: error }, 'webhook delivery round failed; trying again at the next poll');
-      return pollMs;
-    }
   }
 }

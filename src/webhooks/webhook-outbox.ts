@@ -3,7 +3,8 @@ import { conflict, notFound } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import type { Database } from '../db/database.js';
 import type { WebhookMessagesTable } from '../db/schema.js';
-import { writeTransaction, type Executor } from '../db/transaction.js';
+import { lockKey, writeTransaction, type Executor } from '../db/transaction.js';
+import { eligibleMessages, type ProjectChoice } from './webhook-fairness.js';
 import type { WebhookResponse } from './webhook-http.js';
 
 /**
@@ -49,20 +50,30 @@ export class WebhookOutbox {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * The next message to send, or null. Fair (docs/webhooks.md, "Delivery order and
+   * fairness"): one delivery per endpoint at a time, at most PROJECT_CONCURRENCY per
+   * project, projects with nothing under way first, then the earliest due. Claims are
+   * taken one at a time over all processes (BEGIN IMMEDIATE on SQLite, an advisory lock
+   * on PostgreSQL), and each reads the claims committed before it: two workers cannot
+   * both see an endpoint idle and send to it at once.
+   */
   async claim(workerId: string, leaseMs: number): Promise<ClaimedMessage | null> {
     const { database } = this;
     return writeTransaction(database, async (executor) => {
+      await lockKey(database, executor, 'webhook-claims');
       const now = this.clock.now();
-      let candidate = executor
-        .selectFrom('webhook_messages')
-        .select('id')
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
-        .orderBy('next_attempt_at', 'asc')
-        .limit(1);
-      if (database.dialect === 'postgres') candidate = candidate.forUpdate().skipLocked();
-      const found = await candidate.executeTakeFirst();
+      const candidate = (projects: ProjectChoice) => {
+        let query = eligibleMessages(executor, now, projects)
+          .select('id')
+          .where('next_attempt_at', '<=', now)
+          .orderBy('next_attempt_at', 'asc')
+          .orderBy('created_at', 'asc')
+          .limit(1);
+        if (database.dialect === 'postgres') query = query.forUpdate().skipLocked();
+        return query.executeTakeFirst();
+      };
+      const found = (await candidate('idle')) ?? (await candidate('below-cap'));
       if (!found) return null;
       const row = await executor
         .updateTable('webhook_messages')
@@ -128,16 +139,15 @@ export class WebhookOutbox {
   }
 
   /**
-   * When the earliest pending message not held by a live claim is due (null: none), read
-   * without a write lock: an idle worker sleeps until then (at most its safety poll).
+   * When the earliest message a claim could take is due (null: none), read without a write
+   * lock: an idle worker sleeps until then (at most its safety poll). Messages waiting for
+   * a delivery under way (of their endpoint, or of a project at its cap) are left out: the
+   * worker that finishes it claims the next one at once, and a dead worker's claim is found
+   * by the safety poll.
    */
   async nextDueAt(): Promise<number | null> {
-    const now = this.clock.now();
-    const row = await this.database.db
-      .selectFrom('webhook_messages')
+    const row = await eligibleMessages(this.database.db, this.clock.now(), 'below-cap')
       .select((eb) => eb.fn.min('next_attempt_at').as('due'))
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
       .executeTakeFirst();
     // min() of no row is null, and PostgreSQL hands a bigint back as a string: neither is in the column's type.
     const due: unknown = row?.due;

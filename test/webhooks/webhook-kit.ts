@@ -11,10 +11,10 @@ type ResponseBody = any;
 /** Loopback receivers over plain http: what the tests allow; production refuses both. */
 export const LOOPBACK_ALLOWED = { DOCWRIGHT_WEBHOOK_ALLOW_HTTP: 'on', DOCWRIGHT_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128' };
 
-export interface WebhookKit extends TestApp {
+/** A project's admin client of the kit's app. */
+export interface ProjectClient {
   projectId: string;
   key: string;
-  worker: WebhookDeliveryWorker;
   api(
     method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     path: string,
@@ -24,6 +24,12 @@ export interface WebhookKit extends TestApp {
   archivedJob(): Promise<string>;
 }
 
+export interface WebhookKit extends TestApp, ProjectClient {
+  worker: WebhookDeliveryWorker;
+  /** Another project of the same app, with an admin key of its own. */
+  otherProject(): Promise<ProjectClient>;
+}
+
 /** The real app on a manual clock, a project with an admin key, and a delivery worker driven by hand. */
 export async function createWebhookKit(
   dialect: Dialect,
@@ -31,10 +37,24 @@ export async function createWebhookKit(
   options: { resolve?: WebhookResolver } = {},
 ): Promise<WebhookKit> {
   const t = await createTestApp(dialect, { DOCWRIGHT_PUBLIC_URL: 'https://docwright.example', ...environment });
+  const client = await projectClient(t);
+  const worker = createWebhookWorker(t.services, createLogger({ level: 'silent' }), options);
+  return {
+    ...t,
+    ...client,
+    worker,
+    otherProject: () => projectClient(t),
+    async close() {
+      await worker.stop();
+      await t.close();
+    },
+  };
+}
+
+async function projectClient(t: TestApp): Promise<ProjectClient> {
   const project = await createTestProject(t.services);
   const key = (await t.services.keys.create({ projectId: project.id })).key;
-  const worker = createWebhookWorker(t.services, createLogger({ level: 'silent' }), options);
-  const api: WebhookKit['api'] = async (method, path, body) => {
+  const api: ProjectClient['api'] = async (method, path, body) => {
     const response = await t.app.inject({
       method,
       url: path,
@@ -44,10 +64,8 @@ export async function createWebhookKit(
     return { status: response.statusCode, body: response.body === '' ? undefined : response.json(), headers: response.headers };
   };
   return {
-    ...t,
     projectId: project.id,
     key,
-    worker,
     api,
     async archivedJob() {
       const created = await api('POST', `/v2/agent/${project.id}/job`, { prompt: 'Anything' });
@@ -55,10 +73,6 @@ export async function createWebhookKit(
       const archived = await api('POST', `/v2/agent/${project.id}/job/${created.body.id}/archive`);
       if (archived.status !== 200) throw new Error(`archive answered ${archived.status}`);
       return created.body.id as string;
-    },
-    async close() {
-      await worker.stop();
-      await t.close();
     },
   };
 }

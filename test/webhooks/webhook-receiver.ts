@@ -24,7 +24,19 @@ export interface ReceiverOptions {
   port?: number;
   /** The host written into `url` (default: the listening address). */
   urlHost?: string;
+  /** Answer each request this long after it arrived, so deliveries stay in flight side by side. */
+  answerAfterMs?: number;
+  /** Also counts the requests not answered yet here, besides the receiver's own `gauge` (one shared by several receivers). */
+  sharedGauge?: InFlightGauge;
 }
+
+/** Requests received and not answered yet, and the most there were at once. */
+export interface InFlightGauge {
+  now: number;
+  peak: number;
+}
+
+export const inFlightGauge = (): InFlightGauge => ({ now: 0, peak: 0 });
 
 /**
  * A webhook receiver on loopback: records every delivery and answers with the next status
@@ -36,6 +48,8 @@ export interface WebhookReceiver {
   port: number;
   received: ReceivedWebhook[];
   statuses: number[];
+  /** This receiver's requests not answered yet. */
+  gauge: InFlightGauge;
   hold(): void;
   release(): void;
   /** Resolves with the next delivery that arrives (or the first one not yet awaited). */
@@ -57,6 +71,7 @@ export async function startWebhookReceiver(statuses: number[] = [200], options: 
     port: 0,
     received,
     statuses,
+    gauge: inFlightGauge(),
     hold: () => {
       holding = true;
     },
@@ -78,13 +93,19 @@ export async function startWebhookReceiver(statuses: number[] = [200], options: 
         server.close(() => resolve());
       }),
   };
+  const gauges = [receiver.gauge, ...(options.sharedGauge === undefined ? [] : [options.sharedGauge])];
   const answer = (response: ServerResponse) => {
     const status = receiver.statuses[Math.min(answered, receiver.statuses.length - 1)] ?? 200;
     answered += 1;
+    for (const gauge of gauges) gauge.now -= 1;
     response.writeHead(status, { 'content-type': 'text/plain' });
     response.end(status < 300 ? 'ok' : `receiver failure ${status}`);
   };
   const handle = (request: IncomingMessage, response: ServerResponse) => {
+    for (const gauge of gauges) {
+      gauge.now += 1;
+      gauge.peak = Math.max(gauge.peak, gauge.now);
+    }
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -99,7 +120,8 @@ export async function startWebhookReceiver(statuses: number[] = [200], options: 
       });
       for (const wake of waiting.splice(0)) wake();
       if (holding) held.push(() => answer(response));
-      else answer(response);
+      else if (options.answerAfterMs === undefined) answer(response);
+      else setTimeout(() => answer(response), options.answerAfterMs);
     });
   };
   const server = options.tls === undefined ? createServer(handle) : createHttpsServer(options.tls, handle);
