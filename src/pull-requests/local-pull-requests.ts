@@ -194,7 +194,7 @@ const jobActive = (done: 'merged' | 'closed'): DocwrightError =>
 
 function headMoved(pr: LocalPullRequest, expected: string, actual: string): DocwrightError {
   return conflict(
-    `${pr.head} has moved since it was reviewed (reviewed ${expected.slice(0, 12)}, now ${actual.slice(0, 12)}); nothing was merged. Review the new commits, then merge again with the new headCommit.`,
+    `${pr.head} has moved since it was reviewed (reviewed ${expected.slice(0, 12)}, now ${actual.slice(0, 12)}); nothing was merged. Review the new commits, then merge again.`,
     'head_moved',
   );
 }

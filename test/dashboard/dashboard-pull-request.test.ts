@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/fake-model-server.js';
 import { createDocsRepository, git } from '../helpers/docs-repository.js';
 import { docsAgentScript } from '../jobs/docs-agent-script.js';
+import { pushOnto } from '../pull-requests/push-page.js';
 import { fakeModelEnvironment, launchChromium, openPage, startDashboardServer, type DashboardServer, type PageProblems } from './dashboard-harness.js';
 import { createProjectInUi, setUpFirstAdmin } from './dashboard-flows.js';
 import { expectAccessible, expectNoProblems } from './dashboard-expectations.js';
@@ -74,10 +75,29 @@ describe('local pull requests in Chromium', () => {
     await expectAccessible(page, 'pull request');
   });
 
-  it('merges into the base branch of the real repository', async () => {
+  it('merges into the base branch of the real repository, only the head the page showed', async () => {
     await page.goto(prLink);
+    await page.getByTestId('pr-files').waitFor();
+    // A commit reaches the branch after the page loaded: the click must not merge it unseen.
+    const branch = git(repository, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/docwright/');
+    const pushed = pushOnto(repository, branch, 'Pushed after the review.\n', 'faq.mdx');
+    const before = git(repository, 'rev-parse', 'main');
+    await page.getByRole('button', { name: 'Merge into main' }).click();
+    const alert = page.getByRole('alert');
+    await expect.poll(() => alert.textContent()).toContain('head_moved');
+    expect(await alert.textContent()).toContain('nothing was merged');
+    expect(git(repository, 'rev-parse', 'main')).toBe(before);
+    // The view was reloaded: the new commit and its file are on the page now.
+    await expect.poll(() => page.getByTestId('pr-files').textContent()).toContain('faq.mdx');
+    expect(await page.getByTestId('pr-head-commit').textContent()).toContain(pushed.slice(0, 12));
+    expect(await page.getByTestId('pr-head-moved').textContent()).toContain('review the new changes');
+    expect(await page.locator('.diff-scroll').textContent()).toContain('Pushed after the review.');
+    expect(await page.locator('.pr-meta [data-status="open"]').count()).toBe(1);
+    await expectAccessible(page, 'pull request whose head moved');
+
     await page.getByRole('button', { name: 'Merge into main' }).click();
     await page.locator('.pr-meta [data-status="merged"]').waitFor();
+    expect(git(repository, 'rev-parse', 'main^2')).toBe(pushed);
     expect(await page.getByRole('button', { name: 'Merge into main' }).count()).toBe(0);
     expect(git(repository, 'show', 'main:troubleshooting.mdx')).toContain('If the CLI fails, run it again.');
     expect(git(repository, 'show', 'main:docs.json')).toContain('"troubleshooting"');

@@ -7,6 +7,7 @@ export const pullsApi = {
   /** With the share token from prLink, or as the signed-in user. */
   get: (projectId: string, number: string, token: string | undefined, signal?: AbortSignal) =>
     api.get<PullRequest>(`${path(projectId, number)}${query({ token })}`, { signal, ignoreUnauthorized: true }),
-  merge: (projectId: string, number: string) => api.post<PullRequest>(`${path(projectId, number)}/merge`),
+  /** Merges `headCommit`, the head the page showed; a branch that moved since answers 409 head_moved. */
+  merge: (projectId: string, number: string, headCommit: string) => api.post<PullRequest>(`${path(projectId, number)}/merge`, { headCommit }),
   close: (projectId: string, number: string) => api.post<PullRequest>(`${path(projectId, number)}/close`),
 };

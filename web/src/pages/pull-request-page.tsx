@@ -49,31 +49,38 @@ export default function PullRequestPage() {
       </div>
     );
   }
-  return <PullRequestView projectId={projectId} number={number} pr={pr.data} signedIn={signedIn} onChange={(next) => pr.setData(next)} />;
+  return <PullRequestView projectId={projectId} number={number} token={token} pr={pr.data} signedIn={signedIn} onChange={(next) => pr.setData(next)} />;
 }
 
 interface ViewProps {
   projectId: string;
   number: string;
+  token: string | undefined;
   pr: PullRequest;
   signedIn: boolean;
   onChange: (pr: PullRequest) => void;
 }
 
-function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProps) {
+function PullRequestView({ projectId, number, token, pr, signedIn, onChange }: ViewProps) {
   const [merging, setMerging] = useState(false);
   const [closing, setClosing] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const parsed = useMemo(() => parseDiff(pr.diff), [pr.diff]);
 
   const merge = async () => {
+    // What is merged is the head this page shows, never whatever the branch holds by then.
+    const reviewed = pr.headCommit;
+    if (reviewed === null) return;
     setMerging(true);
     setError(null);
     try {
-      onChange(await pullsApi.merge(projectId, number));
+      onChange(await pullsApi.merge(projectId, number, reviewed));
       notify(`Pull request #${number} merged into ${pr.base}.`);
     } catch (failure) {
-      setError(toApiError(failure));
+      const refused = toApiError(failure);
+      setError(refused);
+      // New commits arrived: show them, so that they are reviewed before the next merge.
+      if (refused.code === 'head_moved') onChange(await pullsApi.get(projectId, number, token).catch(() => pr));
     } finally {
       setMerging(false);
     }
@@ -97,6 +104,11 @@ function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProp
           <span>
             <code>{pr.head}</code> <span aria-label="into">→</span> <code>{pr.base}</code>
           </span>
+          {pr.headCommit && (
+            <span class="muted small" data-testid="pr-head-commit">
+              head <code>{pr.headCommit.slice(0, 12)}</code>
+            </span>
+          )}
           {pr.mergeCommit && (
             <span class="muted small">
               merge commit <code>{pr.mergeCommit.slice(0, 12)}</code>
@@ -105,7 +117,7 @@ function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProp
         </div>
         {signedIn && pr.status === 'open' && (
           <div class="pr-actions">
-            <button type="button" class="btn btn-success" onClick={merge} disabled={merging}>
+            <button type="button" class="btn btn-success" onClick={merge} disabled={merging || pr.headCommit === null}>
               {merging ? 'Merging…' : `Merge into ${pr.base}`}
             </button>
             <button type="button" class="btn" onClick={() => setClosing(true)} disabled={merging}>
@@ -115,8 +127,11 @@ function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProp
         )}
         {!signedIn && <p class="muted small">Read-only view from a shared link. Sign in to merge or close.</p>}
       </div>
-      {error && (
-        <ErrorMessage error={error} title={error.code === 'merge_conflict' ? `Merge conflict: nothing was merged into ${pr.base}` : 'The action failed'} />
+      {error && <ErrorMessage error={error} title={errorTitle(error, pr)} />}
+      {error?.code === 'head_moved' && (
+        <p class="muted" data-testid="pr-head-moved">
+          The page now shows {pr.head} as it is{pr.headCommit ? ` (${pr.headCommit.slice(0, 12)})` : ''}: review the new changes below, then merge again.
+        </p>
       )}
       {error?.code === 'merge_conflict' && (
         <p class="muted">
@@ -165,4 +180,10 @@ function PullRequestView({ projectId, number, pr, signedIn, onChange }: ViewProp
       </ConfirmDialog>
     </div>
   );
+}
+
+function errorTitle(error: ApiError, pr: PullRequest): string {
+  if (error.code === 'merge_conflict') return `Merge conflict: nothing was merged into ${pr.base}`;
+  if (error.code === 'head_moved') return `New commits were pushed to ${pr.head} since the page loaded: nothing was merged`;
+  return 'The action failed';
 }
