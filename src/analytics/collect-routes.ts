@@ -12,6 +12,7 @@ import { clientKey } from '../rate-limit/client-rate-limiter.js';
 import type { SharedWindowLimiter } from '../rate-limit/shared-window-limiter.js';
 import type { VisitorIdentity } from './visitor-identity.js';
 import { readSignatureField } from './verification/signature-field.js';
+import { decodeUtf8Marked } from './utf8-text.js';
 
 /** A beacon is a path and a referrer; anything near this size is not one. */
 export const COLLECT_BODY_LIMIT = 16 * 1024;
@@ -127,9 +128,13 @@ export async function registerCollectRoutes(app: FastifyInstance, dependencies: 
   });
 
   // Only the beacon takes text/plain (sendBeacon's CORS-safelisted type, no preflight): the
-  // app refuses it everywhere else with 415.
+  // app refuses it everywhere else with 415. Both types reach the route as text, bytes that
+  // are not UTF-8 marked (decodeUtf8Marked) so that they reject the beacon as its events would.
   await app.register(async (scope) => {
-    scope.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    const asText = (_request: FastifyRequest, body: Buffer, done: (error: Error | null, body?: unknown) => void) => done(null, decodeUtf8Marked(body));
+    scope.addContentTypeParser('text/plain', { parseAs: 'buffer' }, asText);
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, asText);
     registerBeaconRoute(scope.withTypeProvider<ZodTypeProvider>(), dependencies);
   });
 }

@@ -4,6 +4,7 @@ import { canonicalPathEncoding } from './path-encoding.js';
 import { utmSourceOf } from './classification/ai-referral.js';
 import type { SignatureHeaders } from './verification/hit-verifier.js';
 import { readSignatureField } from './verification/signature-field.js';
+import { LONE_SURROGATE } from './utf8-text.js';
 
 /** One hit as the events endpoint takes it, after validation. */
 export interface ValidEvent {
@@ -69,6 +70,24 @@ function optionalString(value: unknown): string | null | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * Why `value` of `field` cannot be stored as text on every backend, or null when it can. An
+ * unpaired surrogate has no UTF-8 form (PostgreSQL and ClickHouse stored U+FFFD instead, or
+ * refused the statement with a 500), and PostgreSQL text cannot hold NUL. A byte of the
+ * body that is not UTF-8 arrives as a lone surrogate too (decodeUtf8Marked).
+ */
+function textRejection(index: number, code: EventRejectionCode, field: string, value: string | null): EventRejection | null {
+  if (value === null || !(LONE_SURROGATE.test(value) || value.includes('\u0000'))) return null;
+  return reject(index, code, `${field} must be well-formed text: no unpaired UTF-16 surrogate, no byte that is not UTF-8, no NUL`);
+}
+
+/** The first `length` UTF-16 units of `value`, one fewer when the cut would split a surrogate pair. */
+function cut(value: string, length: number): string {
+  if (value.length <= length) return value;
+  const code = value.charCodeAt(length - 1);
+  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? length - 1 : length);
+}
+
 /** The path without its query string and fragment, in canonical percent-encoding (path-encoding.ts), or a reason it is not a page path. */
 export function normalisePath(raw: string): string | { message: string } {
   let end = raw.length;
@@ -99,8 +118,13 @@ export function validateEvent(item: unknown, index: number, window: EventTimeWin
   if (id === undefined || (id !== null && (id.length === 0 || id.length > MAX_ID_LENGTH))) {
     return reject(index, 'invalid_field', `id must be a string of 1 to ${MAX_ID_LENGTH} characters`);
   }
+  const badId = textRejection(index, 'invalid_field', 'id', id);
+  if (badId !== null) return badId;
 
   if (typeof event.path !== 'string') return reject(index, 'invalid_path', 'path is required and must be a string');
+  // The whole path, query included: its utm_source is kept.
+  const badPath = textRejection(index, 'invalid_path', 'path', event.path);
+  if (badPath !== null) return badPath;
   const path = normalisePath(event.path);
   if (typeof path !== 'string') return reject(index, 'invalid_path', path.message);
 
@@ -129,6 +153,12 @@ export function validateEvent(item: unknown, index: number, window: EventTimeWin
   if (accept === undefined) return reject(index, 'invalid_field', 'accept must be a string');
   const referrer = optionalString(event.referrer);
   if (referrer === undefined) return reject(index, 'invalid_field', 'referrer must be a string');
+  // Checked whole, before any cut: a bad character past the cut still makes a bad event.
+  const badText =
+    textRejection(index, 'invalid_field', 'userAgent', userAgent) ??
+    textRejection(index, 'invalid_field', 'accept', accept) ??
+    textRejection(index, 'invalid_field', 'referrer', referrer);
+  if (badText !== null) return badText;
 
   const status = event.status ?? null;
   if (status !== null && !(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599)) {
@@ -141,6 +171,8 @@ export function validateEvent(item: unknown, index: number, window: EventTimeWin
   if (visitorId === undefined || (visitorId !== null && (visitorId.length === 0 || visitorId.length > MAX_ID_LENGTH))) {
     return reject(index, 'invalid_field', `visitorId must be a string of 1 to ${MAX_ID_LENGTH} characters`);
   }
+  const badVisitor = textRejection(index, 'invalid_field', 'visitorId', visitorId);
+  if (badVisitor !== null) return badVisitor;
   if (visitorId === null && ip === null) return reject(index, 'missing_visitor', 'an event needs visitorId or ip to tell its visitor apart');
   const signature = readSignatureField(event.webBotAuth);
   if (signature !== null && 'message' in signature) return reject(index, 'invalid_signature', signature.message);
@@ -150,11 +182,11 @@ export function validateEvent(item: unknown, index: number, window: EventTimeWin
     id,
     at,
     path,
-    userAgent: userAgent === null ? '' : userAgent.length > MAX_USER_AGENT_LENGTH ? userAgent.slice(0, MAX_USER_AGENT_LENGTH) : userAgent,
+    userAgent: userAgent === null ? '' : cut(userAgent, MAX_USER_AGENT_LENGTH),
     ip,
     visitorId,
-    accept: accept === null || accept.length <= MAX_ACCEPT_LENGTH ? accept : accept.slice(0, MAX_ACCEPT_LENGTH),
-    referrer: referrer === null || referrer === '' ? null : referrer.length > MAX_REFERRER_LENGTH ? referrer.slice(0, MAX_REFERRER_LENGTH) : referrer,
+    accept: accept === null ? null : cut(accept, MAX_ACCEPT_LENGTH),
+    referrer: referrer === null || referrer === '' ? null : cut(referrer, MAX_REFERRER_LENGTH),
     utmSource: utmSourceOf(event.path),
     status,
     signature,

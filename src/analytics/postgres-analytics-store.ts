@@ -9,6 +9,7 @@ import { pruneStatements } from './prune-statements.js';
 import { integerArrayLiteral, textArrayLiteral } from './postgres-array-literal.js';
 import { INSERT_HITS, INSERT_HITS_NAME, hitColumns, singleStatementGroup, type HitRow } from './postgres-hit-rows.js';
 import { createGroupCommit, type GroupCommit } from '../db/group-commit.js';
+import { databaseTrouble } from '../db/database-unavailable.js';
 import {
   DELETE_BATCH_ROWS,
   DELETE_BEACON_SENDERS,
@@ -74,6 +75,8 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
       maxWeight: GROUP_MAX_HITS,
       weightOf: (batch) => batch.count,
       concurrency: GROUP_CONCURRENCY,
+      // A value PostgreSQL refuses fails its own batch, not the others grouped with it; a lost database fails them all at once.
+      alone: (error) => databaseTrouble(error) === undefined,
     });
   }
 

@@ -8,6 +8,7 @@ import { claimOnlyVerifier, type HitVerifier, type SeenNonce } from './verificat
 import type { NonceClaim } from './verification/nonce-ledger.js';
 import { verifyHit } from './verification/verify-hit.js';
 import { validateEvent, type EventRejection, type EventTimeWindow } from './event-validation.js';
+import { decodeUtf8Marked } from './utf8-text.js';
 import type { VisitorIdentity } from './visitor-identity.js';
 
 export const MAX_BATCH_EVENTS = 1_000;
@@ -94,7 +95,8 @@ export function parseEventsBody(body: Uint8Array | string): unknown[] | Prepared
   let parsed: unknown;
   try {
     // Plain JSON.parse: an own "__proto__" key is harmless here, nothing merges these objects.
-    parsed = JSON.parse(typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8'));
+    // Bytes that are not UTF-8 reject the event that holds them (decodeUtf8Marked), not the batch.
+    parsed = JSON.parse(typeof body === 'string' ? body : decodeUtf8Marked(body));
   } catch {
     return failure('invalid_json', 'The request body is not valid JSON.');
   }
@@ -210,6 +212,7 @@ export function prepareBatch(
       at: event.at,
       eventId: event.id,
       authorities: context.authorities ?? null,
+      projectId: context.projectId,
       onNonce,
     });
     let { classCode, agentIndex } = known;

@@ -6,8 +6,10 @@ export type GroupCommit<Item, Result> = (item: Item) => Promise<Result>;
  * arrive while `concurrency` groups are being written form the next group (up to
  * `maxItems`, or `maxWeight` by `weightOf`). Writers then share round trips and commits
  * instead of each paying its own, while a few groups in flight keep the database busy
- * during another group's round trips. A failed group fails every item in it; other
- * groups are not affected.
+ * during another group's round trips. A failed group fails every item in it, unless
+ * `alone` says the failure may be one item's doing: then each item is written again in a
+ * group of its own, so one bad item fails alone (`commit` must then be all or nothing, a
+ * transaction). Other groups are not affected.
  */
 export function createGroupCommit<Item, Result>(options: {
   commit: (items: Item[]) => Promise<Result[]>;
@@ -16,6 +18,8 @@ export function createGroupCommit<Item, Result>(options: {
   weightOf: (item: Item) => number;
   /** Groups written at the same time; default 1. */
   concurrency?: number;
+  /** Whether a group's failure may be one item's fault (a bad value), not the database's. */
+  alone?: (error: unknown) => boolean;
 }): GroupCommit<Item, Result> {
   interface Waiting {
     item: Item;
@@ -40,6 +44,17 @@ export function createGroupCommit<Item, Result>(options: {
     return queue.splice(0, count);
   };
 
+  const commitAlone = async (group: Waiting[]): Promise<void> => {
+    for (const waiting of group) {
+      try {
+        const [result] = await options.commit([waiting.item]);
+        waiting.resolve(result!);
+      } catch (error) {
+        waiting.reject(error);
+      }
+    }
+  };
+
   const writeGroups = async (): Promise<void> => {
     writing += 1;
     try {
@@ -49,7 +64,8 @@ export function createGroupCommit<Item, Result>(options: {
           const results = await options.commit(group.map((waiting) => waiting.item));
           group.forEach((waiting, index) => waiting.resolve(results[index]!));
         } catch (error) {
-          for (const waiting of group) waiting.reject(error);
+          if (group.length > 1 && options.alone?.(error) === true) await commitAlone(group);
+          else for (const waiting of group) waiting.reject(error);
         }
       }
     } finally {

@@ -71,6 +71,53 @@ describe('createGroupCommit', () => {
     expect(await write('ok-4')).toBe('ok-4');
   });
 
+  test('with `alone`, the items of a group that failed for one of them are written again one by one, and only that one fails', async () => {
+    const first = gate();
+    const groups: string[][] = [];
+    const write = createGroupCommit<string, string>({
+      commit: async (items) => {
+        groups.push(items);
+        if (groups.length === 1) await first.opened;
+        if (items.includes('bad')) throw new Error('constraint violated');
+        if (items.includes('down')) throw new Error('connection lost');
+        return items.map((item) => `done ${item}`);
+      },
+      maxItems: 10,
+      maxWeight: 100,
+      weightOf: () => 1,
+      alone: (error) => (error as Error).message === 'constraint violated',
+    });
+    const leader = write('ok-1');
+    const grouped = [write('ok-2'), write('bad'), write('ok-3')];
+    first.open();
+    expect(await leader).toBe('done ok-1');
+    const settled = await Promise.allSettled(grouped);
+    expect(settled.map((result) => (result.status === 'fulfilled' ? result.value : (result.reason as Error).message))).toEqual([
+      'done ok-2',
+      'constraint violated',
+      'done ok-3',
+    ]);
+    expect(groups).toEqual([['ok-1'], ['ok-2', 'bad', 'ok-3'], ['ok-2'], ['bad'], ['ok-3']]);
+    // A failure `alone` does not claim (a lost database) fails the whole group at once, as before.
+    const blocker = gate();
+    const slow = createGroupCommit<string, string>({
+      commit: async (items) => {
+        if (items[0] === 'first') await blocker.opened;
+        if (items.includes('down')) throw new Error('connection lost');
+        return items;
+      },
+      maxItems: 10,
+      maxWeight: 100,
+      weightOf: () => 1,
+      alone: (error) => (error as Error).message === 'constraint violated',
+    });
+    const head = slow('first');
+    const outage = [slow('a'), slow('down'), slow('b')];
+    blocker.open();
+    await head;
+    expect((await Promise.allSettled(outage)).map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  });
+
   test('with concurrency 2, two groups are written at once and the rest queue into the next free writer', async () => {
     const started: number[][] = [];
     const gates = new Map<number, ReturnType<typeof gate>>();

@@ -5,6 +5,8 @@
  * host, so one product is one row in reports whatever alias or subdomain it came from.
  */
 
+import { LONE_SURROGATE } from '../utf8-text.js';
+
 /** Hosts of AI products (and their subdomains) → the product's canonical host. */
 const AI_PRODUCT_HOSTS: ReadonlyMap<string, string> = new Map([
   ['chatgpt.com', 'chatgpt.com'],
@@ -84,7 +86,8 @@ export function utmSourceOf(pathWithQuery: string): string | null {
   if (raw.length === 0 || raw.length > MAX_UTM_SOURCE_LENGTH * 3) return null;
   try {
     const value = decodeURIComponent(raw);
-    return value.length > MAX_UTM_SOURCE_LENGTH ? null : value;
+    // A raw unpaired surrogate passes decodeURIComponent; it is no product's name, and the importer's encodeURIComponent would throw on it.
+    return value.length > MAX_UTM_SOURCE_LENGTH || LONE_SURROGATE.test(value) ? null : value;
   } catch {
     return null;
   }

@@ -2,6 +2,7 @@ import { randomFillSync } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Clock } from '../../core/clock.js';
 import { DocwrightError } from '../../core/errors.js';
+import { databaseTrouble } from '../../db/database-unavailable.js';
 import { DEFAULT_SPOOL_MAX_HITS } from '../../config/clickhouse-settings.js';
 import type { HitBatch, InsertHitsResult } from '../analytics-store.js';
 import { dayOf } from '../analytics-codes.js';
@@ -19,6 +20,15 @@ const MAX_GROUP_BATCHES = 64;
 /** How far ahead a day stamp reaches (stamp), and how many (site, day) stamps a process remembers. */
 const STAMP_AHEAD_MS = 1_000;
 const MAX_STAMPED_DAYS = 10_000;
+
+/**
+ * Whether a group's failure may be one batch's doing: not ClickHouse being unreachable or
+ * busy, nor the spool being full (a DocwrightError), which every batch of the group would
+ * meet again alone.
+ */
+function isBatchFault(error: unknown): boolean {
+  return databaseTrouble(error) === undefined && !(error instanceof DocwrightError);
+}
 
 /** One spooled batch (every row of it to write), with what its rows need. */
 interface KeptHits {
@@ -87,10 +97,27 @@ export class ClickHouseHitWriter {
         const results = await this.acceptGroup(group.map((pending) => pending.batch));
         group.forEach((pending, index) => pending.resolve(results[index]!));
       } catch (error) {
-        for (const pending of group) pending.reject(error);
+        if (group.length === 1 || !isBatchFault(error)) for (const pending of group) pending.reject(error);
+        else await this.acceptAlone(group);
       }
     }
     this.queues.delete(site);
+  }
+
+  /**
+   * Accepts each batch of a failed group on its own, in order, so a value one request sent
+   * fails that request alone, never the others it happened to be grouped with. The group
+   * wrote nothing (its one spool transaction did not commit), so nothing is stored twice.
+   */
+  private async acceptAlone(group: readonly Pending[]): Promise<void> {
+    for (const pending of group) {
+      try {
+        const [result] = await this.acceptGroup([pending.batch]);
+        pending.resolve(result!);
+      } catch (error) {
+        pending.reject(error);
+      }
+    }
   }
 
   /**
