@@ -15,7 +15,7 @@ export const DEFAULT_DASHBOARD_DIR = packagePath('web', 'dist');
  * /healthz, /readyz, unknown paths) keeps the API's JSON problem bodies, so a typo in an
  * API URL never gets an HTML page back.
  */
-export const DASHBOARD_PAGE_PATHS = ['/', '/setup', '/signin', '/users', '/projects', '/projects/*'] as const;
+export const DASHBOARD_PAGE_PATHS = ['/', '/setup', '/signin', '/users', '/account', '/projects', '/projects/*'] as const;
 
 const PULL_REQUEST_PAGE = /^\/projects\/[^/]+\/pulls\/[^/]+\/?$/;
 

@@ -11,6 +11,7 @@ import { SetupPage } from './pages/setup-page';
 import { SignInPage } from './pages/signin-page';
 import { ProjectsPage } from './pages/projects-page';
 import { UsersPage } from './pages/users-page';
+import { AccountPage } from './pages/account-page';
 import { KeysPage } from './pages/keys-page';
 import { SettingsPage } from './pages/settings-page';
 import { JobsPage } from './pages/jobs-page';
@@ -35,6 +36,8 @@ function redirectFor(session: SessionState, path: string, url: string, next: str
   if (session.setupRequired) return path === '/setup' ? null : '/setup';
   if (path === '/setup') return session.user ? '/' : '/signin';
   if (!session.user) return path === '/signin' ? null : session.signedOut || url === '/' ? '/signin' : `/signin?next=${encodeURIComponent(url)}`;
+  // After an admin's reset, nothing else works until a new password is set.
+  if (session.user.mustChangePassword) return path === '/account' ? null : '/account';
   if (path === '/signin') return safeNext(next);
   return null;
 }
@@ -79,6 +82,7 @@ function Routes() {
             <Route path="/setup" component={SetupPage} />
             <Route path="/signin" component={SignInPage} />
             <Route path="/users" component={UsersPage} />
+            <Route path="/account" component={AccountPage} />
             <Route path="/projects" component={ProjectsPage} />
             <Route path="/projects/:projectId" component={ProjectRedirect} />
             <Route path="/projects/:projectId/jobs" component={JobsPage} />

@@ -49,6 +49,19 @@ export async function signOut(): Promise<void> {
   if (state.status === 'ready') set({ ...state, signedOut: true });
 }
 
+/** POST /v1/session/password; the other sessions end, this one no longer needs a new password. */
+export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
+  await api.post('/v1/session/password', { currentPassword, newPassword });
+  if (state.status === 'ready' && state.user) set({ ...state, user: { ...state.user, mustChangePassword: false } });
+}
+
+/** Ends every session of the user, this one included; then the page is signed out. */
+export async function signOutEverywhere(): Promise<void> {
+  await api.delete('/v1/session/everywhere');
+  await loadSession();
+  if (state.status === 'ready') set({ ...state, signedOut: true });
+}
+
 /**
  * The session ended under the page (a 401 from the API): forget the user at once, then ask
  * the server again, which also issues the CSRF token that goes with the new cookie.

@@ -16,6 +16,9 @@ export type Session = Schemas['SessionState'];
 
 export type SignedIn = Schemas['SignedIn'];
 
+/** An admin's reset of another user's password: the temporary password, shown once. */
+export type PasswordReset = Schemas['PasswordReset'];
+
 export type ForgeKind = 'local' | 'github' | 'gitlab';
 
 export type ProjectSettings = Schemas['Project']['settings'];

@@ -54,9 +54,14 @@ export function AppShell({ children }: { children: ComponentChildren }) {
                 </a>
               )}
               <div class="nav-user">
-                <span class="nav-email" title={`Signed in as ${user.email} (${user.role})`}>
+                <a
+                  href="/account"
+                  class="nav-email"
+                  title={`Signed in as ${user.email} (${user.role}): your account`}
+                  aria-current={current('/account') ? 'page' : undefined}
+                >
                   {user.email}
-                </span>
+                </a>
                 <button type="button" class="btn btn-small" onClick={doSignOut}>
                   Sign out
                 </button>

@@ -9,6 +9,8 @@ import { Loading } from '../components/loading';
 import { notify } from '../components/toast';
 import { useDocumentTitle } from '../hooks/use-document-title';
 import { useResource } from '../hooks/use-resource';
+import { RoleSelect } from '../components/role-select';
+import { SecretCard } from '../components/secret-card';
 import { useSubmission } from '../hooks/use-submission';
 import { RelativeTime } from '../components/relative-time';
 
@@ -18,6 +20,9 @@ export function UsersPage() {
   const me = session.status === 'ready' ? session.user : null;
   const users = useResource((signal) => usersApi.list(signal), 'users');
   const [removing, setRemoving] = useState<User | null>(null);
+  const [resetting, setResetting] = useState<User | null>(null);
+  const [temporary, setTemporary] = useState<{ email: string; password: string } | null>(null);
+  const replace = (changed: User) => users.setData((previous) => (previous ?? []).map((user) => (user.id === changed.id ? changed : user)));
 
   if (me && me.role !== 'admin') {
     return (
@@ -33,6 +38,17 @@ export function UsersPage() {
         <h1>Users</h1>
       </div>
       <div class="stack">
+        {temporary && (
+          <SecretCard
+            title={`Temporary password for ${temporary.email}`}
+            secret={temporary.password}
+            label="temporary password"
+            testId="temporary-password"
+            onDone={() => setTemporary(null)}
+          >
+            Shown once. Give it to {temporary.email} privately: they sign in with it and must then choose a new password. Their sessions have ended.
+          </SecretCard>
+        )}
         <section class="card" aria-labelledby="add-user-heading">
           <h2 id="add-user-heading">Add a user</h2>
           <NewUserForm onCreated={(user) => users.setData((previous) => [...(previous ?? []), user])} />
@@ -59,16 +75,27 @@ export function UsersPage() {
                     <tr key={user.id}>
                       <td>
                         {user.email} {user.id === me?.id && <span class="muted">(you)</span>}
+                        {user.mustChangePassword && <span class="muted"> — must set a new password</span>}
                       </td>
                       <td>
-                        <span class={`scope scope-${user.role}`}>{user.role}</span>
+                        <RoleSelect user={user} onChanged={replace} />
                       </td>
                       <td>{user.createdAt ? <RelativeTime iso={user.createdAt} /> : '—'}</td>
                       <td class="cell-actions">
                         {user.id !== me?.id && (
-                          <button type="button" class="btn btn-small btn-danger-outline" onClick={() => setRemoving(user)} aria-label={`Remove ${user.email}`}>
-                            Remove
-                          </button>
+                          <>
+                            <button type="button" class="btn btn-small" onClick={() => setResetting(user)} aria-label={`Reset password of ${user.email}`}>
+                              Reset password
+                            </button>{' '}
+                            <button
+                              type="button"
+                              class="btn btn-small btn-danger-outline"
+                              onClick={() => setRemoving(user)}
+                              aria-label={`Remove ${user.email}`}
+                            >
+                              Remove
+                            </button>
+                          </>
                         )}
                       </td>
                     </tr>
@@ -79,6 +106,24 @@ export function UsersPage() {
           )}
         </section>
       </div>
+      <ConfirmDialog
+        open={resetting !== null}
+        title="Reset this user's password?"
+        confirmLabel="Reset password"
+        danger
+        onClose={() => setResetting(null)}
+        onConfirm={async () => {
+          if (!resetting) return;
+          const reset = await usersApi.resetPassword(resetting.id);
+          replace(reset.user);
+          setTemporary({ email: reset.user.email, password: reset.temporaryPassword });
+        }}
+      >
+        <p>
+          <strong>{resetting?.email}</strong> is signed out everywhere. You get a temporary password, shown once, to pass on; with it they must set a new
+          password before anything else.
+        </p>
+      </ConfirmDialog>
       <ConfirmDialog
         open={removing !== null}
         title="Remove this user?"
