@@ -17,7 +17,7 @@ describe.each(BACKENDS)('docwright users [%s]', (dialect) => {
     const first = await runCli(['users', 'create', '--email', 'Ann@Example.com', '--json'], environment, { input: `${password}\n` });
     expect(first.code, first.stderr).toBe(0);
     const ann = JSON.parse(first.stdout);
-    expect(ann).toEqual({ id: expect.any(String), email: 'Ann@Example.com', role: 'admin', createdAt: expect.any(String) });
+    expect(ann).toEqual({ id: expect.any(String), email: 'Ann@Example.com', role: 'admin', createdAt: expect.any(String), mustChangePassword: false });
     expect(first.stdout + first.stderr).not.toContain(password);
 
     const second = await runCli(['users', 'create', '--email', 'bob@example.com'], environment, { input: 'another long password' });
