@@ -73,7 +73,7 @@ export function swaggerOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
             in: 'cookie',
             name: 'dw_session',
             description:
-              'A dashboard session (POST /v1/session). POST, PUT, PATCH and DELETE with it must also send X-CSRF-Token, the csrfToken of GET /v1/session (403 csrf_failed otherwise).',
+              'A dashboard session (POST /v1/session); the cookie is __Host-dw_session when served over https. POST, PUT, PATCH and DELETE with it must also send X-CSRF-Token, the csrfToken of GET /v1/session (403 csrf_failed otherwise).',
           },
         },
       },
