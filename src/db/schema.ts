@@ -153,11 +153,19 @@ export interface JobQueueTable {
   created_at: number;
   /** The fencing token of the last claim (migration 011); 0 until the row is first claimed. */
   lease_token: Generated<number>;
+  /** The job's project, filled from `jobs` by a trigger (migration 026): what fair claims order by. */
+  project_id: Generated<string>;
 }
 
 /** SQLite only: the counter lease tokens are taken from (PostgreSQL uses the sequence `job_lease_tokens`). */
 export interface JobLeaseTokensTable {
   id: number;
+  last_token: number;
+}
+
+/** The lease token of each project's latest job claim: the fair claim's order (migration 026, job-queue.ts). */
+export interface ProjectJobClaimsTable {
+  project_id: string;
   last_token: number;
 }
 
@@ -286,6 +294,7 @@ export interface DatabaseSchema extends AnalyticsSchema {
   job_turns: JobTurnsTable;
   job_queue: JobQueueTable;
   job_lease_tokens: JobLeaseTokensTable;
+  project_job_claims: ProjectJobClaimsTable;
   job_events: JobEventsTable;
   project_usage_months: ProjectUsageMonthsTable;
   rate_limit_hits: RateLimitHitsTable;

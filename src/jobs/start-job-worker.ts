@@ -38,6 +38,7 @@ export function createJobWorker(services: Services, logger: Logger, options: Job
     handler: runner.handle,
     logger: logger.child({ component: 'worker' }),
     concurrency: options.concurrency ?? config.worker.concurrency,
+    jobsPerProject: config.worker.jobsPerProject,
     leaseMs: options.leaseMs ?? config.worker.leaseMs,
     idlePollMs: options.idlePollMs ?? config.worker.idlePollMs,
   });

@@ -61,6 +61,7 @@ export class ProjectDeletion {
         'local_pull_requests',
         'legacy_forge_credentials',
         'project_usage_months',
+        'project_job_claims',
       ] as const) {
         await executor.deleteFrom(table).where('project_id', '=', projectId).execute();
       }

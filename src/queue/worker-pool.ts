@@ -32,6 +32,8 @@ export interface WorkerPoolOptions {
   handler: JobHandler;
   logger: Log;
   concurrency: number;
+  /** Leases one project may hold at once over every worker (DOCWRIGHT_JOBS_PER_PROJECT); unset = no cap. */
+  jobsPerProject?: number;
   leaseMs: number;
   /** Fallback poll while idle: covers other SQLite processes and lost notifications. */
   idlePollMs?: number;
@@ -118,7 +120,7 @@ export class WorkerPool {
   }
 
   private async run(): Promise<void> {
-    const { queue, concurrency, leaseMs, logger } = this.options;
+    const { queue, concurrency, jobsPerProject, leaseMs, logger } = this.options;
     const idlePollMs = this.options.idlePollMs ?? 1_000;
     while (this.claiming === true) {
       if (this.running.size >= concurrency) {
@@ -127,7 +129,7 @@ export class WorkerPool {
       }
       let claimed: ClaimedJob | null;
       try {
-        claimed = await queue.claim(this.workerId, leaseMs);
+        claimed = await queue.claim(this.workerId, leaseMs, jobsPerProject);
       } catch (error) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() clears it while the claim is awaited, which narrowing cannot see
         if (!this.claiming) break;
@@ -136,7 +138,7 @@ export class WorkerPool {
         continue;
       }
       if (claimed === null) {
-        const nextMs = await queue.nextReadyInMs().catch(() => null);
+        const nextMs = await queue.nextReadyInMs(jobsPerProject).catch(() => null);
         await this.sleep(nextMs === null ? idlePollMs : Math.min(idlePollMs, Math.max(5, nextMs)));
         continue;
       }

@@ -123,7 +123,13 @@ describe('workers whose LISTEN connection was killed twice in a row still wake o
     gate = createGate();
     f = await createLifecycleFixture('postgres', gatedScript(gate));
     const url = f.t.testDatabase.location;
-    const environment = f.env({ DOCWRIGHT_PUBLIC_URL: 'http://docs.test', DOCWRIGHT_WORKER_POLL_SECONDS: '60', DOCWRIGHT_WORKER_CONCURRENCY: '1' });
+    // Both jobs are one project's: its default cap (1 at concurrency 1) would hold the second back.
+    const environment = f.env({
+      DOCWRIGHT_PUBLIC_URL: 'http://docs.test',
+      DOCWRIGHT_WORKER_POLL_SECONDS: '60',
+      DOCWRIGHT_WORKER_CONCURRENCY: '1',
+      DOCWRIGHT_JOBS_PER_PROJECT: '2',
+    });
     const workers = await Promise.all([startDocwright({ args: ['worker'], env: environment }), startDocwright({ args: ['worker'], env: environment })]);
     children.push(...workers);
     // Both have made their first claim (nothing queued) and now sleep for the idle poll.
