@@ -4,7 +4,7 @@ import { canonicalPathEncoding } from './path-encoding.js';
 import { utmSourceOf } from './classification/ai-referral.js';
 import type { SignatureHeaders } from './verification/hit-verifier.js';
 import { readSignatureField } from './verification/signature-field.js';
-import { LONE_SURROGATE } from './utf8-text.js';
+import { isWellFormed } from './utf8-text.js';
 
 /** One hit as the events endpoint takes it, after validation. */
 export interface ValidEvent {
@@ -77,7 +77,7 @@ function optionalString(value: unknown): string | null | undefined {
  * body that is not UTF-8 arrives as a lone surrogate too (decodeUtf8Marked).
  */
 function textRejection(index: number, code: EventRejectionCode, field: string, value: string | null): EventRejection | null {
-  if (value === null || !(LONE_SURROGATE.test(value) || value.includes('\u0000'))) return null;
+  if (value === null || (isWellFormed(value) && !value.includes('\u0000'))) return null;
   return reject(index, code, `${field} must be well-formed text: no unpaired UTF-16 surrogate, no byte that is not UTF-8, no NUL`);
 }
 

@@ -5,7 +5,7 @@
  * host, so one product is one row in reports whatever alias or subdomain it came from.
  */
 
-import { LONE_SURROGATE } from '../utf8-text.js';
+import { isWellFormed } from '../utf8-text.js';
 
 /** Hosts of AI products (and their subdomains) → the product's canonical host. */
 const AI_PRODUCT_HOSTS: ReadonlyMap<string, string> = new Map([
@@ -87,7 +87,7 @@ export function utmSourceOf(pathWithQuery: string): string | null {
   try {
     const value = decodeURIComponent(raw);
     // A raw unpaired surrogate passes decodeURIComponent; it is no product's name, and the importer's encodeURIComponent would throw on it.
-    return value.length > MAX_UTM_SOURCE_LENGTH || LONE_SURROGATE.test(value) ? null : value;
+    return value.length > MAX_UTM_SOURCE_LENGTH || !isWellFormed(value) ? null : value;
   } catch {
     return null;
   }
