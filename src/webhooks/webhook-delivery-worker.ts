@@ -138,7 +138,12 @@ export class WebhookDeliveryWorker {
         }
         this.launch(claim);
       }
-      if (idle) await this.whenIdle();
+      // Also when every slot stays busy (hanging receivers): pruning must not wait for an idle moment.
+      if (this.options.clock.now() - this.lastPrune >= PRUNE_EVERY_MS) {
+        this.lastPrune = this.options.clock.now();
+        await outbox.prune(this.options.retentionMs);
+      }
+      if (idle) await this.sleepUntilDue();
     } catch (error) {
       this.options.logger.warn({ err: error }, 'webhook claim failed; trying again at the next poll');
       this.sleep(this.options.pollMs);
@@ -161,13 +166,9 @@ export class WebhookDeliveryWorker {
     this.underWay.add(delivery);
   }
 
-  /** Nothing left to claim: the hourly prune, then sleep until the next message is due (at most the safety poll). */
-  private async whenIdle(): Promise<void> {
+  /** Nothing left to claim: sleep until the next message is due (at most the safety poll). */
+  private async sleepUntilDue(): Promise<void> {
     const { clock, outbox, pollMs } = this.options;
-    if (clock.now() - this.lastPrune >= PRUNE_EVERY_MS) {
-      this.lastPrune = clock.now();
-      await outbox.prune(this.options.retentionMs);
-    }
     const due = await outbox.nextDueAt();
     this.sleep(due === null ? pollMs : Math.min(pollMs, Math.max(MIN_SLEEP_MS, due - clock.now())));
   }

@@ -114,6 +114,28 @@ describe.each(BACKENDS)('fair webhook deliveries [%s]', (dialect) => {
     expect([first!.row.endpoint_id, third!.row.endpoint_id]).not.toContain(last?.row.endpoint_id);
   });
 
+  test('the hourly prune of old messages runs while every slot is held by a hanging receiver', async () => {
+    kit = await createWebhookKit(dialect, { ...LOOPBACK_ALLOWED, DOCWRIGHT_WEBHOOK_CONCURRENCY: '1' });
+    const stuck = await receiver();
+    stuck.hold();
+    await endpoint(kit, stuck.url);
+    kit.worker.start();
+    await kit.archivedJob();
+    await expect.poll(() => stuck.received.length, { timeout: 20_000 }).toBe(1);
+    // A message delivered 31 days ago (the retention is 30), recorded after the start's prune.
+    const { db } = kit.services.database;
+    const current = await db.selectFrom('webhook_messages').selectAll().executeTakeFirstOrThrow();
+    const longAgo = kit.clock.now() - 31 * 86_400_000;
+    await db
+      .insertInto('webhook_messages')
+      .values({ ...current, id: 'msg_old', status: 'succeeded', locked_by: null, locked_until: null, created_at: longAgo, finished_at: longAgo })
+      .execute();
+    kit.clock.advance(3_600_000);
+    kit.worker.wake(); // its only slot is busy: nothing to claim, but the hour is up
+    await expect.poll(async () => (await db.selectFrom('webhook_messages').select('id').where('id', '=', 'msg_old').execute()).length).toBe(0);
+    expect(stuck.received).toHaveLength(1);
+  });
+
   test('two worker processes never deliver to one endpoint at once, nor more than the cap of one project', async () => {
     kit = await createWebhookKit(dialect);
     const project = inFlightGauge();
