@@ -24,6 +24,7 @@ export function createVerificationService(config: Config, clock: Clock, log?: Ve
     ...(config.analytics.verification.rangesFrom === null ? {} : { rangesFrom: config.analytics.verification.rangesFrom }),
     onRefresh: (result) => log?.info({ version: result.file.version, lists: result.lists }, 'agent ranges refreshed'),
     onError: (message, error) => log?.warn({ err: error }, message),
+    onDirectoryFailure: (line) => log?.warn(line, 'key directory could not be fetched'),
   });
   service.start().catch((error: unknown) => log?.warn({ err: error }, 'agent ranges could not be loaded'));
   return service;

@@ -22,7 +22,8 @@ export interface VerifierEvidence {
 
 /** Checks the verifier could not make without the network; the service runs them in the background. */
 export interface VerificationWants {
-  directories: string[];
+  /** Key directories to fetch, each with the project whose hit named it (null: none). */
+  directories: Array<{ agentUrl: string; projectId: string | null }>;
   lookups: Array<{ ip: string; suffixes: string[] }>;
 }
 
@@ -38,7 +39,8 @@ type RangeSet = RangeCatalog['sets'][number];
  */
 export class EvidenceVerifier implements HitVerifier {
   private readonly setsByAgent = new Map<string, RangeSet[]>();
-  private directories = new Set<string>();
+  /** Wanted directories → the project of the first hit that named each. */
+  private directories = new Map<string, string | null>();
   private lookups = new Map<string, string[]>();
   private readonly memo = new SignatureMemo();
   /** What decided the last verify() (stored with the hit for re-verification, the hit-address-evidence migration). */
@@ -77,7 +79,8 @@ export class EvidenceVerifier implements HitVerifier {
       });
       // Not fetched, stale, or failed a while ago: the service fetches it again when it may.
       const refetch = verdict.result === 'pending' || verdict.result === 'unavailable' || (verdict.result === 'valid' && verdict.stale);
-      if (refetch && this.directories.size < MAX_WANTS) this.directories.add(verdict.agentUrl);
+      if (refetch && this.directories.size < MAX_WANTS && !this.directories.has(verdict.agentUrl))
+        this.directories.set(verdict.agentUrl, input.projectId ?? null);
       if (verdict.result === 'invalid' || (verdict.result === 'valid' && operator !== null && signerBelongsTo(operator, verdict.agentUrl))) {
         this.lastEvidence = 'signature';
         return verdict.result === 'invalid' ? 'spoofed' : 'verified';
@@ -122,8 +125,11 @@ export class EvidenceVerifier implements HitVerifier {
   /** The checks wanted since the last call; the caller hands them to the verification service. */
   takeWants(): VerificationWants | null {
     if (this.directories.size === 0 && this.lookups.size === 0) return null;
-    const wants = { directories: [...this.directories], lookups: [...this.lookups].map(([ip, suffixes]) => ({ ip, suffixes: [...new Set(suffixes)] })) };
-    this.directories = new Set();
+    const wants = {
+      directories: [...this.directories].map(([agentUrl, projectId]) => ({ agentUrl, projectId })),
+      lookups: [...this.lookups].map(([ip, suffixes]) => ({ ip, suffixes: [...new Set(suffixes)] })),
+    };
+    this.directories = new Map();
     this.lookups = new Map();
     return wants;
   }

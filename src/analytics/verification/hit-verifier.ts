@@ -35,6 +35,8 @@ export interface VerificationInput {
    * signature proves nothing about it and the other checks decide.
    */
   authorities?: readonly string[] | null;
+  /** The project the hit is for: the key directory it names is fetched on that project's budget (directory-fetch-queue.ts). */
+  projectId?: string | null;
   /** Hears the hit's nonce when this process saw it first; the batch claims it deployment-wide in the transaction that stores it. */
   onNonce?: ((nonce: SeenNonce) => void) | null;
 }

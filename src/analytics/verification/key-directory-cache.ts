@@ -1,5 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
+import { DEFAULT_FETCH_BUDGET, DirectoryFetchQueue, type FetchBudget } from './directory-fetch-queue.js';
+import { DirectoryOwners } from './directory-owners.js';
 import { importEd25519, isEd25519Jwk, jwkThumbprint } from './ed25519-jwk.js';
 import { freshnessSeconds, guardedFetch, type AddressResolver } from './guarded-fetch.js';
 import type { DirectoryState, KeyLookup } from './web-bot-auth.js';
@@ -20,9 +22,10 @@ export interface KeyDirectoryOptions {
   failureTtlMs?: number;
   /** Directories remembered; the least recently fetched goes first. Default 1,000. */
   maxDirectories?: number;
-  /** Fetches running at once; more wait, and beyond maxQueued are dropped (asked again by a later hit). Default 4 and 64. */
-  concurrency?: number;
-  maxQueued?: number;
+  /** Directories one project holds (directory-owners.ts). Default 100. */
+  maxDirectoriesPerProject?: number;
+  /** Fetches running and waiting, in all and per project (directory-fetch-queue.ts); beyond them a request is dropped and asked again by a later hit. */
+  budget?: Partial<FetchBudget>;
   allowLoopback?: boolean;
   resolve?: AddressResolver;
   onChange?: () => void;
@@ -55,51 +58,52 @@ const MAX_KEYS = 64;
  */
 export class KeyDirectoryCache implements KeyLookup {
   private readonly entries = new Map<string, Entry>();
-  private readonly inFlight = new Set<string>();
-  private readonly queue: string[] = [];
+  private readonly fetches: DirectoryFetchQueue;
+  private readonly owners: DirectoryOwners;
 
-  constructor(private readonly options: KeyDirectoryOptions) {}
+  constructor(private readonly options: KeyDirectoryOptions) {
+    this.fetches = new DirectoryFetchQueue({ ...DEFAULT_FETCH_BUDGET, ...options.budget }, (agentUrl, project) => this.fetch(agentUrl, project));
+    this.owners = new DirectoryOwners(options.maxDirectoriesPerProject ?? 100);
+  }
 
   directory(agentUrl: string): DirectoryState {
     const entry = this.entries.get(agentUrl);
     if (entry === undefined) return { state: 'unknown' };
     const fresh = entry.freshUntil > this.options.clock.now();
-    if (!fresh) this.request(agentUrl);
+    // Fetched again for a project that holds it (a verifier's want names the hit's own project).
+    if (!fresh) this.request(agentUrl, this.owners.owners(agentUrl).values().next().value ?? null);
     if (entry.state === 'failed') return { state: 'failed' };
     return { state: 'ready', fresh, key: (keyId) => entry.keys.get(keyId) ?? null };
   }
 
-  /** Schedules a fetch of the agent's directory unless one is fresh or already on its way. */
-  request(agentUrl: string): void {
+  /**
+   * Schedules a fetch of the agent's directory, on `projectId`'s budget (null: requests
+   * no project made, which share one), unless one is fresh or already on its way.
+   */
+  request(agentUrl: string, projectId: string | null = null): void {
+    const project = projectId ?? '';
     const entry = this.entries.get(agentUrl);
+    if (entry !== undefined && this.forget(this.owners.claim(agentUrl, project))) this.options.onChange?.();
     if (entry !== undefined && entry.freshUntil > this.options.clock.now()) return;
-    if (this.inFlight.has(agentUrl) || this.queue.includes(agentUrl)) return;
-    if (this.queue.length >= (this.options.maxQueued ?? 64)) return;
-    this.queue.push(agentUrl);
-    this.pump();
+    this.fetches.offer(agentUrl, project);
   }
 
   /** Resolves once no fetch is running or queued; for tests and the CLI. */
   async settled(): Promise<void> {
-    while (this.inFlight.size > 0 || this.queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!this.fetches.idle) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
   snapshot(): DirectorySnapshot[] {
     return [...this.entries].map(([agentUrl, entry]) => ({ agentUrl, state: entry.state, keys: entry.jwks, freshUntil: entry.freshUntil }));
   }
 
-  private pump(): void {
-    while (this.inFlight.size < (this.options.concurrency ?? 4) && this.queue.length > 0) {
-      const agentUrl = this.queue.shift()!;
-      this.inFlight.add(agentUrl);
-      void this.fetch(agentUrl).finally(() => {
-        this.inFlight.delete(agentUrl);
-        this.pump();
-      });
-    }
+  /** Drops directories no project holds any more; true when there were some. */
+  private forget(agentUrls: readonly string[]): boolean {
+    for (const agentUrl of agentUrls) this.entries.delete(agentUrl);
+    return agentUrls.length > 0;
   }
 
-  private async fetch(agentUrl: string): Promise<void> {
+  private async fetch(agentUrl: string, project: string): Promise<void> {
     const now = (): number => this.options.clock.now();
     let entry: Entry;
     try {
@@ -131,7 +135,12 @@ export class KeyDirectoryCache implements KeyLookup {
     }
     this.entries.delete(agentUrl);
     this.entries.set(agentUrl, entry);
-    while (this.entries.size > (this.options.maxDirectories ?? 1_000)) this.entries.delete(this.entries.keys().next().value!);
+    this.forget(this.owners.claim(agentUrl, project));
+    while (this.entries.size > (this.options.maxDirectories ?? 1_000)) {
+      const oldest = this.entries.keys().next().value!;
+      this.entries.delete(oldest);
+      this.owners.drop(oldest);
+    }
     this.options.onChange?.();
   }
 }

@@ -5,6 +5,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import type { Clock } from '../../core/clock.js';
 import { workerEntry } from '../../core/runtime-paths.js';
 import { EvidenceVerifier, type VerificationWants } from './evidence-verifier.js';
+import { FetchFailureLog, type FetchFailureLine } from './fetch-failure-log.js';
 import { ForwardConfirmedDns, type DnsResolver } from './forward-confirmed-dns.js';
 import type { AddressResolver } from './guarded-fetch.js';
 import type { HitVerifier, VerificationInput } from './hit-verifier.js';
@@ -37,6 +38,8 @@ export interface VerificationServiceOptions extends VerificationNetwork {
   rangesFileCheckMs?: number;
   onRefresh?: (result: RangeRefreshResult) => void;
   onError?: (message: string, error: unknown) => void;
+  /** A key directory could not be fetched: one line, no stack, rate-limited (fetch-failure-log.ts). */
+  onDirectoryFailure?: (line: FetchFailureLine) => void;
 }
 
 /** How long snapshot changes are gathered before workers hear of them. */
@@ -67,12 +70,13 @@ export class VerificationService {
   private channels: { name: string; updates: BroadcastChannel; wants: BroadcastChannel } | null = null;
 
   constructor(private readonly options: VerificationServiceOptions) {
+    const failures = new FetchFailureLog(options.clock, (line) => options.onDirectoryFailure?.(line));
     this.keys = new KeyDirectoryCache({
       clock: options.clock,
       onChange: () => this.changed('rebuild'),
       allowLoopback: options.allowLoopback === true,
       ...(options.resolve === undefined ? {} : { resolve: options.resolve }),
-      onError: (agentUrl, error) => options.onError?.(`key directory of ${agentUrl} could not be fetched`, error),
+      onError: (agentUrl, error) => failures.report(agentUrl, error),
     });
     this.dns = new ForwardConfirmedDns({
       clock: options.clock,
@@ -211,7 +215,7 @@ export class VerificationService {
   /** Runs, in the background, the checks a verifier asked for (a worker returns them with its batch as `wants`). */
   want(wants: VerificationWants | null | undefined): void {
     if (wants == null) return;
-    for (const agentUrl of wants.directories) this.keys.request(agentUrl);
+    for (const { agentUrl, projectId } of wants.directories) this.keys.request(agentUrl, projectId);
     for (const lookup of wants.lookups) this.dns.request(lookup.ip, lookup.suffixes);
   }
 

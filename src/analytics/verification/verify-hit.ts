@@ -12,6 +12,8 @@ export interface HitEvidence {
   eventId: string | null;
   /** The site's hosts a signature must be made for; null when the project names none. */
   authorities: readonly string[] | null;
+  /** The project the hit is for; a key directory it names is fetched on that project's budget. */
+  projectId?: string | null;
   onNonce?: ((nonce: SeenNonce) => void) | null;
 }
 
@@ -41,6 +43,7 @@ export function verifyHit(
     at: evidence.at,
     eventId: evidence.eventId,
     authorities: evidence.authorities,
+    projectId: evidence.projectId ?? null,
     onNonce: evidence.onNonce ?? null,
   });
   return { classification: applyVerification(classification, verification), verification };

@@ -46,7 +46,7 @@ describe('Web Bot Auth verification', () => {
       const first = verifier.verify(full);
       const wants = verifier.takeWants();
       if (wants === null) return first;
-      for (const agentUrl of wants.directories) keys.request(agentUrl);
+      for (const { agentUrl, projectId } of wants.directories) keys.request(agentUrl, projectId);
       await keys.settled();
       return verifier.verify(full);
     };
@@ -74,7 +74,7 @@ describe('Web Bot Auth verification', () => {
     expect(await check({ agent: 'Google-Agent', operator: 'Google', signature })).toBe('verified');
   });
 
-  it('labels a hit claimed while its unknown directory is fetched in the background, and asks for it once', () => {
+  it("labels a hit claimed while its unknown directory is fetched in the background, and asks for it once, on the hit's project's budget", () => {
     const { verifier } = setup();
     const input: VerificationInput = {
       category: 'ai-agent',
@@ -83,10 +83,11 @@ describe('Web Bot Auth verification', () => {
       ip: null,
       signature: signed(chatgpt, { agentUrl: openaiUrl }),
       authorities: [AUTHORITY],
+      projectId: 'project-a',
     };
     expect(verifier.verify(input)).toBe('claimed');
-    expect(verifier.verify({ ...input, signature: signed(chatgpt, { agentUrl: openaiUrl }) })).toBe('claimed');
-    expect(verifier.takeWants()).toEqual({ directories: [openaiUrl], lookups: [] });
+    expect(verifier.verify({ ...input, signature: signed(chatgpt, { agentUrl: openaiUrl }), projectId: 'project-b' })).toBe('claimed');
+    expect(verifier.takeWants()).toEqual({ directories: [{ agentUrl: openaiUrl, projectId: 'project-a' }], lookups: [] });
   });
 
   it('rejects a tampered request: another authority, method or path than the one signed', async () => {
