@@ -13,11 +13,11 @@ const TIMING = ['test/security/event-loop-stall.test.ts', 'test/security/hostile
  * files (scripts/slowest-test-files.mjs): the suite's wall time is CI's feedback loop, and
  * without per-file times nobody can tell which files to make faster.
  */
-const reporters = process.env.CI ? ['default', ['json', { outputFile: `test-results/vitest-${process.pid}.json` }] as const] : ['default'];
+const ciReport = `test-results/vitest-${process.pid}.json`;
 
 export default defineConfig({
   test: {
-    reporters,
+    reporters: process.env.CI ? ['default', ['json', { outputFile: ciReport }]] : ['default'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,

@@ -66,7 +66,7 @@ export const environmentSchema = z
       )
       .default(600),
     DOCWRIGHT_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
-    // Unset: half of DOCWRIGHT_WORKER_CONCURRENCY, at least 1 (load-config.ts).
+    // Unset: DOCWRIGHT_WORKER_CONCURRENCY (load-config.ts).
     DOCWRIGHT_JOBS_PER_PROJECT: z.coerce.number().int().min(1).max(10_000).optional(),
     DOCWRIGHT_JOB_LEASE_SECONDS: z.coerce.number().positive().max(3_600).default(60),
     DOCWRIGHT_JOB_RETRY_BASE_SECONDS: z.coerce.number().min(0).max(3_600).default(2),

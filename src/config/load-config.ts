@@ -48,8 +48,9 @@ export interface Config {
     concurrency: number;
     /**
      * Leases one project may hold at once, counted over every worker (job-queue.ts). The
-     * default, half of this worker's concurrency (at least 1), keeps the other half of a
-     * worker free for other projects' jobs while one project has a backlog.
+     * default is one worker's concurrency: a one-worker installation (the usual one, often
+     * with one project) loses no throughput, and with more workers one project's backlog
+     * leaves the others' slots to other projects.
      */
     jobsPerProject: number;
     maxAttempts: number;
@@ -169,7 +170,7 @@ export function loadConfig(source: EnvironmentSource = process.env): Config {
     },
     worker: {
       concurrency: environment.DOCWRIGHT_WORKER_CONCURRENCY,
-      jobsPerProject: environment.DOCWRIGHT_JOBS_PER_PROJECT ?? Math.max(1, Math.floor(environment.DOCWRIGHT_WORKER_CONCURRENCY / 2)),
+      jobsPerProject: environment.DOCWRIGHT_JOBS_PER_PROJECT ?? environment.DOCWRIGHT_WORKER_CONCURRENCY,
       maxAttempts: environment.DOCWRIGHT_JOB_MAX_ATTEMPTS,
       leaseMs: Math.round(environment.DOCWRIGHT_JOB_LEASE_SECONDS * 1000),
       retryBaseMs: Math.round(environment.DOCWRIGHT_JOB_RETRY_BASE_SECONDS * 1000),

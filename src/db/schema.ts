@@ -153,8 +153,8 @@ export interface JobQueueTable {
   created_at: number;
   /** The fencing token of the last claim (migration 011); 0 until the row is first claimed. */
   lease_token: Generated<number>;
-  /** The job's project, filled from `jobs` by a trigger (migration 026): what fair claims order by. */
-  project_id: Generated<string>;
+  /** The job's project (migration 026): what fair claims order by. */
+  project_id: string;
 }
 
 /** SQLite only: the counter lease tokens are taken from (PostgreSQL uses the sequence `job_lease_tokens`). */

@@ -157,7 +157,10 @@ export class JobService {
       };
       await executor.insertInto('jobs').values(row).execute();
       await this.insertTurn(executor, id, newId(), 1, prompt, now);
-      await executor.insertInto('job_queue').values({ job_id: id, run_at: now, locked_by: null, locked_until: null, created_at: now }).execute();
+      await executor
+        .insertInto('job_queue')
+        .values({ job_id: id, project_id: row.project_id, run_at: now, locked_by: null, locked_until: null, created_at: now })
+        .execute();
       await appendJobEvent(executor, id, 'job.created', { model: row.model, source: { repository: row.repository, ref: row.ref } }, now);
       await appendJobEvent(executor, id, 'turn.queued', { sequence: 1, prompt }, now);
       const job = jobFromRow(row);
@@ -206,7 +209,7 @@ export class JobService {
       await this.insertTurn(executor, jobId, turnId, sequence, prompt, now);
       await executor
         .insertInto('job_queue')
-        .values({ job_id: jobId, run_at: now, locked_by: null, locked_until: null, created_at: now })
+        .values({ job_id: jobId, project_id: project.id, run_at: now, locked_by: null, locked_until: null, created_at: now })
         .onConflict((conflictClause) => conflictClause.column('job_id').doNothing())
         .execute();
       assertTransition(jobId, from, 'active');
